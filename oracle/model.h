@@ -1,0 +1,37 @@
+// The executable specification: a model per cache kind decides every expected outcome.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "oracle/attention_problem.h"
+#include "oracle/numeric_profile.h"
+#include "properties/trace.h"
+
+namespace kvconform {
+
+/// Why an op may be refused. A model returns the set of acceptable reasons, because a correct
+/// cache may check, say, width before or after capacity.
+enum refusal : unsigned { refuse_none = 0, refuse_capacity = 1, refuse_shape = 2, refuse_empty = 4, refuse_index = 8 };
+std::string describe_refusals(unsigned reasons);
+
+/// What the model says an op must do. A refused op changes nothing in the model.
+struct expectation {
+  bool accepted = true;
+  unsigned reasons = refuse_none;             ///< acceptable refusal reasons when !accepted
+  std::vector<attention_problem> problems;    ///< a decode: one problem per output block
+};
+
+/// The model interface the executor drives. Each kind implements it with plain, obviously
+/// correct state; its inputs are rounded to the implementation's storage format first.
+class model {
+ public:
+  virtual ~model() = default;
+  virtual expectation apply(const op& o) = 0;
+  virtual snapshot observe() const = 0;
+};
+
+/// The model for a cache config and an implementation's profile.
+std::unique_ptr<model> make_model(const cache_config& c, const numeric_profile& p);
+
+}  // namespace kvconform

@@ -1,0 +1,117 @@
+// The C++ concepts a cache type satisfies per kind, and the adapter to the executor's interface.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <utility>
+
+#include "impls/errors.h"
+#include "properties/subject.h"
+
+namespace kvconform {
+
+/// flat(max_len, d_k, d_v) with append(k, v), size() and keys()/values() views (rows(),
+/// cols(), (i, j)). Refusals are kvconform::error exceptions. No base class is needed.
+template <class C>
+concept flat_cache = std::constructible_from<C, std::size_t, std::size_t, std::size_t> &&
+    requires(C& c, const C& cc, array_view a) {
+      c.append(a, a);
+      { cc.size() } -> std::convertible_to<std::size_t>;
+      { cc.keys()(0, 0) } -> std::convertible_to<double>;
+      { cc.values()(0, 0) } -> std::convertible_to<double>;
+      { cc.keys().rows() } -> std::convertible_to<std::ptrdiff_t>;
+    };
+
+/// The optional decode capability: a free decode_step(q, cache) with .output and .weights.
+template <class C>
+concept decoding_cache = requires(const C& cc, array_view a) {
+  decode_step(a, cc).output;
+  decode_step(a, cc).weights;
+};
+
+/// A flat cache that evicts instead of refusing, and reports absolute positions and total().
+template <class C>
+concept ring_cache = flat_cache<C> && requires(const C& cc) {
+  { cc.total() } -> std::convertible_to<std::int64_t>;
+  cc.positions();
+};
+
+/// The profile a type declares as `static constexpr numeric_profile profile`; double two-pass otherwise.
+template <class C>
+numeric_profile profile_of() {
+  if constexpr (requires { C::profile; }) return C::profile;
+  else return {};
+}
+
+/// Maps the exception in flight to a refusal; rethrows anything that is not a kvconform::error.
+op_outcome refusal_from_current_exception();
+
+/// Adapts any flat_cache (and, when it has them, ring positions) to `subject`.
+template <flat_cache C>
+class rows_subject final : public subject {
+ public:
+  explicit rows_subject(const cache_config& c) : cache_(c.capacity, c.d_k, c.d_v), config_(c) {}
+
+  op_outcome apply(const call& c) override {
+    op_outcome r;
+    try {
+      if (c.o.kind == op_kind::append) {
+        cache_.append(c.k, c.v);
+      } else if constexpr (!decoding_cache<C>) {
+        r.unsupported = true;
+      } else {
+        const auto d = decode_step(c.q, std::as_const(cache_));
+        for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.output.size()); ++i) r.output.push_back(d.output[i]);
+        for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.weights.size()); ++i) r.weights.push_back(d.weights[i]);
+      }
+    } catch (...) {
+      return refusal_from_current_exception();
+    }
+    return r;
+  }
+
+  snapshot observe() override {
+    const C& c = cache_;
+    snapshot s;
+    stream st;
+    st.d_k = static_cast<std::size_t>(c.keys().cols());
+    st.d_v = static_cast<std::size_t>(c.values().cols());
+    copy_rows(c.keys(), st.keys);
+    copy_rows(c.values(), st.values);
+    s.counters.emplace_back("size", static_cast<std::int64_t>(c.size()));
+    if constexpr (ring_cache<C>) {
+      for (auto p : c.positions()) st.positions.push_back(static_cast<std::int64_t>(p));
+      s.counters.emplace_back("total", static_cast<std::int64_t>(c.total()));
+    }
+    s.streams.push_back(std::move(st));
+    return s;
+  }
+
+ private:
+  template <class M>
+  static void copy_rows(const M& m, std::vector<double>& out) {
+    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(m.rows()); ++i)
+      for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(m.cols()); ++j) out.push_back(m(i, j));
+  }
+  C cache_;
+  cache_config config_;
+};
+
+/// A registry entry for a flat-kind type (ring when it is a ring_cache).
+template <flat_cache C>
+implementation make_implementation(std::string name, std::string group, std::string note) {
+  implementation i;
+  i.name = std::move(name);
+  i.kind = ring_cache<C> ? cache_kind::ring : cache_kind::flat;
+  i.group = std::move(group);
+  i.note = std::move(note);
+  i.profile = profile_of<C>();
+  if constexpr (decoding_cache<C>) i.capabilities.push_back("decode");
+  i.make = [](const cache_config& c) { return std::make_unique<rows_subject<C>>(c); };
+  return i;
+}
+
+}  // namespace kvconform

@@ -1,0 +1,110 @@
+// The property catalogue shared by every kind, and the one way a trace is judged.
+#include "properties/property.h"
+
+#include <algorithm>
+
+namespace kvconform {
+
+namespace {
+constexpr cache_kind rows_kinds[] = {cache_kind::flat, cache_kind::ring};
+
+/// A 1-D append as the equivalent one-row 2-D append.
+std::vector<op> one_d_as_one_row(const op& o) {
+  op r = o;
+  if (o.kind == op_kind::append && o.k.shape.size() == 1 && o.v.shape.size() == 1) {
+    r.k.shape = {1, o.k.shape[0]};
+    r.v.shape = {1, o.v.shape[0]};
+  }
+  return {r};
+}
+
+/// The seed's worked example, with its numbers exactly as the seed states them.
+trace seed_worked_example() {
+  trace t;
+  t.config = {cache_kind::flat, 4, 2, 2};
+  t.property = "seed_worked_example";
+  op a1{op_kind::append, tensor::matrix(2, 2, {1, 0, 0, 1}), tensor::matrix(2, 2, {1, 2, 3, 4}), {}, {}};
+  op a2{op_kind::append, tensor::vector({1, 1}), tensor::vector({5, 6}), {}, {}};
+  op d{op_kind::decode, {}, {}, tensor::vector({1, 0}), pinned{true, 3, {3, 4}, {0.40111209, 0.19777581, 0.40111209}, 8}};
+  op full{op_kind::append, tensor::matrix(2, 2, {1, 2, 3, 4}), tensor::matrix(2, 2, {1, 2, 3, 4}), {}, pinned{false, 3, {}, {}, 8}};
+  t.ops = {a1, a2, d, full};
+  return t;
+}
+
+std::vector<property> make_catalogue() {
+  std::vector<property> ps;
+  auto add = [&](std::string name, std::string summary, std::span<const cache_kind> kinds) -> property& {
+    property p;
+    p.name = std::move(name);
+    p.summary = std::move(summary);
+    p.kinds.assign(kinds.begin(), kinds.end());
+    return ps.emplace_back(std::move(p));
+  };
+  constexpr cache_kind flat_only[] = {cache_kind::flat};
+
+  auto& fill = add("exact_fill", "appends that end exactly at capacity are accepted; one more step is refused", flat_only);
+  fill.mix = {.append = 3, .fill = 4, .overfill = 3, .empty = 1, .decode = 1};
+
+  auto& refused = add("refused_append_unchanged", "a refused append (full, step mismatch, wrong width or rank) changes nothing", rows_kinds);
+  refused.mix = {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2};
+
+  auto& copies = add("copy_semantics", "the cache keeps copies: later changes to the caller's arrays change nothing, and no call modifies its inputs", rows_kinds);
+  copies.mix = {.append = 6, .fill = 1, .empty = 1, .decode = 3};
+
+  auto& views = add("views_filled_rows", "keys()/values() show exactly the filled rows and decode weighs exactly size() rows", rows_kinds);
+  views.mix = {.append = 5, .fill = 1, .empty = 2, .decode = 4};
+
+  auto& one_row = add("one_d_equals_one_row", "a 1-D append leaves the same state as the one-row 2-D append", rows_kinds);
+  one_row.mix = {.append = 6, .fill = 1, .empty = 1, .decode = 1};
+  one_row.rewrite = one_d_as_one_row;
+
+  auto& order = add("order_preserved", "rows keep their append order across many appends", rows_kinds);
+  order.mix = {.append = 8, .fill = 1, .empty = 1, .decode = 1};
+  order.long_traces = true;
+
+  auto& large = add("large_scores", "scores beyond +-1000 and +-1e4 give finite output within the bound", rows_kinds);
+  large.needs = {"decode"};
+  large.mix = {.append = 4, .fill = 1, .decode = 4};
+  large.classes = large_score_classes();
+
+  auto& bound = add("decode_within_bound", "decode output and weights lie within the derived bound for every input class", rows_kinds);
+  bound.needs = {"decode"};
+  bound.mix = {.append = 4, .fill = 1, .empty = 1, .decode = 4, .bad_decode = 1};
+
+  auto& seed = add("seed_worked_example", "the seed's worked example: output [3, 4], weights [0.40111209, 0.19777581, 0.40111209], then a refused append", flat_only);
+  seed.needs = {"decode"};
+  seed.fixed = seed_worked_example;
+  return ps;
+}
+}  // namespace
+
+bool property::applies_to(cache_kind k) const { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); }
+
+const std::vector<property>& all_properties() {
+  static const std::vector<property> ps = make_catalogue();
+  return ps;
+}
+
+const property* find_property(const std::string& name) {
+  for (const property& p : all_properties())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+verdict check_trace(const property* p, const trace& t, const implementation& impl) {
+  verdict v = run_trace(t, impl);
+  if (!v.ok() || !p || !p->rewrite) return v;
+  session original(t.config, impl), rewritten(t.config, impl);
+  for (std::size_t i = 0; i < t.ops.size(); ++i) {
+    original.step(t.ops[i]);
+    for (const op& o : p->rewrite(t.ops[i])) rewritten.step(o);
+    if (rewritten.failed()) return {rewritten.failed(), v.stats};
+    if (const std::string d = diff(original.observe(), rewritten.observe()); !d.empty()) {
+      failure f{i, to_string(t.ops[i].kind), "metamorphic", "after op " + std::to_string(i) + " the rewritten trace differs: " + d};
+      return {f, v.stats};
+    }
+  }
+  return v;
+}
+
+}  // namespace kvconform

@@ -1,0 +1,52 @@
+// The executor's small runtime interface to an implementation under test (in-process or a port).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impls/array_view.h"
+#include "oracle/numeric_profile.h"
+#include "properties/trace.h"
+
+namespace kvconform {
+
+/// One op as the implementation receives it: the op plus views of the executor's guarded
+/// copies of its arrays (sentinels around them; poisoned after the call).
+struct call {
+  const op& o;
+  array_view k, v, q;
+};
+
+/// What an implementation did: accepted (with decode results) or refused with a reason from
+/// the `refusal` set of oracle/model.h.
+struct op_outcome {
+  bool accepted = true;
+  unsigned reason = 0;
+  std::string message;
+  std::vector<double> output, weights;
+  bool unsupported = false;  ///< the implementation lacks the op (NOT SUPPORTED, never a pass)
+};
+
+/// An implementation under test. Exceptions other than refusals escape `apply` and are
+/// reported by the executor as failures.
+class subject {
+ public:
+  virtual ~subject() = default;
+  virtual op_outcome apply(const call& c) = 0;
+  virtual snapshot observe() = 0;
+};
+
+/// A registered implementation: a name, its kind, its declared numeric profile and a factory.
+struct implementation {
+  std::string name;
+  cache_kind kind = cache_kind::flat;
+  std::string group;  ///< "reference", or "broken" (deliberately wrong, for harness tests)
+  std::string note;   ///< one line: what it is, or the bug it models and what should catch it
+  numeric_profile profile;
+  std::vector<std::string> capabilities;  ///< optional abilities, e.g. "decode"
+  std::function<std::unique_ptr<subject>(const cache_config&)> make;
+};
+
+}  // namespace kvconform

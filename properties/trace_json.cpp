@@ -1,0 +1,205 @@
+// Trace <-> JSON through nlohmann::json, with the non-finite and size rules of the format.
+#include "properties/trace_json.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace kvconform {
+
+namespace {
+using json = nlohmann::json;
+constexpr const char* schema_name = "kvconform-trace";
+// Keeps a hostile file from making a cache allocate gigabytes before the first op.
+constexpr std::size_t max_config_cells = std::size_t{1} << 24;
+constexpr std::size_t max_dim = 1 << 20;
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  throw trace_format_error(where + ": " + what);
+}
+
+json number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return x;  // nlohmann writes the shortest decimal that round-trips, and keeps -0.0
+}
+
+double number_from(const json& j, const std::string& where) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  bad(where, "expected a number or \"nan\", \"inf\", \"-inf\"");
+}
+
+std::size_t count_from(const json& j, const std::string& where, std::size_t max = max_dim) {
+  if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<std::int64_t>() >= 0))
+    bad(where, "expected a non-negative integer");
+  const auto v = j.get<std::uint64_t>();
+  if (v > max) bad(where, "value " + std::to_string(v) + " exceeds the limit " + std::to_string(max));
+  return static_cast<std::size_t>(v);
+}
+
+const json& field(const json& obj, const char* key, const std::string& where) {
+  if (!obj.is_object()) bad(where, "expected an object");
+  const auto it = obj.find(key);
+  if (it == obj.end()) bad(where, std::string("missing field \"") + key + "\"");
+  return *it;
+}
+
+std::vector<double> numbers_from(const json& j, const std::string& where) {
+  if (!j.is_array()) bad(where, "expected an array of numbers");
+  std::vector<double> out;
+  out.reserve(j.size());
+  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(number_from(j[i], where + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+json numbers(const std::vector<double>& v) {
+  json a = json::array();
+  for (double x : v) a.push_back(number(x));
+  return a;
+}
+
+json tensor_json(const tensor& t) { return {{"shape", t.shape}, {"data", numbers(t.data)}}; }
+
+tensor tensor_from(const json& j, const std::string& where) {
+  tensor t;
+  const json& shape = field(j, "shape", where);
+  if (!shape.is_array() || shape.size() > 4) bad(where + ".shape", "expected an array of at most 4 sizes");
+  for (std::size_t i = 0; i < shape.size(); ++i) t.shape.push_back(count_from(shape[i], where + ".shape[" + std::to_string(i) + "]"));
+  t.data = numbers_from(field(j, "data", where), where + ".data");
+  if (!t.consistent()) bad(where, "data has " + std::to_string(t.data.size()) + " values, which does not match the shape");
+  return t;
+}
+
+json pinned_json(const pinned& p) {
+  json j = json::object();
+  if (p.accepted) j["accepted"] = *p.accepted;
+  if (p.size) j["size"] = *p.size;
+  if (!p.output.empty()) j["output"] = numbers(p.output);
+  if (!p.weights.empty()) j["weights"] = numbers(p.weights);
+  if (!p.output.empty() || !p.weights.empty()) j["decimals"] = p.decimals;
+  return j;
+}
+
+pinned pinned_from(const json& j, const std::string& where) {
+  if (!j.is_object()) bad(where, "expected an object");
+  pinned p;
+  if (j.contains("accepted")) {
+    if (!j["accepted"].is_boolean()) bad(where + ".accepted", "expected true or false");
+    p.accepted = j["accepted"].get<bool>();
+  }
+  if (j.contains("size")) p.size = count_from(j["size"], where + ".size", max_config_cells);
+  if (j.contains("output")) p.output = numbers_from(j["output"], where + ".output");
+  if (j.contains("weights")) p.weights = numbers_from(j["weights"], where + ".weights");
+  if (j.contains("decimals")) p.decimals = static_cast<int>(count_from(j["decimals"], where + ".decimals", 17));
+  return p;
+}
+
+cache_config config_from(const json& j) {
+  const std::string where = "config";
+  cache_config c;
+  const json& kind = field(j, "kind", where);
+  const auto k = kind.is_string() ? kind_from_string(kind.get<std::string>()) : std::nullopt;
+  if (!k) bad(where + ".kind", "unknown cache kind " + kind.dump());
+  c.kind = *k;
+  c.capacity = count_from(field(j, "capacity", where), where + ".capacity");
+  c.d_k = count_from(field(j, "d_k", where), where + ".d_k");
+  c.d_v = count_from(field(j, "d_v", where), where + ".d_v");
+  if (c.capacity == 0 || c.d_k == 0 || c.d_v == 0) bad(where, "capacity, d_k and d_v must be positive");
+  if (c.capacity * (c.d_k + c.d_v) > max_config_cells) bad(where, "the cache would exceed " + std::to_string(max_config_cells) + " cells");
+  return c;
+}
+}  // namespace
+
+std::string to_json(const trace& t, int indent) {
+  json j;
+  j["schema"] = schema_name;
+  j["version"] = trace::schema_version;
+  if (!t.implementation.empty()) j["implementation"] = t.implementation;
+  if (!t.property.empty()) j["property"] = t.property;
+  if (!t.note.empty()) j["note"] = t.note;
+  j["config"] = {{"kind", to_string(t.config.kind)}, {"capacity", t.config.capacity}, {"d_k", t.config.d_k}, {"d_v", t.config.d_v}};
+  json ops = json::array();
+  for (const op& o : t.ops) {
+    json jo = {{"op", to_string(o.kind)}};
+    if (o.kind == op_kind::append) jo["k"] = tensor_json(o.k), jo["v"] = tensor_json(o.v);
+    if (o.kind == op_kind::decode) jo["q"] = tensor_json(o.q);
+    if (o.expect) jo["expect"] = pinned_json(*o.expect);
+    ops.push_back(std::move(jo));
+  }
+  j["ops"] = std::move(ops);
+  return j.dump(indent) + "\n";
+}
+
+trace trace_from_json(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw trace_format_error(std::string("not valid JSON: ") + e.what());
+  }
+  const json& schema = field(j, "schema", "trace");
+  if (schema != schema_name) bad("trace.schema", std::string("expected \"") + schema_name + "\"");
+  const json& version = field(j, "version", "trace");
+  if (version != trace::schema_version) bad("trace.version", "unsupported version " + version.dump() + " (this build reads " + std::to_string(trace::schema_version) + ")");
+  trace t;
+  for (auto [key, dst] : {std::pair{"implementation", &t.implementation}, {"property", &t.property}, {"note", &t.note}})
+    if (j.contains(key)) {
+      if (!j[key].is_string()) bad(std::string("trace.") + key, "expected a string");
+      *dst = j[key].get<std::string>();
+    }
+  t.config = config_from(field(j, "config", "trace"));
+  const json& ops = field(j, "ops", "trace");
+  if (!ops.is_array()) bad("ops", "expected an array");
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const std::string where = "ops[" + std::to_string(i) + "]";
+    const json& name = field(ops[i], "op", where);
+    const auto kind = name.is_string() ? op_kind_from_string(name.get<std::string>()) : std::nullopt;
+    if (!kind) bad(where + ".op", "unknown op " + name.dump());
+    op o;
+    o.kind = *kind;
+    if (o.kind == op_kind::append) {
+      o.k = tensor_from(field(ops[i], "k", where), where + ".k");
+      o.v = tensor_from(field(ops[i], "v", where), where + ".v");
+    } else {
+      o.q = tensor_from(field(ops[i], "q", where), where + ".q");
+    }
+    if (ops[i].contains("expect")) o.expect = pinned_from(ops[i]["expect"], where + ".expect");
+    t.ops.push_back(std::move(o));
+  }
+  return t;
+}
+
+trace load_trace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw trace_format_error(path + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return trace_from_json(text.str());
+  } catch (const trace_format_error& e) {
+    throw trace_format_error(path + ": " + e.what());
+  }
+}
+
+void save_trace(const trace& t, const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << to_json(t);
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, p);
+}
+
+}  // namespace kvconform
