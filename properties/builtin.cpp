@@ -1,6 +1,9 @@
 // The built-in implementations; each goes through the same adapter a third party's type would.
 #include "impls/flat.h"
 #include "impls/mutants/flat_strict_capacity.h"
+#include "impls/mutants/ring_bulk_keeps_first.h"
+#include "impls/mutants/ring_head_off_by_one.h"
+#include "impls/ring.h"
 #include "properties/concepts.h"
 #include "properties/registry.h"
 
@@ -9,8 +12,13 @@ namespace kvconform {
 const std::vector<implementation>& builtin_implementations() {
   static const std::vector<implementation> all = {
       make_implementation<flat>("flat", "reference", "fixed-capacity cache, double, two-pass softmax"),
+      make_implementation<ring>("ring", "reference", "sliding-window ring of W rows, double, two-pass softmax"),
       make_implementation<mutants::flat_strict_capacity>(
           "flat-strict-capacity", "mutant", "seed bug: `>=` capacity check wastes the last slot; exact_fill should kill it"),
+      make_implementation<mutants::ring_head_off_by_one>(
+          "ring-head-off-by-one", "mutant", "peer bug 2: read start off by one after the first wrap; ring_window_last_steps should kill it"),
+      make_implementation<mutants::ring_bulk_keeps_first>(
+          "ring-bulk-keeps-first", "mutant", "peer bugs 17/18: an append of n > W keeps the first W rows; ring_window_last_steps should kill it"),
   };
   return all;
 }

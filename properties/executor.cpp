@@ -81,6 +81,7 @@ bool session::step(const op& o) {
   } catch (...) {
     return fail("exception", "unexpected non-standard exception");
   }
+  last_ = got;
   for (auto [g, name] : {std::pair<guarded*, const char*>{&k, "k"}, {&v, "v"}, {&q, "q"}}) {
     if (!g->sentinels_intact()) return fail("stray-write", std::string("wrote outside the caller's ") + name + " array");
     if (!g->unchanged()) return fail("input-modified", std::string("modified the caller's ") + name);

@@ -41,6 +41,8 @@ class session {
   const std::optional<failure>& failed() const { return failure_; }
   const decode_stats& stats() const { return stats_; }
   const std::vector<op>& ops() const { return ops_; }
+  /// What the implementation answered to the last op (a generation loop feeds on it).
+  const op_outcome& last() const { return last_; }
   /// The implementation's state now (for metamorphic comparisons).
   snapshot observe() { return subject_->observe(); }
 
@@ -52,6 +54,7 @@ class session {
   std::vector<std::vector<double>> kept_buffers_;  // poisoned inputs stay alive: aliasing reads NaN
   std::vector<op> ops_;
   std::optional<failure> failure_;
+  op_outcome last_;
   decode_stats stats_;
 };
 

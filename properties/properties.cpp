@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "properties/generation.h"
+
 namespace kvconform {
 
 namespace {
@@ -16,6 +18,31 @@ std::vector<op> one_d_as_one_row(const op& o) {
     r.v.shape = {1, o.v.shape[0]};
   }
   return {r};
+}
+
+/// A 2-D append of n rows as n single-step 1-D appends.
+std::vector<op> bulk_as_singles(const op& o) {
+  if (o.kind != op_kind::append || o.k.shape.size() != 2 || o.v.shape.size() != 2 || o.k.shape[0] != o.v.shape[0]) return {o};
+  std::vector<op> singles;
+  const std::size_t n = o.k.shape[0], dk = o.k.shape[1], dv = o.v.shape[1];
+  for (std::size_t i = 0; i < n; ++i) {
+    op s;
+    s.k = tensor::vector({o.k.data.begin() + static_cast<std::ptrdiff_t>(i * dk), o.k.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * dk)});
+    s.v = tensor::vector({o.v.data.begin() + static_cast<std::ptrdiff_t>(i * dv), o.v.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * dv)});
+    singles.push_back(std::move(s));
+  }
+  return singles;
+}
+
+/// Prompt of `size` tokens, then greedy generation: a ring of window C slides on past C.
+void generate_past_window(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
+  drive_generation(s, c, seed, size, 2 * c.capacity + 3);
+}
+
+/// Prompt of `size` tokens, then greedy generation until the flat cache refuses: the model
+/// accepts exactly C - P new tokens, so a cache that stops one short (or never) diverges.
+void generate_to_capacity(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
+  drive_generation(s, c, seed, size, c.capacity + 2);
 }
 
 /// The seed's worked example, with its numbers exactly as the seed states them.
@@ -70,6 +97,32 @@ std::vector<property> make_catalogue() {
   auto& bound = add("decode_within_bound", "decode output and weights lie within the derived bound for every input class", rows_kinds);
   bound.needs = {"decode"};
   bound.mix = {.append = 4, .fill = 1, .empty = 1, .decode = 4, .bad_decode = 1};
+
+  auto& gen_flat = add("generation_fills_capacity", "a generation loop with capacity C = context length appends exactly C - P tokens, then is refused", flat_only);
+  gen_flat.needs = {"decode"};
+  gen_flat.drive = generate_to_capacity;
+
+  constexpr cache_kind ring_only[] = {cache_kind::ring};
+  auto& window = add("ring_window_last_steps", "the window holds exactly the last min(T, W) steps, oldest first, after 1-D, 2-D, n = 0, n < W, n = W, n > W and wrap-crossing appends", ring_only);
+  window.mix = {.append = 4, .fill = 3, .overfill = 3, .empty = 1, .decode = 1};
+  window.long_traces = true;
+
+  auto& positions = add("ring_positions_total", "positions() and total() agree with the model after any mix of appends", ring_only);
+  positions.mix = {.append = 5, .fill = 2, .overfill = 2, .empty = 1, .decode = 0};
+  positions.long_traces = true;
+
+  auto& bulk = add("ring_bulk_equals_singles", "an append of n rows leaves the same state as n single-step appends", ring_only);
+  bulk.mix = {.append = 4, .fill = 3, .overfill = 3, .empty = 1, .decode = 1};
+  bulk.rewrite = bulk_as_singles;
+
+  auto& wraps = add("ring_decode_after_wraps", "decode stays within the bound for every input class after many wraps", ring_only);
+  wraps.needs = {"decode"};
+  wraps.mix = {.append = 3, .fill = 2, .overfill = 3, .decode = 4};
+  wraps.long_traces = true;
+
+  auto& gen_ring = add("ring_generation_slides", "a generation loop with window C = context length keeps generating past C, attending to exactly the last C steps", ring_only);
+  gen_ring.needs = {"decode"};
+  gen_ring.drive = generate_past_window;
 
   auto& seed = add("seed_worked_example", "the seed's worked example: output [3, 4], weights [0.40111209, 0.19777581, 0.40111209], then a refused append", flat_only);
   seed.needs = {"decode"};

@@ -35,6 +35,9 @@ struct property {
   /// after the group must equal its state after the original op.
   std::vector<op> (*rewrite)(const op&) = nullptr;
   trace (*fixed)() = nullptr;  ///< one fixed trace instead of generated ones (cases = 1)
+  /// A driver that makes ops from the implementation's own answers (a generation loop) and
+  /// steps the session itself; `size` is drawn in [1, capacity]. The ops it ran are the trace.
+  void (*drive)(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) = nullptr;
 
   bool applies_to(cache_kind k) const;
 };

@@ -153,9 +153,25 @@ property_run run_property(const property& p, const implementation& impl, const r
     return out;
   }
   const bool can_decode = has(impl, "decode");
+  // Records the session's trace as the counterexample when it failed; true when it did.
+  auto keep_failure = [&](const cache_config& config, session& s) {
+    out.stats.merge(s.stats());
+    if (!s.failed()) return false;
+    out.counterexample = trace{config, s.ops(), impl.name, p.name, s.failed()->message};
+    out.fail = s.failed();
+    return true;
+  };
   const std::span<const input_class> classes = p.classes.empty() ? all_input_classes() : p.classes;
   auto property_body = [&] {
     const cache_config config = *config_gen(impl.kind, p.long_traces, o.deep);
+    if (p.drive) {
+      const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+      const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
+      session s(config, impl);
+      p.drive(s, config, seed, size);
+      if (keep_failure(config, s)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+      return;
+    }
     const input_class cls = *rc::gen::elementOf(std::vector<input_class>(classes.begin(), classes.end()));
     const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
     const auto src = std::make_shared<const row_source>(cls, config.d_k, config.d_v, anchor);
@@ -168,11 +184,10 @@ property_run run_property(const property& p, const implementation& impl, const r
     try {
       rc::state::runAll(commands, initial, s);
     } catch (...) {
-      out.stats.merge(s.stats());
-      if (s.failed()) out.counterexample = trace{config, s.ops(), impl.name, p.name, s.failed()->message}, out.fail = s.failed();
+      keep_failure(config, s);
       throw;
     }
-    out.stats.merge(s.stats());
+    keep_failure(config, s);
     if (p.rewrite) {
       trace t{config, s.ops(), impl.name, p.name, ""};
       const verdict v = check_trace(&p, t, impl);

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstdint>
 #include <sstream>
+#include <tuple>
 
 namespace kvconform {
 
@@ -22,6 +23,16 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   for (std::size_t i = 0; i < a.size(); ++i)
     if (std::bit_cast<std::uint64_t>(a[i]) != std::bit_cast<std::uint64_t>(b[i])) return false;
   return true;
+}
+
+/// A row for messages: up to four values at full precision.
+std::string row_text(const std::vector<double>& r) {
+  std::ostringstream s;
+  s.precision(17);
+  s << '[';
+  for (std::size_t i = 0; i < r.size() && i < 4; ++i) s << (i ? ", " : "") << r[i];
+  s << (r.size() > 4 ? ", ...]" : "]");
+  return s.str();
 }
 
 std::string shape_string(const tensor& t) {
@@ -90,13 +101,15 @@ std::string diff(const snapshot& e, const snapshot& o) {
         << " keys / " << b.values.size() / (b.d_v ? b.d_v : 1) << " x " << b.d_v << " values, expected "
         << a.rows() << " x " << a.d_k << " / " << a.rows() << " x " << a.d_v;
     else
-      for (std::size_t r = 0; r < a.rows(); ++r) {
+      for (std::size_t r = 0; r < a.rows() && s.str().empty(); ++r) {
         auto row = [r](const std::vector<double>& m, std::size_t w) {
           return std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(r * w),
                                      m.begin() + static_cast<std::ptrdiff_t>((r + 1) * w));
         };
-        if (!same_bits(row(a.keys, a.d_k), row(b.keys, b.d_k))) { s << "key row " << r << where << " differs"; break; }
-        if (!same_bits(row(a.values, a.d_v), row(b.values, b.d_v))) { s << "value row " << r << where << " differs"; break; }
+        for (auto [name, want, got] : {std::tuple{"key", row(a.keys, a.d_k), row(b.keys, b.d_k)},
+                                       std::tuple{"value", row(a.values, a.d_v), row(b.values, b.d_v)}})
+          if (s.str().empty() && !same_bits(want, got))
+            s << name << " row " << r << where << " is " << row_text(got) << ", expected " << row_text(want);
       }
     if (s.str().empty() && a.positions != b.positions) s << "positions" << where << " differ";
     if (!s.str().empty()) return s.str();

@@ -1,0 +1,56 @@
+// The generation loop of the seed "A KV cache that loses its last slot", as a trace driver.
+#include "properties/generation.h"
+
+#include <algorithm>
+#include <random>
+
+namespace kvconform {
+
+tiny_decoder::tiny_decoder(std::size_t vocab, std::size_t d_k, std::size_t d_v, std::uint64_t seed)
+    : vocab_(vocab), d_k_(d_k), d_v_(d_v) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g;
+  for (auto [m, n] : {std::pair{&keys_, vocab * d_k}, {&values_, vocab * d_v}, {&queries_, vocab * d_k}, {&out_, vocab * d_v}})
+    for (std::size_t i = 0; i < n; ++i) m->push_back(g(rng));
+}
+
+std::size_t tiny_decoder::next(const std::vector<double>& o) const {
+  std::size_t best = 0;
+  double best_logit = -1e300;
+  for (std::size_t t = 0; t < vocab_; ++t) {
+    double logit = 0;
+    for (std::size_t c = 0; c < d_v_ && c < o.size(); ++c) logit += out_[t * d_v_ + c] * o[c];
+    if (logit > best_logit) best = t, best_logit = logit;
+  }
+  return best;
+}
+
+std::size_t drive_generation(session& s, const cache_config& c, std::uint64_t seed, std::size_t prompt, std::size_t new_tokens) {
+  const tiny_decoder dec(16, c.d_k, c.d_v, seed);
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
+  op prefill;
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < prompt; ++i) {
+    last = rng() % dec.vocab();
+    const auto k = dec.key(last), v = dec.value(last);
+    prefill.k.data.insert(prefill.k.data.end(), k.begin(), k.end());
+    prefill.v.data.insert(prefill.v.data.end(), v.begin(), v.end());
+  }
+  prefill.k.shape = {prompt, c.d_k}, prefill.v.shape = {prompt, c.d_v};
+  if (!s.step(prefill) || !s.last().accepted) return 0;
+  std::size_t generated = 0;
+  for (; generated < new_tokens; ++generated) {
+    op d;
+    d.kind = op_kind::decode;
+    d.q = tensor::vector(dec.query(last));
+    if (!s.step(d)) break;
+    last = dec.next(s.last().output);
+    op a;
+    a.k = tensor::vector(dec.key(last));
+    a.v = tensor::vector(dec.value(last));
+    if (!s.step(a) || !s.last().accepted) break;
+  }
+  return generated;
+}
+
+}  // namespace kvconform
