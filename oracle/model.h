@@ -20,6 +20,7 @@ struct expectation {
   bool accepted = true;
   unsigned reasons = refuse_none;             ///< acceptable refusal reasons when !accepted
   std::vector<attention_problem> problems;    ///< a decode: one problem per output block
+  std::vector<std::int64_t> preempted;        ///< paged: handles an accepted append must preempt
 };
 
 /// The model interface the executor drives. Each kind implements it with plain, obviously
@@ -31,7 +32,7 @@ class model {
   virtual snapshot observe() const = 0;
 };
 
-/// The model for a cache config and an implementation's profile.
+/// The model for a cache config and an implementation's profile (oracle/model.cpp picks the kind's).
 std::unique_ptr<model> make_model(const cache_config& c, const numeric_profile& p);
 
 }  // namespace kvconform

@@ -76,8 +76,4 @@ snapshot rows_model::observe() const {
   return s;
 }
 
-std::unique_ptr<model> make_model(const cache_config& c, const numeric_profile& p) {
-  return std::make_unique<rows_model>(c, p);
-}
-
 }  // namespace kvconform

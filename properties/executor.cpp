@@ -43,6 +43,12 @@ bool pinned_equal(double x, double want, int decimals) {
   return std::llround(x * scale) == std::llround(want * scale);
 }
 
+std::string handles_text(const std::vector<std::int64_t>& h) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < h.size(); ++i) s += (i ? ", " : "") + std::to_string(h[i]);
+  return s + "]";
+}
+
 std::string outcome_text(bool accepted, unsigned reasons) {
   return accepted ? "accepted" : "refused (" + describe_refusals(reasons) + ")";
 }
@@ -72,21 +78,21 @@ bool session::step(const op& o) {
   ops_.push_back(o);
   const expectation want = model_->apply(o);
 
-  guarded k(o.k), v(o.v), q(o.q);
+  guarded k(o.k), v(o.v), q(o.q), mask(o.mask);
   op_outcome got;
   try {
-    got = subject_->apply(call{o, k.view(), v.view(), q.view()});
+    got = subject_->apply(call{o, k.view(), v.view(), q.view(), mask.view()});
   } catch (const std::exception& e) {
     return fail("exception", std::string("unexpected exception: ") + e.what());
   } catch (...) {
     return fail("exception", "unexpected non-standard exception");
   }
   last_ = got;
-  for (auto [g, name] : {std::pair<guarded*, const char*>{&k, "k"}, {&v, "v"}, {&q, "q"}}) {
+  for (auto [g, name] : {std::pair<guarded*, const char*>{&k, "k"}, {&v, "v"}, {&q, "q"}, {&mask, "mask"}}) {
     if (!g->sentinels_intact()) return fail("stray-write", std::string("wrote outside the caller's ") + name + " array");
     if (!g->unchanged()) return fail("input-modified", std::string("modified the caller's ") + name);
   }
-  for (guarded* g : {&k, &v, &q}) {  // the caller now reuses its arrays: a cache that kept them reads NaN
+  for (guarded* g : {&k, &v, &q, &mask}) {  // the caller now reuses its arrays: a cache that kept them reads NaN
     g->poison();
     kept_buffers_.push_back(std::move(g->buf));
   }
@@ -95,6 +101,12 @@ bool session::step(const op& o) {
   if (got.accepted != want.accepted || (!got.accepted && !(got.reason & want.reasons)))
     return fail("outcome", outcome_text(got.accepted, got.reason) + (got.message.empty() ? "" : " \"" + got.message + "\"") +
                                ", expected " + outcome_text(want.accepted, want.reasons));
+
+  if (want.accepted) {
+    auto sorted = [](std::vector<std::int64_t> h) { return std::sort(h.begin(), h.end()), h; };
+    if (sorted(got.preempted) != sorted(want.preempted))
+      return fail("preemption", "preempted " + handles_text(got.preempted) + ", expected " + handles_text(want.preempted));
+  }
 
   if (want.accepted && o.kind == op_kind::decode) {
     std::size_t n_out = 0, n_w = 0;

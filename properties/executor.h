@@ -13,7 +13,7 @@
 namespace kvconform {
 
 /// Where and how a run diverged. `check` is a stable name (outcome, state, input-modified,
-/// stray-write, exception, decode-shape, decode-finite, decode-bound, decode-weights,
+/// stray-write, exception, not-supported, preemption, decode-shape, decode-finite, decode-bound, decode-weights,
 /// decode-masked, pinned) so that equal bugs give equal signatures.
 struct failure {
   std::size_t op_index = 0;

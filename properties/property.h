@@ -43,6 +43,11 @@ struct property {
 };
 
 const std::vector<property>& all_properties();
+
+/// Appends a property with its name, summary and kinds, and returns it for the rest.
+property& add_property(std::vector<property>& ps, std::string name, std::string summary, std::span<const cache_kind> kinds);
+/// The catalogue, one source per kind family.
+void add_rows_properties(std::vector<property>& ps);
 const property* find_property(const std::string& name);
 
 /// Judges one trace as `p` does: the executor over every op, plus p's metamorphic comparison.

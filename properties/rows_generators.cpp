@@ -1,35 +1,14 @@
-// RapidCheck stateful generation for the single-sequence kinds (flat, ring); the only TU with rapidcheck.
-#include <rapidcheck.h>
-#include <rapidcheck/detail/TestListenerAdapter.h>
-#include <rapidcheck/state.h>
-
+// RapidCheck stateful generation for the single-sequence kinds (flat, ring).
 #include <algorithm>
 #include <memory>
 
 #include "oracle/rows_model.h"
-#include "properties/generators.h"
+#include "properties/rc_runner.h"
 
 namespace kvconform {
 
 namespace {
-/// A trace op as a RapidCheck command: apply to the model, run through the executor, show.
-struct rows_command final : rc::state::Command<rows_model, session> {
-  op o;
-  explicit rows_command(op x) : o(std::move(x)) {}
-  void apply(rows_model& m) const override { m.apply(o); }
-  void run(const rows_model&, session& s) const override {
-    if (!s.step(o)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
-  }
-  void show(std::ostream& os) const override { os << describe(o); }
-};
-using command_ptr = std::shared_ptr<const rc::state::Command<rows_model, session>>;
-
-/// Uniform over [lo, hi) at every RapidCheck size (inRange alone narrows with the size, which
-/// would make early cases all minimal); still shrinks towards lo.
-template <class T>
-rc::Gen<T> uniform_in(T lo, T hi) {
-  return rc::gen::resize(100, rc::gen::inRange<T>(lo, hi));
-}
+using rows_command = command_ptr<rows_model>;
 
 op append_op(const row_source& src, std::int64_t first, std::size_t n, bool one_d, std::uint64_t seed) {
   op o;
@@ -49,15 +28,15 @@ struct gen_state {
   std::size_t max_steps = 4;
 };
 
-rc::Gen<command_ptr> append_gen(const gen_state& s, rc::Gen<std::size_t> steps) {
+rc::Gen<rows_command> append_gen(const gen_state& s, rc::Gen<std::size_t> steps) {
   return rc::gen::apply(
       [s](std::size_t n, bool one_d, std::uint64_t seed) {
-        return command_ptr(std::make_shared<const rows_command>(append_op(*s.src, s.total, n, one_d, seed)));
+        return command<rows_model>(append_op(*s.src, s.total, n, one_d, seed));
       },
       std::move(steps), rc::gen::arbitrary<bool>(), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
-rc::Gen<command_ptr> bad_shape_gen(const gen_state& s) {
+rc::Gen<rows_command> bad_shape_gen(const gen_state& s) {
   return rc::gen::apply(
       [s](int variant, std::uint64_t seed) {
         const std::size_t dk = s.config.d_k, dv = s.config.d_v;
@@ -70,12 +49,12 @@ rc::Gen<command_ptr> bad_shape_gen(const gen_state& s) {
           case 4: o.k.shape = {}, o.k.data.resize(1), o.v.shape = {}, o.v.data.resize(1); break;  // rank 0
           default: o.k.shape = {dk}, o.k.data.resize(dk); break;                       // 1-D k, 2-row v
         }
-        return command_ptr(std::make_shared<const rows_command>(std::move(o)));
+        return command<rows_model>(std::move(o));
       },
       uniform_in(0, 6), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
-rc::Gen<command_ptr> decode_gen(const gen_state& s, bool bad) {
+rc::Gen<rows_command> decode_gen(const gen_state& s, bool bad) {
   return rc::gen::apply(
       [s, bad](int variant) {
         op o;
@@ -83,17 +62,17 @@ rc::Gen<command_ptr> decode_gen(const gen_state& s, bool bad) {
         o.q = tensor::vector(s.src->query());
         if (bad && variant == 0) o.q.shape = {1, s.config.d_k};                          // rank 2
         if (bad && variant == 1) o.q.data.push_back(0.5), o.q.shape = {s.config.d_k + 1};  // wrong width
-        return command_ptr(std::make_shared<const rows_command>(std::move(o)));
+        return command<rows_model>(std::move(o));
       },
       uniform_in(0, 2));
 }
 
 /// One op drawn by weight from the property's mix, sized from the model's state.
-rc::Gen<command_ptr> op_gen(const op_mix& mix, const gen_state& s, bool can_decode) {
+rc::Gen<rows_command> op_gen(const op_mix& mix, const gen_state& s, bool can_decode) {
   const std::size_t cap = s.config.capacity;
   const std::size_t room = s.config.kind == cache_kind::flat ? cap - s.size : cap;
-  std::vector<std::pair<int, rc::Gen<command_ptr>>> choices;
-  auto add = [&](int weight, rc::Gen<command_ptr> g) {
+  std::vector<std::pair<int, rc::Gen<rows_command>>> choices;
+  auto add = [&](int weight, rc::Gen<rows_command> g) {
     if (weight > 0) choices.emplace_back(weight, std::move(g));
   };
   add(mix.append, append_gen(s, uniform_in<std::size_t>(1, s.max_steps + 1)));
@@ -111,15 +90,7 @@ rc::Gen<command_ptr> op_gen(const op_mix& mix, const gen_state& s, bool can_deco
     add(mix.decode, decode_gen(s, false));
     add(mix.bad_decode, decode_gen(s, true));
   }
-  int total = 0;
-  for (const auto& c : choices) total += c.first;
-  return rc::gen::mapcat(rc::gen::noShrink(uniform_in(0, total)), [choices](int r) {
-    for (const auto& [w, g] : choices) {
-      if (r < w) return g;
-      r -= w;
-    }
-    return choices.back().second;
-  });
+  return weighted(std::move(choices));
 }
 
 rc::Gen<cache_config> config_gen(cache_kind kind, bool long_traces, bool deep) {
@@ -132,97 +103,15 @@ rc::Gen<cache_config> config_gen(cache_kind kind, bool long_traces, bool deep) {
                         uniform_in<std::size_t>(1, max_cap + 1), dim, dim);
 }
 
-bool has(const implementation& impl, const std::string& capability) {
-  return std::find(impl.capabilities.begin(), impl.capabilities.end(), capability) != impl.capabilities.end();
-}
 }  // namespace
 
-std::uint64_t property_seed(std::uint64_t run_seed, const std::string& property) {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : property) h = (h ^ c) * 1099511628211ull;
-  return run_seed ^ h;
-}
-
-property_run run_property(const property& p, const implementation& impl, const run_options& o) {
-  property_run out;
-  if (p.fixed) {
-    trace t = p.fixed();
-    const verdict v = check_trace(&p, t, impl);
-    out.cases = 1, out.stats = v.stats, out.fail = v.fail;
-    if (v.fail) out.counterexample = std::move(t);
-    return out;
-  }
-  const bool can_decode = has(impl, "decode");
-  // Records the session's trace as the counterexample when it failed; true when it did.
-  auto keep_failure = [&](const cache_config& config, session& s) {
-    out.stats.merge(s.stats());
-    if (!s.failed()) return false;
-    out.counterexample = trace{config, s.ops(), impl.name, p.name, s.failed()->message};
-    out.fail = s.failed();
-    return true;
-  };
-  const std::span<const input_class> classes = p.classes.empty() ? all_input_classes() : p.classes;
-  auto property_body = [&] {
-    const cache_config config = *config_gen(impl.kind, p.long_traces, o.deep);
-    if (p.drive) {
-      const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
-      const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
-      session s(config, impl);
-      p.drive(s, config, seed, size);
-      if (keep_failure(config, s)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
-      return;
-    }
-    const input_class cls = *rc::gen::elementOf(std::vector<input_class>(classes.begin(), classes.end()));
-    const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
-    const auto src = std::make_shared<const row_source>(cls, config.d_k, config.d_v, anchor);
-    const std::size_t max_steps = p.long_traces ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
-    const rows_model initial(config, impl.profile);
-    const auto commands = *rc::state::gen::commands(initial, [=, mix = p.mix](const rows_model& m) {
-      return op_gen(mix, gen_state{src, m.config(), m.size(), m.total(), max_steps}, can_decode);
-    });
-    session s(config, impl);
-    try {
-      rc::state::runAll(commands, initial, s);
-    } catch (...) {
-      keep_failure(config, s);
-      throw;
-    }
-    keep_failure(config, s);
-    if (p.rewrite) {
-      trace t{config, s.ops(), impl.name, p.name, ""};
-      const verdict v = check_trace(&p, t, impl);
-      if (!v.ok()) {
-        t.note = v.fail->message;
-        out.counterexample = t, out.fail = v.fail;
-        RC_FAIL(v.fail->signature() + ": " + v.fail->message);
-      }
-    }
-  };
-
-  rc::detail::TestParams params;
-  params.seed = property_seed(o.seed, p.name);
-  params.maxSuccess = o.cases;
-  params.maxSize = o.max_size;
-  rc::detail::TestMetadata meta{p.name, p.summary};
-  rc::detail::TestListenerAdapter quiet;
-  const auto result = rc::detail::checkTestable(property_body, meta, params, quiet);
-  rc::detail::SuccessResult success;
-  rc::detail::FailureResult failed;
-  rc::detail::GaveUpResult gave_up;
-  rc::detail::Error err;
-  if (result.match(success)) {
-    out.cases = success.numSuccess;
-    out.counterexample.reset(), out.fail.reset();
-  } else if (result.match(failed)) {
-    out.cases = failed.numSuccess + 1;
-    if (!out.fail) out.error = "failed outside the executor: " + failed.description;
-  } else if (result.match(gave_up)) {
-    out.cases = gave_up.numSuccess;
-    out.error = "generator gave up: " + gave_up.description;
-  } else if (result.match(err)) {
-    out.error = "RapidCheck error: " + err.description;
-  }
-  return out;
+property_run run_rows_property(const property& p, const implementation& impl, const run_options& o) {
+  return run_commands<rows_model>(
+      p, impl, o, config_gen(impl.kind, p.long_traces, o.deep),
+      [](const cache_config& c, const numeric_profile& prof) { return rows_model(c, prof); },
+      [](const rows_model& m, const gen_context& ctx) {
+        return op_gen(ctx.mix, gen_state{ctx.src, m.config(), m.size(), m.total(), ctx.max_steps}, ctx.can_decode);
+      });
 }
 
 }  // namespace kvconform

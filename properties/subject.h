@@ -1,6 +1,7 @@
 // The executor's small runtime interface to an implementation under test (in-process or a port).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,7 +17,7 @@ namespace kvconform {
 /// copies of its arrays (sentinels around them; poisoned after the call).
 struct call {
   const op& o;
-  array_view k, v, q;
+  array_view k, v, q, mask;
 };
 
 /// What an implementation did: accepted (with decode results) or refused with a reason from
@@ -26,6 +27,7 @@ struct op_outcome {
   unsigned reason = 0;
   std::string message;
   std::vector<double> output, weights;
+  std::vector<std::int64_t> preempted;  ///< paged with preemption: handles of released victims
   bool unsupported = false;  ///< the implementation lacks the op (NOT SUPPORTED, never a pass)
 };
 

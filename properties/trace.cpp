@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -15,8 +16,8 @@ std::optional<E> find_name(const std::string& s, const char* const (&names)[N]) 
     if (s == names[i]) return static_cast<E>(i);
   return std::nullopt;
 }
-const char* const kind_names[] = {"flat", "ring"};
-const char* const op_names[] = {"append", "decode"};
+const char* const kind_names[] = {"flat", "ring", "paged", "beam"};
+const char* const op_names[] = {"append", "decode", "create", "fork", "release", "update", "reorder"};
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size()) return false;
@@ -39,6 +40,38 @@ std::string shape_string(const tensor& t) {
   std::string s = "(";
   for (std::size_t i = 0; i < t.shape.size(); ++i) s += (i ? "," : "") + std::to_string(t.shape[i]);
   return s + (t.shape.size() == 1 ? ",)" : ")");
+}
+/// Block tables and reference counts up to a renaming of block ids: the model's block a must
+/// be the same implementation block wherever it appears, and distinct model blocks distinct.
+std::string diff_blocks(const snapshot& e, const snapshot& o) {
+  std::map<std::int64_t, std::int64_t> to_impl, to_model;
+  std::ostringstream s;
+  for (std::size_t i = 0; i < e.streams.size(); ++i) {
+    const auto &want = e.streams[i].blocks, &got = o.streams[i].blocks;
+    const std::string& name = e.streams[i].name;
+    if (want.size() != got.size()) return name + " has " + std::to_string(got.size()) + " blocks, expected " + std::to_string(want.size());
+    for (std::size_t j = 0; j < want.size(); ++j) {
+      const auto [it, fresh] = to_impl.emplace(want[j], got[j]);
+      const auto [back, fresh_back] = to_model.emplace(got[j], want[j]);
+      if (!fresh && it->second != got[j])
+        return name + " block " + std::to_string(j) + " is " + std::to_string(got[j]) + ", but the model shares it with block " +
+               std::to_string(it->second) + " (a copy where the model shares)";
+      if (!fresh_back && back->second != want[j])
+        return name + " block " + std::to_string(j) + " is block " + std::to_string(got[j]) +
+               ", which another table also holds where the model has separate blocks (shared where the model copied)";
+    }
+  }
+  std::map<std::int64_t, std::int64_t> refs(o.block_refs.begin(), o.block_refs.end());
+  for (const auto& [block, count] : e.block_refs) {
+    const std::int64_t mine = to_impl.count(block) ? to_impl[block] : -1;
+    const std::int64_t got = refs.count(mine) ? refs[mine] : 0;
+    if (got != count) s << "block " << mine << " has reference count " << got << ", expected " << count << " (tables holding it)";
+    if (!s.str().empty()) return s.str();
+    refs.erase(mine);
+  }
+  if (!refs.empty())
+    s << "block " << refs.begin()->first << " has reference count " << refs.begin()->second << " but no table holds it (leaked)";
+  return s.str();
 }
 }  // namespace
 
@@ -64,16 +97,40 @@ array_view tensor::view_of(const double* storage) const {
 bool operator==(const tensor& a, const tensor& b) { return a.shape == b.shape && same_bits(a.data, b.data); }
 
 std::string describe(const op& o) {
+  const std::string seq = " seq " + std::to_string(o.seq);
   switch (o.kind) {
-    case op_kind::append: return "append k" + shape_string(o.k) + " v" + shape_string(o.v);
-    case op_kind::decode: return "decode q" + shape_string(o.q);
+    case op_kind::append: return "append" + std::string(o.seq ? seq : "") + " k" + shape_string(o.k) + " v" + shape_string(o.v);
+    case op_kind::decode:
+      return "decode" + std::string(o.seq ? seq : "") + (o.q.shape.size() > 1 ? " layer " + std::to_string(o.layer) : "") +
+             " q" + shape_string(o.q) + (o.mask.shape.empty() ? "" : " mask" + shape_string(o.mask));
+    case op_kind::create: return "create";
+    case op_kind::fork: return "fork" + seq;
+    case op_kind::release: return "release" + seq;
+    case op_kind::update:
+      return "update layer " + std::to_string(o.layer) + " start " + std::to_string(o.start) + " k" + shape_string(o.k) + " v" + shape_string(o.v);
+    case op_kind::reorder: {
+      std::string s = "reorder [";
+      for (std::size_t i = 0; i < o.index.size(); ++i) s += (i ? "," : "") + std::to_string(o.index[i]);
+      return s + "]";
+    }
   }
   return "?";
 }
 
 std::string describe(const cache_config& c) {
   std::ostringstream s;
-  s << to_string(c.kind) << '(' << c.capacity << ", d_k=" << c.d_k << ", d_v=" << c.d_v << ')';
+  s << to_string(c.kind) << '(';
+  switch (c.kind) {
+    case cache_kind::flat:
+    case cache_kind::ring: s << c.capacity << ", d_k=" << c.d_k << ", d_v=" << c.d_v; break;
+    case cache_kind::paged:
+      s << "blocks=" << c.capacity << ", block_size=" << c.block_size << ", d_k=" << c.d_k << ", d_v=" << c.d_v << (c.preempt ? ", preempt" : "");
+      break;
+    case cache_kind::beam:
+      s << "L=" << c.layers << ", B=" << c.batch << ", H=" << c.heads << ", Hq=" << c.q_heads << ", T=" << c.capacity << ", D=" << c.d_k;
+      break;
+  }
+  s << ')';
   return s.str();
 }
 
@@ -114,7 +171,7 @@ std::string diff(const snapshot& e, const snapshot& o) {
     if (s.str().empty() && a.positions != b.positions) s << "positions" << where << " differ";
     if (!s.str().empty()) return s.str();
   }
-  return "";
+  return diff_blocks(e, o);
 }
 
 }  // namespace kvconform

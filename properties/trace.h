@@ -13,7 +13,7 @@
 namespace kvconform {
 
 /// The cache kinds of DESIGN section 2.
-enum class cache_kind { flat, ring };
+enum class cache_kind { flat, ring, paged, beam };
 const char* to_string(cache_kind k);
 std::optional<cache_kind> kind_from_string(const std::string& s);
 
@@ -36,8 +36,13 @@ struct tensor {
   friend bool operator==(const tensor&, const tensor&);  ///< bitwise on data
 };
 
-/// Operation names. `append`: k, v. `decode`: q.
-enum class op_kind { append, decode };
+/// Operation names and the fields each uses:
+/// - `append` k, v (and `seq` for paged); `decode` q (`seq` for paged; `layer`, `mask` for beam);
+/// - paged: `create` (a new sequence), `fork` seq (a new sequence sharing seq's blocks), `release` seq;
+/// - beam: `update` layer, k, v, start; `reorder` index.
+/// Sequences are named by handle: the 0-based count of create and fork ops before them in
+/// the trace (released handles are never reused), whatever ids the implementation uses.
+enum class op_kind { append, decode, create, fork, release, update, reorder };
 const char* to_string(op_kind k);
 std::optional<op_kind> op_kind_from_string(const std::string& s);
 
@@ -53,13 +58,22 @@ struct pinned {
 struct op {
   op_kind kind = op_kind::append;
   tensor k, v, q;
+  std::int64_t seq = 0;              ///< paged: sequence handle
+  std::int64_t layer = 0;            ///< beam: layer of update and decode
+  std::int64_t start = 0;            ///< beam update: first position written
+  tensor mask;                       ///< beam decode: (B, len), 1 attends, 0 is left padding; empty = all attend
+  std::vector<std::int64_t> index;   ///< beam reorder: new row b is old row index[b]
   std::optional<pinned> expect;
 };
 
-/// The construction parameters of a cache. `capacity` is max_len (flat) or the window (ring).
+/// The construction parameters of a cache. `capacity` is max_len (flat), the window (ring),
+/// the number of blocks (paged) or max_len T (beam; there d_k = d_v = head_dim D).
 struct cache_config {
   cache_kind kind = cache_kind::flat;
   std::size_t capacity = 0, d_k = 0, d_v = 0;
+  std::size_t block_size = 0;                                 ///< paged
+  bool preempt = false;                                       ///< paged: preempt instead of refusing
+  std::size_t layers = 0, batch = 0, heads = 0, q_heads = 0;  ///< beam: L, B, kv heads H, query heads Hq
   friend bool operator==(const cache_config&, const cache_config&) = default;
 };
 
@@ -78,21 +92,26 @@ std::string describe(const op& o);
 std::string describe(const cache_config& c);
 
 /// Everything observable about a cache between ops, in a form every kind shares: named
-/// streams of rows (flat and ring have one) and named integer counters (size, total, ...).
+/// streams of rows (flat and ring have one, paged one per live sequence, beam one per layer,
+/// row and head), named integer counters (size, total, free_blocks, ...) and, for block
+/// pools, each stream's block table and every referenced block's reference count.
 struct stream {
   std::string name;
   std::size_t d_k = 0, d_v = 0;
-  std::vector<double> keys, values;  ///< rows x d_k and rows x d_v
+  std::vector<double> keys, values;     ///< rows x d_k and rows x d_v
   std::vector<std::int64_t> positions;  ///< absolute step index per row, when the kind has them
+  std::vector<std::int64_t> blocks;     ///< block table, when the kind has one
   std::size_t rows() const { return d_k ? keys.size() / d_k : 0; }
 };
 struct snapshot {
   std::vector<stream> streams;
   std::vector<std::pair<std::string, std::int64_t>> counters;
+  std::vector<std::pair<std::int64_t, std::int64_t>> block_refs;  ///< block id -> reference count (> 0 only)
 };
 
 /// The first difference between an expected and an observed snapshot, or "" when equal.
-/// Rows compare bit-for-bit.
+/// Rows compare bit-for-bit; block ids compare up to renaming (the implementation may pick
+/// any free block), so sharing, copy-on-write and reference counts must match exactly.
 std::string diff(const snapshot& expected, const snapshot& observed);
 
 }  // namespace kvconform

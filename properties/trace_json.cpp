@@ -110,12 +110,61 @@ cache_config config_from(const json& j) {
   const auto k = kind.is_string() ? kind_from_string(kind.get<std::string>()) : std::nullopt;
   if (!k) bad(where + ".kind", "unknown cache kind " + kind.dump());
   c.kind = *k;
-  c.capacity = count_from(field(j, "capacity", where), where + ".capacity");
-  c.d_k = count_from(field(j, "d_k", where), where + ".d_k");
-  c.d_v = count_from(field(j, "d_v", where), where + ".d_v");
-  if (c.capacity == 0 || c.d_k == 0 || c.d_v == 0) bad(where, "capacity, d_k and d_v must be positive");
-  if (c.capacity * (c.d_k + c.d_v) > max_config_cells) bad(where, "the cache would exceed " + std::to_string(max_config_cells) + " cells");
+  auto positive = [&](const char* name) {
+    const std::size_t v = count_from(field(j, name, where), where + "." + name);
+    if (v == 0) bad(where + "." + name, "must be positive");
+    return v;
+  };
+  c.capacity = positive("capacity");
+  c.d_k = positive("d_k");
+  c.d_v = positive("d_v");
+  // In double: a hostile file's product of sizes may not fit 64 bits.
+  double cells = static_cast<double>(c.capacity) * static_cast<double>(c.d_k + c.d_v);
+  if (c.kind == cache_kind::paged) {
+    c.block_size = positive("block_size");
+    if (j.contains("preempt")) {
+      if (!j["preempt"].is_boolean()) bad(where + ".preempt", "expected true or false");
+      c.preempt = j["preempt"].get<bool>();
+    }
+    cells *= static_cast<double>(c.block_size);
+  }
+  if (c.kind == cache_kind::beam) {
+    c.layers = positive("layers"), c.batch = positive("batch"), c.heads = positive("heads"), c.q_heads = positive("q_heads");
+    if (c.d_k != c.d_v) bad(where, "a beam cache has one head_dim: d_k must equal d_v");
+    if (c.q_heads % c.heads != 0) bad(where, "q_heads must be a multiple of heads");
+    cells *= static_cast<double>(c.layers) * static_cast<double>(c.batch) * static_cast<double>(c.heads);
+  }
+  if (cells > static_cast<double>(max_config_cells)) bad(where, "the cache would exceed " + std::to_string(max_config_cells) + " cells");
   return c;
+}
+
+json config_json(const cache_config& c) {
+  json j = {{"kind", to_string(c.kind)}, {"capacity", c.capacity}, {"d_k", c.d_k}, {"d_v", c.d_v}};
+  if (c.kind == cache_kind::paged) j["block_size"] = c.block_size, j["preempt"] = c.preempt;
+  if (c.kind == cache_kind::beam) j["layers"] = c.layers, j["batch"] = c.batch, j["heads"] = c.heads, j["q_heads"] = c.q_heads;
+  return j;
+}
+
+std::int64_t integer_from(const json& j, const std::string& where) {
+  if (!j.is_number_integer()) bad(where, "expected an integer");
+  return j.get<std::int64_t>();
+}
+
+/// The fields each op carries (trace.h, op_kind).
+struct op_fields {
+  bool k_v = false, q = false, seq = false, layer = false, start = false, mask = false, index = false;
+};
+op_fields fields_of(op_kind k, cache_kind kind) {
+  switch (k) {
+    case op_kind::append: return {.k_v = true, .seq = kind == cache_kind::paged};
+    case op_kind::decode: return {.q = true, .seq = kind == cache_kind::paged, .layer = kind == cache_kind::beam, .mask = kind == cache_kind::beam};
+    case op_kind::create: return {};
+    case op_kind::fork:
+    case op_kind::release: return {.seq = true};
+    case op_kind::update: return {.k_v = true, .layer = true, .start = true};
+    case op_kind::reorder: return {.index = true};
+  }
+  return {};
 }
 }  // namespace
 
@@ -126,12 +175,18 @@ std::string to_json(const trace& t, int indent) {
   if (!t.implementation.empty()) j["implementation"] = t.implementation;
   if (!t.property.empty()) j["property"] = t.property;
   if (!t.note.empty()) j["note"] = t.note;
-  j["config"] = {{"kind", to_string(t.config.kind)}, {"capacity", t.config.capacity}, {"d_k", t.config.d_k}, {"d_v", t.config.d_v}};
+  j["config"] = config_json(t.config);
   json ops = json::array();
   for (const op& o : t.ops) {
     json jo = {{"op", to_string(o.kind)}};
-    if (o.kind == op_kind::append) jo["k"] = tensor_json(o.k), jo["v"] = tensor_json(o.v);
-    if (o.kind == op_kind::decode) jo["q"] = tensor_json(o.q);
+    const op_fields f = fields_of(o.kind, t.config.kind);
+    if (f.k_v) jo["k"] = tensor_json(o.k), jo["v"] = tensor_json(o.v);
+    if (f.q) jo["q"] = tensor_json(o.q);
+    if (f.seq) jo["seq"] = o.seq;
+    if (f.layer) jo["layer"] = o.layer;
+    if (f.start) jo["start"] = o.start;
+    if (f.mask && !o.mask.shape.empty()) jo["mask"] = tensor_json(o.mask);
+    if (f.index) jo["index"] = o.index;
     if (o.expect) jo["expect"] = pinned_json(*o.expect);
     ops.push_back(std::move(jo));
   }
@@ -166,11 +221,20 @@ trace trace_from_json(const std::string& text) {
     if (!kind) bad(where + ".op", "unknown op " + name.dump());
     op o;
     o.kind = *kind;
-    if (o.kind == op_kind::append) {
+    const op_fields f = fields_of(o.kind, t.config.kind);
+    if (f.k_v) {
       o.k = tensor_from(field(ops[i], "k", where), where + ".k");
       o.v = tensor_from(field(ops[i], "v", where), where + ".v");
-    } else {
-      o.q = tensor_from(field(ops[i], "q", where), where + ".q");
+    }
+    if (f.q) o.q = tensor_from(field(ops[i], "q", where), where + ".q");
+    if (f.seq) o.seq = integer_from(field(ops[i], "seq", where), where + ".seq");
+    if (f.layer) o.layer = integer_from(field(ops[i], "layer", where), where + ".layer");
+    if (f.start) o.start = integer_from(field(ops[i], "start", where), where + ".start");
+    if (f.mask && ops[i].contains("mask")) o.mask = tensor_from(ops[i]["mask"], where + ".mask");
+    if (f.index) {
+      const json& idx = field(ops[i], "index", where);
+      if (!idx.is_array() || idx.size() > max_dim) bad(where + ".index", "expected an array of integers");
+      for (std::size_t n = 0; n < idx.size(); ++n) o.index.push_back(integer_from(idx[n], where + ".index[" + std::to_string(n) + "]"));
     }
     if (ops[i].contains("expect")) o.expect = pinned_from(ops[i]["expect"], where + ".expect");
     t.ops.push_back(std::move(o));

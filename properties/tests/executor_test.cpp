@@ -12,9 +12,9 @@ namespace {
 kv::trace base_trace() {
   kv::trace t;
   t.config = {kv::cache_kind::flat, 4, 2, 2};
-  kv::op a1{kv::op_kind::append, kv::tensor::matrix(2, 2, {1, 0, 0, 1}), kv::tensor::matrix(2, 2, {1, 2, 3, 4}), {}, {}};
-  kv::op a2{kv::op_kind::append, kv::tensor::vector({1, 1}), kv::tensor::vector({5, 6}), {}, {}};
-  kv::op d{kv::op_kind::decode, {}, {}, kv::tensor::vector({1, 0}), {}};
+  const kv::op a1{.kind = kv::op_kind::append, .k = kv::tensor::matrix(2, 2, {1, 0, 0, 1}), .v = kv::tensor::matrix(2, 2, {1, 2, 3, 4})};
+  const kv::op a2{.kind = kv::op_kind::append, .k = kv::tensor::vector({1, 1}), .v = kv::tensor::vector({5, 6})};
+  const kv::op d{.kind = kv::op_kind::decode, .q = kv::tensor::vector({1, 0})};
   t.ops = {a1, a2, d, a2, d};
   return t;
 }

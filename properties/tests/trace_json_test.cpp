@@ -74,3 +74,33 @@ TEST(TraceJson, MalformedInputNamesTheProblem) {
   expect_rejected(good + R"({"op":"decode"}]})", "missing field \"q\"");
   expect_rejected(good + R"({"op":"decode","q":{"shape":[1],"data":[1e999]}}]})", "not valid JSON");
 }
+
+TEST(TraceJson, PagedAndBeamFieldsRoundTrip) {
+  kv::trace paged;
+  paged.config = {.kind = kv::cache_kind::paged, .capacity = 4, .d_k = 2, .d_v = 1, .block_size = 3, .preempt = true};
+  paged.ops = {kv::op{.kind = kv::op_kind::create}, kv::op{.kind = kv::op_kind::fork, .seq = 0},
+               kv::op{.kind = kv::op_kind::append, .k = kv::tensor::vector({1, 2}), .v = kv::tensor::vector({3}), .seq = 1},
+               kv::op{.kind = kv::op_kind::release, .seq = 0}};
+  const kv::trace p = kv::trace_from_json(kv::to_json(paged));
+  EXPECT_EQ(p.config, paged.config);
+  ASSERT_EQ(p.ops.size(), 4u);
+  EXPECT_EQ(p.ops[1].kind, kv::op_kind::fork);
+  EXPECT_EQ(p.ops[2].seq, 1);
+  EXPECT_EQ(p.ops[3].seq, 0);
+
+  kv::trace beam;
+  beam.config = {.kind = kv::cache_kind::beam, .capacity = 5, .d_k = 2, .d_v = 2, .layers = 2, .batch = 2, .heads = 1, .q_heads = 2};
+  kv::op update{.kind = kv::op_kind::update, .k = {{2, 1, 1, 2}, {1, 2, 3, 4}}, .v = {{2, 1, 1, 2}, {5, 6, 7, 8}}, .layer = 1, .start = 0};
+  kv::op decode{.kind = kv::op_kind::decode, .q = {{2, 2, 2}, std::vector<double>(8, 0.5)}, .layer = 1, .mask = {{2, 1}, {1, 0}}};
+  beam.ops = {update, decode, kv::op{.kind = kv::op_kind::reorder, .index = {1, 1}}};
+  const kv::trace b = kv::trace_from_json(kv::to_json(beam));
+  EXPECT_EQ(b.config, beam.config);
+  EXPECT_EQ(b.ops[0].k, update.k);
+  EXPECT_EQ(b.ops[0].layer, 1);
+  EXPECT_EQ(b.ops[1].mask, decode.mask);
+  EXPECT_EQ(b.ops[2].index, (std::vector<std::int64_t>{1, 1}));
+
+  std::string text = kv::to_json(beam);
+  text.replace(text.find("\"heads\": 1"), 10, "\"heads\": 4");
+  EXPECT_THROW(kv::trace_from_json(text), kv::trace_format_error);  // Hq not a multiple of H
+}

@@ -1,0 +1,129 @@
+// RapidCheck plumbing shared by every kind's generators; include it only in generator sources.
+#pragma once
+
+#include <rapidcheck.h>
+#include <rapidcheck/state.h>
+
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "properties/generators.h"
+
+namespace kvconform {
+
+/// Uniform over [lo, hi) at every RapidCheck size (inRange alone narrows with the size, which
+/// would make early cases all minimal); still shrinks towards lo.
+template <class T>
+rc::Gen<T> uniform_in(T lo, T hi) {
+  return rc::gen::resize(100, rc::gen::inRange<T>(lo, hi));
+}
+
+/// A trace op as a RapidCheck command: apply to the model, run through the executor, show.
+template <class Model>
+struct trace_command final : rc::state::Command<Model, session> {
+  op o;
+  explicit trace_command(op x) : o(std::move(x)) {}
+  void apply(Model& m) const override { m.apply(o); }
+  void run(const Model&, session& s) const override {
+    if (!s.step(o)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+  }
+  void show(std::ostream& os) const override { os << describe(o); }
+};
+template <class Model>
+using command_ptr = std::shared_ptr<const rc::state::Command<Model, session>>;
+template <class Model>
+command_ptr<Model> command(op o) {
+  return std::make_shared<const trace_command<Model>>(std::move(o));
+}
+
+/// One of `choices` by weight (weight 0 = never); which one is picked does not shrink, what it
+/// generates does.
+template <class T>
+rc::Gen<T> weighted(std::vector<std::pair<int, rc::Gen<T>>> choices) {
+  std::erase_if(choices, [](const auto& c) { return c.first <= 0; });
+  int total = 0;
+  for (const auto& c : choices) total += c.first;
+  return rc::gen::mapcat(rc::gen::noShrink(uniform_in(0, total)), [choices](int r) {
+    for (const auto& [w, g] : choices) {
+      if (r < w) return g;
+      r -= w;
+    }
+    return choices.back().second;
+  });
+}
+
+/// What a kind's op generator gets besides the model state.
+struct gen_context {
+  std::shared_ptr<const row_source> src;  ///< the trace's input class and anchor
+  op_mix mix;
+  bool can_decode = true;
+  std::size_t max_steps = 4;  ///< steps of an ordinary append
+};
+
+/// Runs `body` as a RapidCheck property with the run's seed, cases and size, and maps the
+/// result into `out` (cases to the first failure, gave-up and internal errors).
+void run_rapidcheck(const property& p, const run_options& o, const std::function<void()>& body, property_run& out);
+
+/// Runs a generated property: a config from `config_gen`, then either `p.drive` on a session,
+/// or commands from `op_gen(model, ctx)` starting at `make_model(config)`, run through the
+/// executor with RapidCheck's runAll and, for metamorphic properties, compared with the rewrite.
+/// The last failing (hence minimal) trace becomes the counterexample.
+template <class Model, class MakeModel, class OpGen>
+property_run run_commands(const property& p, const implementation& impl, const run_options& o,
+                          rc::Gen<cache_config> config_gen, MakeModel make_model, OpGen op_gen) {
+  property_run out;
+  auto keep_failure = [&](const cache_config& config, session& s) {
+    out.stats.merge(s.stats());
+    if (!s.failed()) return false;
+    out.counterexample = trace{config, s.ops(), impl.name, p.name, s.failed()->message};
+    out.fail = s.failed();
+    return true;
+  };
+  const bool can_decode = std::find(impl.capabilities.begin(), impl.capabilities.end(), "decode") != impl.capabilities.end();
+  const std::span<const input_class> classes = p.classes.empty() ? all_input_classes() : p.classes;
+  run_rapidcheck(p, o, [&] {
+    const cache_config config = *config_gen;
+    if (p.drive) {
+      const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+      const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
+      session s(config, impl);
+      p.drive(s, config, seed, size);
+      if (keep_failure(config, s)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+      return;
+    }
+    const input_class cls = *rc::gen::elementOf(std::vector<input_class>(classes.begin(), classes.end()));
+    const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+    gen_context ctx;
+    ctx.src = std::make_shared<const row_source>(cls, config.d_k, config.d_v, anchor);
+    ctx.mix = p.mix;
+    ctx.can_decode = can_decode;
+    ctx.max_steps = p.long_traces ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
+    const Model initial = make_model(config, impl.profile);
+    const auto commands = *rc::state::gen::commands(initial, [ctx, op_gen](const Model& m) { return op_gen(m, ctx); });
+    session s(config, impl);
+    try {
+      rc::state::runAll(commands, initial, s);
+    } catch (...) {
+      keep_failure(config, s);
+      throw;
+    }
+    keep_failure(config, s);
+    if (p.rewrite) {
+      trace t{config, s.ops(), impl.name, p.name, ""};
+      const verdict v = check_trace(&p, t, impl);
+      if (!v.ok()) {
+        t.note = v.fail->message;
+        out.counterexample = t, out.fail = v.fail;
+        RC_FAIL(v.fail->signature() + ": " + v.fail->message);
+      }
+    }
+  }, out);
+  return out;
+}
+
+/// Per-kind entry points (one generator source each).
+property_run run_rows_property(const property& p, const implementation& impl, const run_options& o);
+
+}  // namespace kvconform
