@@ -24,6 +24,7 @@ attention_bound compute_bound(const attention_problem& p, const std::vector<doub
   double n_r = 0;
   if (prof.online_undeclared) n_r = std::max(0.0, n - 1);
   else if (prof.online_block) n_r = std::max(0.0, std::ceil(n / static_cast<double>(prof.online_block)) - 1);
+  if (prof.splits) n_r += static_cast<double>(prof.splits) - 1;
 
   attention_bound b;
   b.output.assign(p.d_v, 0.0);

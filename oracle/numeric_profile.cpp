@@ -45,6 +45,7 @@ std::string numeric_profile::describe() const {
   std::string s = std::string("storage ") + to_string(storage) + ", working " + to_string(working);
   if (online_block) s += ", online block " + std::to_string(online_block);
   if (online_undeclared) s += ", online (undeclared block)";
+  if (splits) s += ", split-K " + std::to_string(splits);
   if (u_p) s += ", P rounded";
   if (u_out) s += ", output rounded";
   s += flush_subnormals ? ", FTZ allowed" : ", no FTZ";

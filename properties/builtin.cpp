@@ -1,24 +1,70 @@
 // The built-in implementations; each goes through the same adapter a third party's type would.
 #include "impls/flat.h"
+#include "impls/mutants/flat_counter_before_check.h"
+#include "impls/mutants/flat_kernel_bugs.h"
+#include "impls/mutants/flat_length_from_content.h"
+#include "impls/mutants/flat_modifies_query.h"
+#include "impls/mutants/flat_no_copy.h"
+#include "impls/mutants/flat_partial_write.h"
+#include "impls/mutants/flat_row_count_bugs.h"
+#include "impls/mutants/flat_row_zero.h"
 #include "impls/mutants/flat_strict_capacity.h"
+#include "impls/mutants/flat_whole_buffer_views.h"
 #include "impls/mutants/ring_bulk_keeps_first.h"
 #include "impls/mutants/ring_head_off_by_one.h"
 #include "impls/ring.h"
+#include "impls/variants/flat_f32.h"
+#include "impls/variants/flat_variants.h"
 #include "properties/concepts.h"
 #include "properties/registry.h"
 
 namespace kvconform {
 
+namespace {
+template <class C>
+implementation mutant(std::string name, std::string note, std::string killer) {
+  implementation i = make_implementation<C>(std::move(name), "mutant", std::move(note));
+  i.killer = std::move(killer);
+  return i;
+}
+template <class C>
+implementation variant(std::string name, std::string note) {
+  return make_implementation<C>(std::move(name), "variant", std::move(note));
+}
+}  // namespace
+
 const std::vector<implementation>& builtin_implementations() {
+  using namespace mutants;
+  using namespace variants;
   static const std::vector<implementation> all = {
       make_implementation<flat>("flat", "reference", "fixed-capacity cache, double, two-pass softmax"),
       make_implementation<ring>("ring", "reference", "sliding-window ring of W rows, double, two-pass softmax"),
-      make_implementation<mutants::flat_strict_capacity>(
-          "flat-strict-capacity", "mutant", "seed bug: `>=` capacity check wastes the last slot; exact_fill should kill it"),
-      make_implementation<mutants::ring_head_off_by_one>(
-          "ring-head-off-by-one", "mutant", "peer bug 2: read start off by one after the first wrap; ring_window_last_steps should kill it"),
-      make_implementation<mutants::ring_bulk_keeps_first>(
-          "ring-bulk-keeps-first", "mutant", "peer bugs 17/18: an append of n > W keeps the first W rows; ring_window_last_steps should kill it"),
+
+      mutant<flat_strict_capacity>("flat-strict-capacity", "seed: `>=` capacity check wastes the last slot", "exact_fill"),
+      mutant<flat_counter_before_check>("flat-counter-before-check", "seed: length bumped before the capacity check, kept on refusal", "refused_append_unchanged"),
+      mutant<flat_whole_buffer_views>("flat-whole-buffer-views", "seed follow-up: views show all max_len rows", "views_filled_rows"),
+      mutant<flat_row_zero>("flat-row-zero", "seed follow-up: every append written from row 0", "order_preserved"),
+      mutant<flat_no_copy>("flat-no-copy", "DESIGN 7: keeps the caller's arrays instead of copies", "copy_semantics"),
+      mutant<flat_modifies_query>("flat-modifies-query", "DESIGN 7: decode scales the caller's q in place", "copy_semantics"),
+      mutant<flat_partial_write>("flat-partial-write", "seed follow-up: k/v step mismatch detected after rows went in", "refused_append_unchanged"),
+      mutant<flat_length_from_content>("flat-length-from-content", "peer bug 1 (transformers #30377): all-zero keys vanish from the length", "order_preserved"),
+      mutant<flat_naive_softmax>("flat-naive-softmax", "numerics 4.3: softmax without subtracting the max", "large_scores"),
+      mutant<flat_no_scale>("flat-no-scale", "numerics 4.3: 1/sqrt(d_k) forgotten", "decode_within_bound"),
+      mutant<flat_float_scores>("flat-float-scores", "numerics 4.3: scores accumulated in float in a double cache", "decode_within_bound"),
+      mutant<flat_float_values>("flat-float-values", "numerics 4.3: weighted sum of values accumulated in float", "decode_within_bound"),
+      mutant<flat_expf>("flat-expf", "numerics 4.3: expf for exp", "decode_within_bound"),
+      mutant<flat_max_from_row0>("flat-max-from-row0", "numerics 4.3: the max taken from row 0", "large_scores"),
+      mutant<flat_extra_zero_row>("flat-extra-zero-row", "seed wrong answers: decode over an extra zero row", "decode_within_bound"),
+      mutant<flat_last_row_dropped>("flat-last-row-dropped", "seed wrong answers: decode drops the newest row", "decode_within_bound"),
+      mutant<ring_head_off_by_one>("ring-head-off-by-one", "peer bug 2 (transformers PR #47708): read start off by one after the first wrap", "ring_window_last_steps"),
+      mutant<ring_bulk_keeps_first>("ring-bulk-keeps-first", "peer bugs 17/18 (mlx): an append of n > W keeps the first W rows", "ring_window_last_steps"),
+
+      variant<flat_f32>("flat-f32", "float32 storage and arithmetic, declared f32"),
+      variant<flat_online>("flat-online", "online softmax, declared block of 4 keys"),
+      variant<flat_exp2_fma>("flat-exp2-fma", "FlashAttention-style exp2 with the scale folded into an FMA"),
+      variant<flat_pairwise>("flat-pairwise", "pairwise summation of dots, normaliser and output"),
+      variant<flat_reversed>("flat-reversed", "every sum in reverse order"),
+      variant<flat_split_k>("flat-split-k", "split-K over 3 chunks combined with exp(m_s - M)"),
   };
   return all;
 }

@@ -16,6 +16,7 @@ void run_rapidcheck(const property& p, const run_options& o, const std::function
   params.seed = property_seed(o.seed, p.name);
   params.maxSuccess = o.cases;
   params.maxSize = o.max_size;
+  params.disableShrinking = !o.shrink;
   rc::detail::TestMetadata meta{p.name, p.summary};
   rc::detail::TestListenerAdapter quiet;
   const auto result = rc::detail::checkTestable(body, meta, params, quiet);

@@ -15,6 +15,7 @@ struct run_options {
   int max_size = 40;
   std::uint64_t seed = 1;
   bool deep = false;
+  bool shrink = true;  ///< off when only the number of cases to a failure matters (selftest)
 };
 
 /// The result of one property on one implementation.

@@ -11,13 +11,13 @@ constexpr input_class all[] = {
     input_class::moderate, input_class::peaked, input_class::minus_1000, input_class::plus_1000,
     input_class::near_tie_1000, input_class::huge_1e4, input_class::spread_1500, input_class::max_last,
     input_class::max_first, input_class::ramp, input_class::all_equal, input_class::cancellation,
-    input_class::ill_conditioned_key, input_class::value_offset, input_class::one_hot};
+    input_class::ill_conditioned_key, input_class::value_offset, input_class::one_hot, input_class::zero_keys};
 constexpr input_class large[] = {input_class::minus_1000, input_class::plus_1000, input_class::near_tie_1000,
                                  input_class::huge_1e4, input_class::spread_1500, input_class::max_last,
                                  input_class::max_first};
 const char* const names[] = {"moderate", "peaked", "minus_1000", "plus_1000", "near_tie_1000",
                              "huge_1e4", "spread_1500", "max_last", "max_first", "ramp", "all_equal",
-                             "cancellation", "ill_conditioned_key", "value_offset", "one_hot"};
+                             "cancellation", "ill_conditioned_key", "value_offset", "one_hot", "zero_keys"};
 }  // namespace
 
 const char* to_string(input_class c) { return names[static_cast<int>(c)]; }
@@ -71,6 +71,7 @@ void row_source::rows(std::int64_t first, std::size_t n, std::uint64_t seed, std
         break;
       case input_class::value_offset: value_shift = 1000; break;
       case input_class::one_hot: tau = unit(rng) < 0.3 ? 0 : -800, noise = 0; break;
+      case input_class::zero_keys: tau = 0, noise = unit(rng) < 0.5 ? 0 : 1; break;
     }
     std::vector<double> g(d_k_);
     for (double& x : g) x = gauss(rng);

@@ -27,6 +27,7 @@ enum class input_class {
   ill_conditioned_key,  ///< one key in four has a_i ~ 1e4 |s_i| and v ~ 1e-12
   value_offset,         ///< v = 1000 + N(0,1): exactness of the weighted sum
   one_hot,              ///< a few keys at 0, the rest at -800: exact one-hot weights
+  zero_keys,            ///< half the keys are exactly zero: a length derived from content loses them
 };
 
 const char* to_string(input_class c);

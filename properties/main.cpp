@@ -7,6 +7,7 @@
 
 #include "properties/gate.h"
 #include "properties/registry.h"
+#include "properties/selftest.h"
 #include "properties/trace_json.h"
 
 namespace kv = kvconform;
@@ -77,6 +78,17 @@ int gate(const gate_flags& f) {
   return kv::any_failed(report) ? exit_fail : exit_pass;
 }
 
+int selftest(const std::string& profile, int seeds, const std::string& json) {
+  kv::run_options o;
+  if (profile == "deep") o.cases = 1000, o.max_size = 100, o.deep = true;
+  if (!std::getenv("RC_PARAMS")) setenv("RC_PARAMS", ("seed=" + std::to_string(o.seed)).c_str(), 1);
+  std::cerr << "kvconform selftest: profile " << profile << ", " << seeds << " seeds per mutant\n";
+  const auto report = kv::run_selftest(kv::builtin_implementations(), o, seeds, std::cerr);
+  kv::print_selftest(report, std::cout);
+  if (!json.empty()) kv::write_selftest_json(report, json);
+  return report.ok() ? exit_pass : exit_fail;
+}
+
 int replay(const std::vector<std::string>& files, const std::string& impl_override) {
   int rc = exit_pass;
   for (const std::string& file : files) {
@@ -116,6 +128,13 @@ int main(int argc, char** argv) {
   gate_cmd->add_option("--json", gf.json, "Write a JSON report here");
   gate_cmd->add_option("--store", gf.store, "Regression store directory (\"\" disables)")->capture_default_str();
 
+  std::string st_profile = "quick", st_json;
+  int st_seeds = 5;
+  auto* selftest_cmd = app.add_subcommand("selftest", "Prove every mutant is killed and every valid variant passes");
+  selftest_cmd->add_option("--profile", st_profile, "quick or deep")->check(CLI::IsMember({"quick", "deep"}))->capture_default_str();
+  selftest_cmd->add_option("--seeds", st_seeds, "Seeds per mutant (cases to kill is the median over them)")->check(CLI::Range(1, 1000))->capture_default_str();
+  selftest_cmd->add_option("--json", st_json, "Write the kill matrix as JSON here");
+
   std::vector<std::string> files;
   std::string replay_impl;
   auto* replay_cmd = app.add_subcommand("replay", "Replay saved traces; exit 1 if any still fails");
@@ -136,6 +155,7 @@ int main(int argc, char** argv) {
     if (*list_cmd) return list();
     if (*gate_cmd) return gate(gf);
     if (*replay_cmd) return replay(files, replay_impl);
+    if (*selftest_cmd) return selftest(st_profile, st_seeds, st_json);
   } catch (const usage_error& e) {
     std::cerr << "kvconform: " << e.what() << "\n";
     return exit_usage;

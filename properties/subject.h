@@ -44,8 +44,9 @@ class subject {
 struct implementation {
   std::string name;
   cache_kind kind = cache_kind::flat;
-  std::string group;  ///< "reference", or "broken" (deliberately wrong, for harness tests)
-  std::string note;   ///< one line: what it is, or the bug it models and what should catch it
+  std::string group;  ///< "reference", "mutant" (deliberately wrong) or "variant" (correct alternative)
+  std::string note;   ///< one line: what it is, or the bug it models and where it comes from
+  std::string killer; ///< mutants: the property expected to kill it
   numeric_profile profile;
   std::vector<std::string> capabilities;  ///< optional abilities, e.g. "decode"
   std::function<std::unique_ptr<subject>(const cache_config&)> make;

@@ -6,11 +6,11 @@
 namespace kvconform::mutants {
 
 struct flat_strict_capacity : flat {
-  using flat::flat;
+  using basic_flat::basic_flat;
   void append(array_view k, array_view v) {
     const steps_of ks(k);
     if (ks.ok && size() + ks.steps >= max_len()) throw capacity_error("append: cache full");
-    flat::append(k, v);
+    basic_flat::append(k, v);
   }
 };
 

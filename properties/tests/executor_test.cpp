@@ -28,33 +28,33 @@ std::string failing_check(const kv::trace& t = base_trace()) {
 
 /// Keeps a pointer to the caller's keys instead of a copy.
 struct aliasing : kv::flat {
-  using flat::flat;
+  using basic_flat::basic_flat;
   const double* first = nullptr;
   void append(kv::array_view k, kv::array_view v) {
     if (!first) first = k.data;
-    flat::append(k, v);
+    basic_flat::append(k, v);
   }
   Eigen::Map<const row_matrix> keys() const {
-    return first ? Eigen::Map<const row_matrix>(first, 1, 2) : flat::keys();
+    return first ? Eigen::Map<const row_matrix>(first, 1, 2) : basic_flat::keys();
   }
 };
 struct modifies_input : kv::flat {
-  using flat::flat;
+  using basic_flat::basic_flat;
   void append(kv::array_view k, kv::array_view v) {
-    flat::append(k, v);
+    basic_flat::append(k, v);
     const_cast<double*>(k.data)[0] = 0;
   }
 };
 struct writes_past_input : kv::flat {
-  using flat::flat;
+  using basic_flat::basic_flat;
   void append(kv::array_view k, kv::array_view v) {
-    flat::append(k, v);
+    basic_flat::append(k, v);
     const_cast<double*>(k.data)[k.size()] = 0;
   }
 };
 struct whole_buffer_views : kv::flat {
-  using flat::flat;
-  view keys() const { return {flat::keys().data(), static_cast<Eigen::Index>(max_len()), static_cast<Eigen::Index>(d_k())}; }
+  using basic_flat::basic_flat;
+  view keys() const { return {basic_flat::keys().data(), static_cast<Eigen::Index>(max_len()), static_cast<Eigen::Index>(d_k())}; }
 };
 /// A flat cache with no decode of its own.
 struct storage_only {
@@ -101,7 +101,7 @@ TEST(Executor, OutcomeMismatchNamesBothSides) {
   kv::trace t = base_trace();
   t.config.capacity = 2;  // the 1-D append must now be refused
   struct never_full : kv::flat {
-    never_full(std::size_t, std::size_t dk, std::size_t dv) : flat(8, dk, dv) {}
+    never_full(std::size_t, std::size_t dk, std::size_t dv) : basic_flat(8, dk, dv) {}
   };
   const auto impl = kv::make_implementation<never_full>("never-full", "test", "");
   const kv::verdict v = kv::run_trace(t, impl);
