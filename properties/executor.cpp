@@ -27,7 +27,9 @@ struct guarded {
     std::copy(t.data.begin(), t.data.end(), buf.begin() + guard);
   }
   array_view view() const { return src.view_of(buf.data() + guard); }
-  bool unchanged() const { return std::memcmp(buf.data() + guard, src.data.data(), src.data.size() * sizeof(double)) == 0; }
+  bool unchanged() const {
+    return src.data.empty() || std::memcmp(buf.data() + guard, src.data.data(), src.data.size() * sizeof(double)) == 0;
+  }
   bool sentinels_intact() const {
     for (std::size_t i = 0; i < guard; ++i)
       if (std::bit_cast<std::uint64_t>(buf[i]) != sentinel_bits ||

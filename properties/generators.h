@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -16,6 +17,7 @@ struct run_options {
   std::uint64_t seed = 1;
   bool deep = false;
   bool shrink = true;  ///< off when only the number of cases to a failure matters (selftest)
+  std::function<void(const trace&)> on_trace;  ///< sees every generated trace that passed (seed corpora)
 };
 
 /// The result of one property on one implementation.

@@ -91,6 +91,7 @@ property_run run_commands(const property& p, const implementation& impl, const r
       session s(config, impl);
       p.drive(s, config, seed, size);
       if (keep_failure(config, s)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+      if (o.on_trace) o.on_trace(trace{config, s.ops(), impl.name, p.name, ""});
       return;
     }
     const input_class cls = *rc::gen::elementOf(std::vector<input_class>(classes.begin(), classes.end()));
@@ -119,6 +120,7 @@ property_run run_commands(const property& p, const implementation& impl, const r
         RC_FAIL(v.fail->signature() + ": " + v.fail->message);
       }
     }
+    if (o.on_trace) o.on_trace(trace{config, s.ops(), impl.name, p.name, ""});
   }, out);
   return out;
 }

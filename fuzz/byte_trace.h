@@ -1,0 +1,23 @@
+// The byte format of fuzz inputs: FuzzedDataProvider bytes <-> trace ops, one format for both directions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "properties/trace.h"
+
+namespace kvconform::fuzz {
+
+/// Decodes fuzz bytes into a trace of `kind`. Every input decodes: sizes are drawn in range,
+/// and doubles outside the numeric domain are folded into it rather than rejected.
+trace decode_bytes(cache_kind kind, const std::uint8_t* data, std::size_t size);
+
+/// Encodes a trace into bytes that decode_bytes maps back to the same trace (for the seed
+/// corpus made from the gate's own traces). Values outside the fuzz limits are clamped.
+std::vector<std::uint8_t> encode_trace(const trace& t);
+
+/// Limits that keep one fuzz input cheap enough for >= 1000 exec/s under sanitizers.
+inline constexpr std::size_t max_capacity = 32, max_dim = 16, max_ops = 48, max_values = 1024;
+
+}  // namespace kvconform::fuzz

@@ -1,0 +1,60 @@
+// The shared body of the per-kind fuzz targets.
+#include "fuzz/fuzz_target.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "fuzz/byte_trace.h"
+#include "properties/executor.h"
+#include "properties/registry.h"
+#include "properties/trace_json.h"
+
+namespace kvconform::fuzz {
+
+namespace {
+const implementation& target_implementation(cache_kind kind) {
+  const char* name = std::getenv("KVCONFORM_FUZZ_IMPL");
+  const implementation* impl = find_implementation(name && *name ? name : to_string(kind));
+  if (!impl || impl->kind != kind) {
+    std::cerr << "kvconform-fuzz: no " << to_string(kind) << " implementation named \"" << (name ? name : "") << "\"\n";
+    std::exit(2);
+  }
+  return *impl;
+}
+
+std::string hex(std::uint64_t x) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+  return buf;
+}
+}  // namespace
+
+int run_input(cache_kind kind, const std::uint8_t* data, std::size_t size) {
+  static const implementation& impl = target_implementation(kind);
+  trace t = decode_bytes(kind, data, size);
+  const verdict v = run_trace(t, impl);
+  if (v.ok()) return 0;
+  const failure& f = *v.fail;
+  t.implementation = impl.name;
+  t.ops.resize(f.op_index + 1);  // ops after the divergence never ran
+  t.note = f.signature() + ": " + f.message;
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the signature: one file per bug, not per input
+  for (unsigned char c : f.signature()) h = (h ^ c) * 1099511628211ull;
+  const char* dir = std::getenv("KVCONFORM_FUZZ_ARTIFACTS");
+  const std::string path = std::string(dir && *dir ? dir : ".") + "/kvconform-" + to_string(kind) + "-" + hex(h) + ".json";
+  std::cerr << "\n" << describe(t.config) << ", " << t.ops.size() << " ops:\n";
+  for (std::size_t i = 0; i < t.ops.size(); ++i) std::cerr << "  " << i << "  " << describe(t.ops[i]) << "\n";
+  std::cerr << "implementation " << impl.name << " diverged from the model at op " << f.op_index << ": " << f.message << "\n";
+  try {
+    save_trace(t, path);
+    std::cerr << "trace: " << path << "\nreplay: kvconform replay " << path << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "could not write the trace: " << e.what() << "\n";
+  }
+  std::cerr << "kvconform-fuzz: " << to_string(kind) << " " << f.check << " at " << f.op_name << std::endl;
+  __builtin_trap();
+}
+
+}  // namespace kvconform::fuzz

@@ -1,0 +1,58 @@
+// Writes each fuzz target's seed corpus from the gate's own generated traces (run once; the output is committed).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "fuzz/byte_trace.h"
+#include "properties/generators.h"
+#include "properties/registry.h"
+#include "properties/trace_json.h"
+
+namespace kv = kvconform;
+
+namespace {
+std::string name_of(const std::string& bytes) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a: the same input is written once
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+void write(const std::filesystem::path& dir, const std::string& bytes) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / name_of(bytes), std::ios::binary) << bytes;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: " << argv[0] << " OUT_DIR [CASES_PER_PROPERTY]\n";
+    return 2;
+  }
+  const std::filesystem::path out = argv[1];
+  kv::run_options o;
+  o.cases = argc > 2 ? std::atoi(argv[2]) : 2;
+  o.max_size = 12;  // short traces: fuzzing mutates them, it does not need them long
+  std::size_t written = 0, skipped = 0;
+  for (const kv::implementation& impl : kv::builtin_implementations()) {
+    if (impl.group != "reference") continue;
+    const std::string target = std::string(kv::to_string(impl.kind)) + "_fuzzer";
+    o.on_trace = [&](const kv::trace& t) {
+      const auto bytes = kv::fuzz::encode_trace(t);
+      const kv::trace back = kv::fuzz::decode_bytes(t.config.kind, bytes.data(), bytes.size());
+      bool same = back.config == t.config && back.ops.size() == t.ops.size();
+      for (std::size_t i = 0; same && i < t.ops.size(); ++i)
+        same = back.ops[i].kind == t.ops[i].kind && back.ops[i].k == t.ops[i].k && back.ops[i].v == t.ops[i].v && back.ops[i].q == t.ops[i].q;
+      if (!same) return void(++skipped);  // outside the fuzz limits: it would not decode back to itself
+      write(out / target, std::string(bytes.begin(), bytes.end()));
+      write(out / "trace_json_fuzzer", kv::to_json(t, -1));
+      written += 2;
+    };
+    for (const kv::property& p : kv::all_properties())
+      if (p.applies_to(impl.kind) && !p.fixed) kv::run_property(p, impl, o);
+  }
+  std::cout << "wrote " << written << " seeds, skipped " << skipped << " traces outside the fuzz limits\n";
+  return 0;
+}
