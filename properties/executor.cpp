@@ -61,8 +61,15 @@ void decode_stats::merge(const decode_stats& o) {
   worst_ratio = std::max(worst_ratio, o.worst_ratio);
 }
 
-session::session(const cache_config& c, const implementation& impl)
-    : impl_(impl), model_(make_model(c, impl.profile)), subject_(impl.make(c)) {}
+session::session(const cache_config& c, const implementation& impl) : impl_(impl), model_(make_model(c, impl.profile)) {
+  try {
+    subject_ = impl.make(c);
+  } catch (const subject_failure& e) {
+    failure_ = failure{0, "create", e.check, e.what()};
+  } catch (const std::exception& e) {
+    failure_ = failure{0, "create", "exception", std::string("creating the cache threw: ") + e.what()};
+  }
+}
 session::~session() = default;
 
 bool session::fail(std::string check, std::string message) {
@@ -84,6 +91,8 @@ bool session::step(const op& o) {
   op_outcome got;
   try {
     got = subject_->apply(call{o, k.view(), v.view(), q.view(), mask.view()});
+  } catch (const subject_failure& e) {
+    return fail(e.check, e.what());
   } catch (const std::exception& e) {
     return fail("exception", std::string("unexpected exception: ") + e.what());
   } catch (...) {
@@ -132,6 +141,8 @@ bool session::step(const op& o) {
   snapshot observed;
   try {
     observed = subject_->observe();
+  } catch (const subject_failure& e) {
+    return fail(e.check, e.what());
   } catch (const std::exception& e) {
     return fail("exception", std::string("unexpected exception while observing: ") + e.what());
   }

@@ -44,7 +44,7 @@ class session {
   /// What the implementation answered to the last op (a generation loop feeds on it).
   const op_outcome& last() const { return last_; }
   /// The implementation's state now (for metamorphic comparisons).
-  snapshot observe() { return subject_->observe(); }
+  snapshot observe() { return subject_ ? subject_->observe() : snapshot{}; }
 
  private:
   bool fail(std::string check, std::string message);

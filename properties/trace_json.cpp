@@ -5,17 +5,19 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
-namespace kvconform {
+#include "properties/json_codec.h"
+
+namespace kvconform::codec {
 
 namespace {
-using json = nlohmann::json;
 constexpr const char* schema_name = "kvconform-trace";
 // Keeps a hostile file from making a cache allocate gigabytes before the first op.
 constexpr std::size_t max_config_cells = std::size_t{1} << 24;
 constexpr std::size_t max_dim = 1 << 20;
+
+}  // namespace
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
   throw trace_format_error(where + ": " + what);
@@ -38,7 +40,7 @@ double number_from(const json& j, const std::string& where) {
   bad(where, "expected a number or \"nan\", \"inf\", \"-inf\"");
 }
 
-std::size_t count_from(const json& j, const std::string& where, std::size_t max = max_dim) {
+std::size_t count_from(const json& j, const std::string& where, std::size_t max) {
   if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<std::int64_t>() >= 0))
     bad(where, "expected a non-negative integer");
   const auto v = j.get<std::uint64_t>();
@@ -150,6 +152,7 @@ std::int64_t integer_from(const json& j, const std::string& where) {
   return j.get<std::int64_t>();
 }
 
+namespace {
 /// The fields each op carries (trace.h, op_kind).
 struct op_fields {
   bool k_v = false, q = false, seq = false, layer = false, start = false, mask = false, index = false;
@@ -168,6 +171,51 @@ op_fields fields_of(op_kind k, cache_kind kind) {
 }
 }  // namespace
 
+json op_json(const op& o, cache_kind kind) {
+  json jo = {{"op", to_string(o.kind)}};
+  const op_fields f = fields_of(o.kind, kind);
+  if (f.k_v) jo["k"] = tensor_json(o.k), jo["v"] = tensor_json(o.v);
+  if (f.q) jo["q"] = tensor_json(o.q);
+  if (f.seq) jo["seq"] = o.seq;
+  if (f.layer) jo["layer"] = o.layer;
+  if (f.start) jo["start"] = o.start;
+  if (f.mask && !o.mask.shape.empty()) jo["mask"] = tensor_json(o.mask);
+  if (f.index) jo["index"] = o.index;
+  if (o.expect) jo["expect"] = pinned_json(*o.expect);
+  return jo;
+}
+
+op op_from(const json& j, cache_kind kind, const std::string& where) {
+  const json& name = field(j, "op", where);
+  const auto which = name.is_string() ? op_kind_from_string(name.get<std::string>()) : std::nullopt;
+  if (!which) bad(where + ".op", "unknown op " + name.dump());
+  op o;
+  o.kind = *which;
+  const op_fields f = fields_of(o.kind, kind);
+  if (f.k_v) {
+    o.k = tensor_from(field(j, "k", where), where + ".k");
+    o.v = tensor_from(field(j, "v", where), where + ".v");
+  }
+  if (f.q) o.q = tensor_from(field(j, "q", where), where + ".q");
+  if (f.seq) o.seq = integer_from(field(j, "seq", where), where + ".seq");
+  if (f.layer) o.layer = integer_from(field(j, "layer", where), where + ".layer");
+  if (f.start) o.start = integer_from(field(j, "start", where), where + ".start");
+  if (f.mask && j.contains("mask")) o.mask = tensor_from(j["mask"], where + ".mask");
+  if (f.index) {
+    const json& idx = field(j, "index", where);
+    if (!idx.is_array() || idx.size() > max_dim) bad(where + ".index", "expected an array of integers");
+    for (std::size_t n = 0; n < idx.size(); ++n) o.index.push_back(integer_from(idx[n], where + ".index[" + std::to_string(n) + "]"));
+  }
+  if (j.contains("expect")) o.expect = pinned_from(j["expect"], where + ".expect");
+  return o;
+}
+
+}  // namespace kvconform::codec
+
+namespace kvconform {
+
+using namespace codec;
+
 std::string to_json(const trace& t, int indent) {
   json j;
   j["schema"] = schema_name;
@@ -177,19 +225,7 @@ std::string to_json(const trace& t, int indent) {
   if (!t.note.empty()) j["note"] = t.note;
   j["config"] = config_json(t.config);
   json ops = json::array();
-  for (const op& o : t.ops) {
-    json jo = {{"op", to_string(o.kind)}};
-    const op_fields f = fields_of(o.kind, t.config.kind);
-    if (f.k_v) jo["k"] = tensor_json(o.k), jo["v"] = tensor_json(o.v);
-    if (f.q) jo["q"] = tensor_json(o.q);
-    if (f.seq) jo["seq"] = o.seq;
-    if (f.layer) jo["layer"] = o.layer;
-    if (f.start) jo["start"] = o.start;
-    if (f.mask && !o.mask.shape.empty()) jo["mask"] = tensor_json(o.mask);
-    if (f.index) jo["index"] = o.index;
-    if (o.expect) jo["expect"] = pinned_json(*o.expect);
-    ops.push_back(std::move(jo));
-  }
+  for (const op& o : t.ops) ops.push_back(op_json(o, t.config.kind));
   j["ops"] = std::move(ops);
   return j.dump(indent) + "\n";
 }
@@ -215,28 +251,7 @@ trace trace_from_json(const std::string& text) {
   const json& ops = field(j, "ops", "trace");
   if (!ops.is_array()) bad("ops", "expected an array");
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    const std::string where = "ops[" + std::to_string(i) + "]";
-    const json& name = field(ops[i], "op", where);
-    const auto kind = name.is_string() ? op_kind_from_string(name.get<std::string>()) : std::nullopt;
-    if (!kind) bad(where + ".op", "unknown op " + name.dump());
-    op o;
-    o.kind = *kind;
-    const op_fields f = fields_of(o.kind, t.config.kind);
-    if (f.k_v) {
-      o.k = tensor_from(field(ops[i], "k", where), where + ".k");
-      o.v = tensor_from(field(ops[i], "v", where), where + ".v");
-    }
-    if (f.q) o.q = tensor_from(field(ops[i], "q", where), where + ".q");
-    if (f.seq) o.seq = integer_from(field(ops[i], "seq", where), where + ".seq");
-    if (f.layer) o.layer = integer_from(field(ops[i], "layer", where), where + ".layer");
-    if (f.start) o.start = integer_from(field(ops[i], "start", where), where + ".start");
-    if (f.mask && ops[i].contains("mask")) o.mask = tensor_from(ops[i]["mask"], where + ".mask");
-    if (f.index) {
-      const json& idx = field(ops[i], "index", where);
-      if (!idx.is_array() || idx.size() > max_dim) bad(where + ".index", "expected an array of integers");
-      for (std::size_t n = 0; n < idx.size(); ++n) o.index.push_back(integer_from(idx[n], where + ".index[" + std::to_string(n) + "]"));
-    }
-    if (ops[i].contains("expect")) o.expect = pinned_from(ops[i]["expect"], where + ".expect");
+    op o = op_from(ops[i], t.config.kind, "ops[" + std::to_string(i) + "]");
     t.ops.push_back(std::move(o));
   }
   return t;
