@@ -8,6 +8,7 @@
 #include "properties/gate.h"
 #include "properties/cli.h"
 #include "properties/port.h"
+#include "properties/vectors.h"
 #include "properties/selftest.h"
 #include "properties/trace_json.h"
 
@@ -184,6 +185,13 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
       argc = i;
       break;
     }
+  std::string vectors_out, vectors_kind;
+  std::uint64_t vectors_seed = 1;
+  auto* vectors_cmd = app.add_subcommand("vectors", "Write Wycheproof-style test vectors and their JSON Schema");
+  vectors_cmd->add_option("--out", vectors_out, "Directory to write into")->required();
+  vectors_cmd->add_option("--kind", vectors_kind, "Only this kind")->check(CLI::IsMember({"flat", "ring", "paged", "beam"}));
+  vectors_cmd->add_option("--seed", vectors_seed, "Seed of the generated data")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -199,6 +207,14 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
     if (*gate_cmd) return gate(gf);
     if (*replay_cmd) return replay(files, replay_impl);
     if (*selftest_cmd) return selftest(st_profile, st_seeds, st_json);
+    if (*vectors_cmd) {
+      std::vector<cache_kind> kinds;
+      for (cache_kind k : {cache_kind::flat, cache_kind::ring, cache_kind::paged, cache_kind::beam})
+        if (vectors_kind.empty() || vectors_kind == to_string(k)) kinds.push_back(k);
+      announce_seed(vectors_seed);
+      for (const std::string& f : write_vectors(vectors_out, kinds, *known, vectors_seed)) std::cout << "wrote " << f << "\n";
+      return exit_pass;
+    }
     if (*port_cmd) {
       if (po.command.empty()) throw usage_error("port: give the port's command after --");
       const implementation port = make_port_implementation(*kind_from_string(port_kind), po);
