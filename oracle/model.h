@@ -11,8 +11,9 @@
 namespace kvconform {
 
 /// Why an op may be refused. A model returns the set of acceptable reasons, because a correct
-/// cache may check, say, width before or after capacity.
-enum refusal : unsigned { refuse_none = 0, refuse_capacity = 1, refuse_shape = 2, refuse_empty = 4, refuse_index = 8 };
+/// cache may check, say, width before or after capacity. An implementation that reports no
+/// reason (a status-returning cache without one) answers `refuse_unspecified`, which matches any.
+enum refusal : unsigned { refuse_none = 0, refuse_capacity = 1, refuse_shape = 2, refuse_empty = 4, refuse_index = 8, refuse_unspecified = 16 };
 std::string describe_refusals(unsigned reasons);
 
 /// What the model says an op must do. A refused op changes nothing in the model.

@@ -6,15 +6,18 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "impls/errors.h"
+#include "oracle/model.h"
 #include "properties/subject.h"
 
 namespace kvconform {
 
 /// flat(max_len, d_k, d_v) with append(k, v), size() and keys()/values() views (rows(),
-/// cols(), (i, j)). Refusals are kvconform::error exceptions. No base class is needed.
+/// cols(), (i, j)). Refusals are kvconform::error exceptions or a returned status (see
+/// call_cache). No base class is needed.
 template <class C>
 concept flat_cache = std::constructible_from<C, std::size_t, std::size_t, std::size_t> &&
     requires(C& c, const C& cc, array_view a) {
@@ -25,12 +28,10 @@ concept flat_cache = std::constructible_from<C, std::size_t, std::size_t, std::s
       { cc.keys().rows() } -> std::convertible_to<std::ptrdiff_t>;
     };
 
-/// The optional decode capability: a free decode_step(q, cache) with .output and .weights.
+/// The optional decode capability: a free decode_step(q, cache) returning .output and .weights
+/// (indexable, with size()), or an optional-like holding them (empty = refused).
 template <class C>
-concept decoding_cache = requires(const C& cc, array_view a) {
-  decode_step(a, cc).output;
-  decode_step(a, cc).weights;
-};
+concept decoding_cache = requires(const C& cc, array_view a) { decode_step(a, cc); };
 
 /// A flat cache that evicts instead of refusing, and reports absolute positions and total().
 template <class C>
@@ -39,38 +40,89 @@ concept ring_cache = flat_cache<C> && requires(const C& cc) {
   cc.positions();
 };
 
-/// The profile a type declares as `static constexpr numeric_profile profile`; double two-pass otherwise.
+/// A flat cache that is not a ring (kvconform_add_suite's KIND flat).
+template <class C>
+concept flat_only_cache = flat_cache<C> && !ring_cache<C>;
+
+/// A type's numeric profile (DESIGN 4), for types that cannot carry a member: specialise with
+/// `static constexpr numeric_profile value`.
+template <class C>
+struct declared_profile {};
+
+/// The profile a type declares (a `declared_profile` specialisation, or a `static constexpr
+/// numeric_profile profile` member); double two-pass otherwise.
 template <class C>
 numeric_profile profile_of() {
-  if constexpr (requires { C::profile; }) return C::profile;
+  if constexpr (requires { declared_profile<C>::value; }) return declared_profile<C>::value;
+  else if constexpr (requires { C::profile; }) return C::profile;
   else return {};
 }
 
 /// Maps the exception in flight to a refusal; rethrows anything that is not a kvconform::error.
 op_outcome refusal_from_current_exception();
 
+/// A returned status as an outcome: refused when `!s.ok()` (or `!s` for bool-like statuses),
+/// with the reason an ADL `kvconform_refusal(s)` gives (a `refusal`), else unspecified.
+template <class S>
+op_outcome outcome_of_status(const S& s) {
+  op_outcome r;
+  if constexpr (requires { s.ok(); }) r.accepted = static_cast<bool>(s.ok());
+  else r.accepted = static_cast<bool>(s);
+  if (r.accepted) return r;
+  r.reason = refuse_unspecified;
+  if constexpr (requires { kvconform_refusal(s); }) r.reason = static_cast<unsigned>(kvconform_refusal(s));
+  return r;
+}
+
+/// Runs one cache call under either error style: exceptions, or a returned status.
+template <class F>
+op_outcome call_cache(F&& f) {
+  try {
+    if constexpr (std::is_void_v<decltype(f())>) {
+      f();
+      return {};
+    } else {
+      return outcome_of_status(f());
+    }
+  } catch (...) {
+    return refusal_from_current_exception();
+  }
+}
+
+/// Copies a decode result (.output and .weights, indexable with size()) into an outcome; an
+/// empty optional-like result is a refusal.
+template <class D>
+op_outcome outcome_of_decode(const D& d) {
+  if constexpr (requires { d.has_value(); *d; }) {
+    if (!d.has_value()) return outcome_of_status(false);
+    return outcome_of_decode(*d);
+  } else {
+    op_outcome r;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(d.output.size()); ++i) r.output.push_back(d.output[i]);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(d.weights.size()); ++i) r.weights.push_back(d.weights[i]);
+    return r;
+  }
+}
+
 /// Adapts any flat_cache (and, when it has them, ring positions) to `subject`.
 template <flat_cache C>
 class rows_subject final : public subject {
  public:
-  explicit rows_subject(const cache_config& c) : cache_(c.capacity, c.d_k, c.d_v), config_(c) {}
+  explicit rows_subject(const cache_config& c) : cache_(c.capacity, c.d_k, c.d_v) {}
 
   op_outcome apply(const call& c) override {
-    op_outcome r;
-    try {
-      if (c.o.kind == op_kind::append) {
-        cache_.append(c.k, c.v);
-      } else if constexpr (!decoding_cache<C>) {
-        r.unsupported = true;
-      } else {
-        const auto d = decode_step(c.q, std::as_const(cache_));
-        for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.output.size()); ++i) r.output.push_back(d.output[i]);
-        for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.weights.size()); ++i) r.weights.push_back(d.weights[i]);
-      }
-    } catch (...) {
-      return refusal_from_current_exception();
+    if (c.o.kind == op_kind::append) return call_cache([&] { return cache_.append(c.k, c.v); });
+    if constexpr (decoding_cache<C>) {
+      op_outcome r;
+      const op_outcome refused = call_cache([&] {
+        r = outcome_of_decode(decode_step(c.q, std::as_const(cache_)));
+      });
+      return refused.accepted ? r : refused;
+    } else {
+      op_outcome r;
+      r.unsupported = true;
+      return r;
     }
-    return r;
   }
 
   snapshot observe() override {
@@ -97,7 +149,6 @@ class rows_subject final : public subject {
       for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(m.cols()); ++j) out.push_back(m(i, j));
   }
   C cache_;
-  cache_config config_;
 };
 
 /// A registry entry for a flat-kind type (ring when it is a ring_cache).

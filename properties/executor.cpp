@@ -109,7 +109,7 @@ bool session::step(const op& o) {
   }
 
   if (got.unsupported) return fail("not-supported", std::string("the implementation has no ") + to_string(o.kind));
-  if (got.accepted != want.accepted || (!got.accepted && !(got.reason & want.reasons)))
+  if (got.accepted != want.accepted || (!got.accepted && !(got.reason & (want.reasons | refuse_unspecified))))
     return fail("outcome", outcome_text(got.accepted, got.reason) + (got.message.empty() ? "" : " \"" + got.message + "\"") +
                                ", expected " + outcome_text(want.accepted, want.reasons));
 

@@ -10,12 +10,15 @@ namespace kvconform {
 namespace {
 using rows_command = command_ptr<rows_model>;
 
-op append_op(const row_source& src, std::int64_t first, std::size_t n, bool one_d, std::uint64_t seed) {
+/// `ranks` picks, for a one-step append, 1-D or one-row 2-D for k (bit 0) and v (bit 1)
+/// independently: mixed ranks are valid (both are one step).
+op append_op(const row_source& src, std::int64_t first, std::size_t n, int ranks, std::uint64_t seed) {
   op o;
   o.kind = op_kind::append;
   src.rows(first, n, seed, o.k.data, o.v.data);
-  if (one_d && n == 1) o.k.shape = {src.d_k()}, o.v.shape = {src.d_v()};
-  else o.k.shape = {n, src.d_k()}, o.v.shape = {n, src.d_v()};
+  o.k.shape = {n, src.d_k()}, o.v.shape = {n, src.d_v()};
+  if (n == 1 && (ranks & 1)) o.k.shape = {src.d_k()};
+  if (n == 1 && (ranks & 2)) o.v.shape = {src.d_v()};
   return o;
 }
 
@@ -30,17 +33,17 @@ struct gen_state {
 
 rc::Gen<rows_command> append_gen(const gen_state& s, rc::Gen<std::size_t> steps) {
   return rc::gen::apply(
-      [s](std::size_t n, bool one_d, std::uint64_t seed) {
-        return command<rows_model>(append_op(*s.src, s.total, n, one_d, seed));
+      [s](std::size_t n, int ranks, std::uint64_t seed) {
+        return command<rows_model>(append_op(*s.src, s.total, n, ranks, seed));
       },
-      std::move(steps), rc::gen::arbitrary<bool>(), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+      std::move(steps), uniform_in(0, 4), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
 rc::Gen<rows_command> bad_shape_gen(const gen_state& s) {
   return rc::gen::apply(
       [s](int variant, std::uint64_t seed) {
         const std::size_t dk = s.config.d_k, dv = s.config.d_v;
-        op o = append_op(*s.src, s.total, 2, false, seed);
+        op o = append_op(*s.src, s.total, 2, 0, seed);
         switch (variant) {
           case 0: o.k.shape = {1, 2 * dk}; break;                                      // wrong key width
           case 1: o.v.shape = {1, 2 * dv}; break;                                      // wrong value width
