@@ -19,7 +19,10 @@ constexpr double domain_limit = 1e5;
 double to_domain(std::uint64_t bits) {
   const double x = std::bit_cast<double>(bits);
   if (!std::isfinite(x)) return static_cast<double>(bits % 2001) - 1000;  // non-finite: a score-sized value
-  return std::fabs(x) <= domain_limit ? x : std::fmod(x, domain_limit);
+  if (std::fabs(x) <= domain_limit) return x;
+  int e = 0;
+  const double m = std::frexp(x, &e);  // keep sign and mantissa, fold the exponent below 2^16 < 1e5
+  return std::ldexp(m, e % 17);
 }
 
 /// Reads values from the end of the input, as FuzzedDataProvider::ConsumeIntegralInRange does.

@@ -18,6 +18,6 @@ trace decode_bytes(cache_kind kind, const std::uint8_t* data, std::size_t size);
 std::vector<std::uint8_t> encode_trace(const trace& t);
 
 /// Limits that keep one fuzz input cheap enough for >= 1000 exec/s under sanitizers.
-inline constexpr std::size_t max_capacity = 32, max_dim = 16, max_ops = 48, max_values = 1024;
+inline constexpr std::size_t max_capacity = 32, max_dim = 16, max_ops = 32, max_values = 1024;
 
 }  // namespace kvconform::fuzz
