@@ -1,7 +1,8 @@
-// The properties of the beam kind (layers x batch x heads, rollback, reorder, GQA, masks).
+// The properties of the beam kind (layers x batch x heads, rollback, reorder, GQA, masks) and its generation loops.
 #include <random>
 
 #include "properties/beam_inputs.h"
+#include "properties/generation.h"
 #include "properties/property.h"
 
 namespace kvconform {
@@ -60,6 +61,15 @@ void decode_with_more_padding(session& s, const cache_config& c, std::uint64_t s
   }
 }
 
+/// Greedy generation from left-padded prompts of `size` positions until the cache is full.
+void greedy_generation(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
+  compare_with_recompute(s, c, seed, size, c.capacity - size, search_mode::greedy);
+}
+
+/// Beam search of width B from one prompt of `size` positions until the cache is full.
+void beam_search(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
+  compare_with_recompute(s, c, seed, size, c.capacity - size, search_mode::beam);
+}
 }  // namespace
 
 void add_beam_properties(std::vector<property>& ps) {
@@ -93,6 +103,14 @@ void add_beam_properties(std::vector<property>& ps) {
 
   auto& memory = add("beam_memory_formulas", "bytes = 2 L B H T D sizeof(scalar), bytes per token = 2 L H D sizeof(scalar), and the largest B x T within a 1 MiB budget");
   memory.mix = {.append = 1, .empty = 0, .decode = 0};
+
+  auto& greedy = add("beam_generation_equals_recompute", "greedy generation of left-padded prompts through the cache equals recomputing every pass from scratch bit for bit (tokens and logits), with P + N K/V computations against the sum of the prefix lengths");
+  greedy.needs = {"decode"};
+  greedy.drive = greedy_generation;
+
+  auto& search = add("beam_search_equals_recompute", "beam search of width B through reorder equals a beam search that recomputes every beam from scratch, bit for bit");
+  search.needs = {"decode"};
+  search.drive = beam_search;
 }
 
 }  // namespace kvconform

@@ -5,6 +5,7 @@
 
 #include "impls/beam.h"
 #include "properties/beam_concept.h"
+#include "properties/generation.h"
 #include "properties/generators.h"
 
 namespace kv = kvconform;
@@ -63,6 +64,22 @@ struct bytes_one_short : kv::beam {
   std::size_t bytes() const { return bytes_per_token() * batch() * (max_len() - 1); }
 };
 
+/// Decodes one ulp off (a fully masked row stays exactly 0) once it has seen more updates than
+/// layers: far inside the bound, but a cached generation no longer matches its recompute bit for bit.
+struct drifts_with_history : kv::beam {
+  using basic_beam::basic_beam;
+  std::size_t updates = 0;
+  auto update(std::size_t layer, kv::array_view k, kv::array_view v, std::size_t start) {
+    ++updates;
+    return basic_beam::update(layer, k, v, start);
+  }
+  kv::decode_result decode(std::size_t layer, kv::array_view q, kv::array_view mask) const {
+    kv::decode_result d = basic_beam::decode(layer, q, mask);
+    if (updates > layers() && d.output.size() > 0 && d.output[0] != 0) d.output[0] = std::nextafter(d.output[0], HUGE_VAL);
+    return d;
+  }
+};
+
 /// Returns views of the layer as it was before the write.
 struct returns_old_views : kv::beam {
   using basic_beam::basic_beam;
@@ -87,6 +104,9 @@ TEST(BeamProperties, EachCatchesItsBug) {
   EXPECT_EQ(failing_check<interleaved_heads>("beam_gqa_heads"), "decode-bound");
   EXPECT_EQ(failing_check<one_layer_buffer>("beam_layers_independent"), "state");
   EXPECT_EQ(failing_check<bytes_one_short>("beam_memory_formulas"), "state");
+  EXPECT_EQ(failing_check<drifts_with_history>("decode_within_bound"), "") << "one ulp is inside the bound";
+  EXPECT_EQ(failing_check<drifts_with_history>("beam_generation_equals_recompute"), "recompute");
+  EXPECT_EQ(failing_check<drifts_with_history>("beam_search_equals_recompute"), "recompute");
 }
 
 TEST(BeamProperties, TheAdapterChecksTheViewsAnUpdateReturns) {
@@ -99,4 +119,21 @@ TEST(BeamProperties, TheAdapterChecksTheViewsAnUpdateReturns) {
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.fail->check, "exception");
   EXPECT_NE(v.fail->message.find("update returned keys views"), std::string::npos) << v.fail->message;
+}
+
+TEST(BeamGeneration, SeedCountsSevenKvComputationsWithTheCacheAndTwentyTwoWithout) {
+  kv::cache_config c{kv::cache_kind::beam, 7, 2, 2};
+  c.layers = 2, c.batch = 2, c.heads = 1, c.q_heads = 2;
+  const auto impl = kv::make_implementation<kv::beam>("beam", "reference", "");
+  for (const auto mode : {kv::search_mode::greedy, kv::search_mode::beam}) {
+    kv::session s(c, impl);
+    const auto cached = kv::generate_cached(s, c, 5, 4, 3, mode);
+    const auto fresh = kv::generate_recomputed(impl, c, 5, 4, 3, mode);
+    ASSERT_TRUE(cached.failure.empty() && fresh.failure.empty()) << cached.failure << fresh.failure;
+    EXPECT_EQ(cached.kv_computations, 7u);  // 4 prompt positions + 3 fed-back tokens
+    EXPECT_EQ(fresh.kv_computations, 22u);  // 4 + 5 + 6 + 7
+    EXPECT_EQ(cached.tokens, fresh.tokens);
+    EXPECT_EQ(cached.tokens[0].size(), 8u);  // prompt, 3 fed back, and the last choice
+    EXPECT_EQ(cached.logits, fresh.logits);
+  }
 }

@@ -9,14 +9,15 @@ ring="$shared ring_window_last_steps ring_positions_total ring_bulk_equals_singl
 for p in $flat; do grep -qE "^flat +$p +PASS" out.txt || { cat out.txt >&2; fail "no PASS row for flat / $p"; }; done
 beam="refused_append_unchanged copy_semantics views_filled_rows order_preserved large_scores decode_within_bound
       beam_state_matches_model beam_prefill_equals_steps beam_rollback_truncates beam_layers_independent
-      beam_reorder_gathers beam_mask_left_padding beam_gqa_heads beam_memory_formulas"
+      beam_reorder_gathers beam_mask_left_padding beam_gqa_heads beam_memory_formulas
+      beam_generation_equals_recompute beam_search_equals_recompute"
 for p in $ring; do grep -qE "^ring +$p +PASS" out.txt || { cat out.txt >&2; fail "no PASS row for ring / $p"; }; done
 for p in $beam; do grep -qE "^beam +$p +PASS" out.txt || { cat out.txt >&2; fail "no PASS row for beam / $p"; }; done
-contains out.txt "36 passed, 0 failed, 0 not supported"
+contains out.txt "38 passed, 0 failed, 0 not supported"
 "$py" - <<'PY' || fail "reports are invalid"
 import json, xml.etree.ElementTree as ET
 suites = ET.parse("out.xml").getroot()
-assert suites.get("tests") == "36" and suites.get("failures") == "0", suites.attrib
+assert suites.get("tests") == "38" and suites.get("failures") == "0", suites.attrib
 assert {s.get("name") for s in suites.iter("testsuite")} == {"flat", "ring", "beam"}
 for c in suites.iter("testcase"):
     props = {p.get("name"): p.get("value") for p in c.iter("property")}
