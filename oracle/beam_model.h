@@ -23,6 +23,7 @@ class beam_model final : public model {
   /// "layer l length" and the memory formulas (bytes, bytes_per_token, max_batch_tokens).
   snapshot observe() const override;
 
+  /// Filled positions of a layer: the positions its rows hold (every config has B, H >= 1).
   std::size_t length(std::size_t layer) const { return layers_[layer][0][0].keys.size(); }
   const cache_config& config() const { return config_; }
 

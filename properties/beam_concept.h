@@ -115,6 +115,7 @@ class beam_subject final : public subject {
         static_cast<std::size_t>(v.dimension(3)) != config_.d_k)
       throw std::logic_error(std::string(what) + " view is not (B, H, length, D)");
   }
+  /// Throws unless `returned` shows exactly what the layer's own view shows, bit for bit.
   template <class V, class W>
   void same_view(const char* what, const V& returned, const W& layer) const {
     check_dims(what, returned), check_dims(what, layer);

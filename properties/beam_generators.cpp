@@ -189,11 +189,11 @@ rc::Gen<cache_config> config_gen(bool long_traces, bool deep) {
   static const std::vector<std::size_t> quick_dims = {1, 2, 3, 4, 8, 16}, deep_dims = {1, 2, 3, 4, 5, 8, 16, 32, 64};
   static const std::vector<std::size_t> groups = {1, 2, 4};
   const std::vector<std::size_t>& dims = deep ? deep_dims : quick_dims;
-  const std::size_t max_cap = deep ? 64 : (long_traces ? 24 : 10), most = deep ? 4 : 3;
+  const std::size_t max_cap = deep ? 64 : (long_traces ? 24 : 10), max_count = deep ? 4 : 3;  // of layers, rows and kv heads
   auto pick = [](const std::vector<std::size_t>& from) {
     return rc::gen::map(uniform_in<std::size_t>(0, from.size()), [&from](std::size_t i) { return from[i]; });
   };
-  auto count = uniform_in<std::size_t>(1, most + 1);
+  auto count = uniform_in<std::size_t>(1, max_count + 1);
   return rc::gen::apply(
       [](std::size_t layers, std::size_t batch, std::size_t heads, std::size_t group, std::size_t cap, std::size_t d) {
         cache_config c{cache_kind::beam, cap, d, d};

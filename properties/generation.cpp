@@ -273,15 +273,19 @@ void compare_with_recompute(session& s, const cache_config& c, std::uint64_t see
                             search_mode mode) {
   const batch_generation cached = generate_cached(s, c, seed, prompt, new_tokens, mode);
   if (s.failed()) return;  // the executor has reported it
-  if (!cached.failure.empty()) return void(s.report("generation", cached.failure));
+  // What only this comparison sees is not in the trace (the recompute ran in fresh caches).
+  auto report = [&](const char* check, const std::string& what) {
+    s.report(check, what + " (found by the generation driver; replaying the trace re-checks its ops only)");
+  };
+  if (!cached.failure.empty()) return report("generation", cached.failure);
   const batch_generation fresh = generate_recomputed(s.impl(), c, seed, prompt, new_tokens, mode);
-  if (!fresh.failure.empty()) return void(s.report("recompute", "the recomputing cache failed: " + fresh.failure));
-  if (const std::string d = first_difference(cached, fresh); !d.empty()) return void(s.report("recompute", d));
+  if (!fresh.failure.empty()) return report("recompute", "the recomputing cache failed: " + fresh.failure);
+  if (const std::string d = first_difference(cached, fresh); !d.empty()) return report("recompute", d);
   const std::size_t p = prompt, n = new_tokens, prefix_sum = (n + 1) * p + n * (n + 1) / 2;
   if (cached.kv_computations != p + n || fresh.kv_computations != prefix_sum)
-    s.report("kv-count", "K/V computed for " + std::to_string(cached.kv_computations) + " positions with the cache and " +
-                             std::to_string(fresh.kv_computations) + " without, expected P + N = " + std::to_string(p + n) +
-                             " and the sum of prefix lengths " + std::to_string(prefix_sum));
+    report("kv-count", "K/V computed for " + std::to_string(cached.kv_computations) + " positions with the cache and " +
+                           std::to_string(fresh.kv_computations) + " without, expected P + N = " + std::to_string(p + n) +
+                           " and the sum of prefix lengths " + std::to_string(prefix_sum));
 }
 
 }  // namespace kvconform
