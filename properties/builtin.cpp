@@ -1,5 +1,9 @@
 // The built-in implementations; each goes through the same adapter a third party's type would.
+#include "impls/beam.h"
 #include "impls/flat.h"
+#include "impls/mutants/beam_reorder_aliases.h"
+#include "impls/mutants/beam_reorder_layer0_only.h"
+#include "impls/mutants/beam_truncate_stale_length.h"
 #include "impls/mutants/flat_counter_before_check.h"
 #include "impls/mutants/flat_kernel_bugs.h"
 #include "impls/mutants/flat_length_from_content.h"
@@ -15,6 +19,7 @@
 #include "impls/ring.h"
 #include "impls/variants/flat_f32.h"
 #include "impls/variants/flat_variants.h"
+#include "properties/beam_concept.h"
 #include "properties/concepts.h"
 #include "properties/registry.h"
 
@@ -39,6 +44,7 @@ const std::vector<implementation>& builtin_implementations() {
   static const std::vector<implementation> all = {
       make_implementation<flat>("flat", "reference", "fixed-capacity cache, double, two-pass softmax"),
       make_implementation<ring>("ring", "reference", "sliding-window ring of W rows, double, two-pass softmax"),
+      make_implementation<beam>("beam", "reference", "layers x batch x kv heads with prefill, rollback, reorder, GQA and masks; double, two-pass softmax"),
 
       mutant<flat_strict_capacity>("flat-strict-capacity", "seed: `>=` capacity check wastes the last slot", "exact_fill"),
       mutant<flat_counter_before_check>("flat-counter-before-check", "seed: length bumped before the capacity check, kept on refusal", "refused_append_unchanged"),
@@ -58,6 +64,9 @@ const std::vector<implementation>& builtin_implementations() {
       mutant<flat_last_row_dropped>("flat-last-row-dropped", "seed wrong answers: decode drops the newest row", "decode_within_bound"),
       mutant<ring_head_off_by_one>("ring-head-off-by-one", "peer bug 2 (transformers PR #47708): read start off by one after the first wrap", "ring_window_last_steps"),
       mutant<ring_bulk_keeps_first>("ring-bulk-keeps-first", "peer bugs 17/18 (mlx): an append of n > W keeps the first W rows", "ring_window_last_steps"),
+      mutant<beam_reorder_layer0_only>("beam-reorder-layer0-only", "peer bug 3 (transformers #46612): reorder gathers layer 0 only", "beam_reorder_gathers"),
+      mutant<beam_reorder_aliases>("beam-reorder-aliases", "seed: a repeated row shares its twin's storage after reorder", "beam_reorder_gathers"),
+      mutant<beam_truncate_stale_length>("beam-truncate-stale-length", "seed: a rollback keeps the stale length", "beam_rollback_truncates"),
 
       variant<flat_f32>("flat-f32", "float32 storage and arithmetic, declared f32"),
       variant<flat_online>("flat-online", "online softmax, declared block of 4 keys"),

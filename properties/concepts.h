@@ -104,6 +104,20 @@ op_outcome outcome_of_decode(const D& d) {
   }
 }
 
+/// A registry entry for C of `kind`, whose caches `Subject` (the kind's adapter of C) wraps.
+template <class C, class Subject>
+implementation adapted_implementation(std::string name, cache_kind kind, std::string group, std::string note, bool decodes) {
+  implementation i;
+  i.name = std::move(name);
+  i.kind = kind;
+  i.group = std::move(group);
+  i.note = std::move(note);
+  i.profile = profile_of<C>();
+  if (decodes) i.capabilities.push_back("decode");
+  i.make = [](const cache_config& c) { return std::make_unique<Subject>(c); };
+  return i;
+}
+
 /// Adapts any flat_cache (and, when it has them, ring positions) to `subject`.
 template <flat_cache C>
 class rows_subject final : public subject {
@@ -154,15 +168,8 @@ class rows_subject final : public subject {
 /// A registry entry for a flat-kind type (ring when it is a ring_cache).
 template <flat_cache C>
 implementation make_implementation(std::string name, std::string group, std::string note) {
-  implementation i;
-  i.name = std::move(name);
-  i.kind = ring_cache<C> ? cache_kind::ring : cache_kind::flat;
-  i.group = std::move(group);
-  i.note = std::move(note);
-  i.profile = profile_of<C>();
-  if constexpr (decoding_cache<C>) i.capabilities.push_back("decode");
-  i.make = [](const cache_config& c) { return std::make_unique<rows_subject<C>>(c); };
-  return i;
+  return adapted_implementation<C, rows_subject<C>>(std::move(name), ring_cache<C> ? cache_kind::ring : cache_kind::flat,
+                                                    std::move(group), std::move(note), decoding_cache<C>);
 }
 
 }  // namespace kvconform

@@ -82,6 +82,11 @@ bool session::fail(std::string check, std::string message) {
   return false;
 }
 
+bool session::report(std::string check, std::string message) {
+  if (failure_ || ops_.empty()) return false;
+  return fail(std::move(check), std::move(message));
+}
+
 bool session::step(const op& o) {
   if (failure_) return false;
   ops_.push_back(o);

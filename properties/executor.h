@@ -45,6 +45,11 @@ class session {
   const op_outcome& last() const { return last_; }
   /// The implementation's state now (for metamorphic comparisons).
   snapshot observe() { return subject_ ? subject_->observe() : snapshot{}; }
+  /// The implementation under test, for a driver that compares with fresh caches of the same type.
+  const implementation& impl() const { return impl_; }
+  /// Records a divergence a driver found outside the executor's own checks (a cached generation
+  /// against a recompute) at the last op, so it is reported and saved like any other failure.
+  bool report(std::string check, std::string message);
 
  private:
   bool fail(std::string check, std::string message);

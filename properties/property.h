@@ -19,6 +19,9 @@ struct op_mix {
   int bad_shape = 0;   ///< wrong width, wrong rank, or k and v differing in steps
   int decode = 2;
   int bad_decode = 0;  ///< q of the wrong width or rank, or a decode of an empty cache
+  int rollback = 0;     ///< beam: an update starting below the layer's length (truncates first)
+  int reorder = 0;      ///< beam: a gather along the batch axis (repeats, drops, permutations, identity)
+  int bad_reorder = 0;  ///< beam: an index out of range, or not one index per batch row
 };
 
 /// A named property. Every trace goes through the one executor, which checks everything after
@@ -48,6 +51,7 @@ const std::vector<property>& all_properties();
 property& add_property(std::vector<property>& ps, std::string name, std::string summary, std::span<const cache_kind> kinds);
 /// The catalogue, one source per kind family.
 void add_rows_properties(std::vector<property>& ps);
+void add_beam_properties(std::vector<property>& ps);
 const property* find_property(const std::string& name);
 
 /// Judges one trace as `p` does: the executor over every op, plus p's metamorphic comparison.

@@ -127,5 +127,6 @@ property_run run_commands(const property& p, const implementation& impl, const r
 
 /// Per-kind entry points (one generator source each).
 property_run run_rows_property(const property& p, const implementation& impl, const run_options& o);
+property_run run_beam_property(const property& p, const implementation& impl, const run_options& o);
 
 }  // namespace kvconform

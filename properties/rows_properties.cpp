@@ -1,4 +1,4 @@
-// The properties of the single-sequence kinds (flat, ring); those that hold for both run on both.
+// The properties of the single-sequence kinds (flat, ring); those that hold for both run on both, some on beam too.
 #include "properties/generation.h"
 #include "properties/property.h"
 
@@ -6,6 +6,8 @@ namespace kvconform {
 
 namespace {
 constexpr cache_kind rows_kinds[] = {cache_kind::flat, cache_kind::ring};
+// Statements that hold for the beam kind as well: its update at the length is the append, per layer.
+constexpr cache_kind with_beam[] = {cache_kind::flat, cache_kind::ring, cache_kind::beam};
 
 /// A 1-D append as the equivalent one-row 2-D append.
 std::vector<op> one_d_as_one_row(const op& o) {
@@ -66,29 +68,29 @@ void add_rows_properties(std::vector<property>& ps) {
   auto& fill = add("exact_fill", "appends that end exactly at capacity are accepted; one more step is refused", flat_only);
   fill.mix = {.append = 3, .fill = 4, .overfill = 3, .empty = 1, .decode = 1};
 
-  auto& refused = add("refused_append_unchanged", "a refused append (full, step mismatch, wrong width or rank) changes nothing", rows_kinds);
-  refused.mix = {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2};
+  auto& refused = add("refused_append_unchanged", "a refused append, update or reorder (full, step mismatch, wrong width, rank, layer, start or index) changes nothing", with_beam);
+  refused.mix = {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2, .bad_reorder = 3};
 
-  auto& copies = add("copy_semantics", "the cache keeps copies: later changes to the caller's arrays change nothing, and no call modifies its inputs", rows_kinds);
+  auto& copies = add("copy_semantics", "the cache keeps copies: later changes to the caller's arrays change nothing, and no call modifies its inputs", with_beam);
   copies.mix = {.append = 6, .fill = 1, .empty = 1, .decode = 3};
 
-  auto& views = add("views_filled_rows", "keys()/values() show exactly the filled rows and decode weighs exactly size() rows", rows_kinds);
+  auto& views = add("views_filled_rows", "keys()/values() show exactly the filled rows (of each layer, for beam) and decode weighs exactly that many", with_beam);
   views.mix = {.append = 5, .fill = 1, .empty = 2, .decode = 4};
 
   auto& one_row = add("one_d_equals_one_row", "a 1-D append leaves the same state as the one-row 2-D append", rows_kinds);
   one_row.mix = {.append = 6, .fill = 1, .empty = 1, .decode = 1};
   one_row.rewrite = one_d_as_one_row;
 
-  auto& order = add("order_preserved", "rows keep their append order across many appends", rows_kinds);
+  auto& order = add("order_preserved", "rows keep their append order across many appends", with_beam);
   order.mix = {.append = 8, .fill = 1, .empty = 1, .decode = 1};
   order.long_traces = true;
 
-  auto& large = add("large_scores", "scores beyond +-1000 and +-1e4 give finite output within the bound", rows_kinds);
+  auto& large = add("large_scores", "scores beyond +-1000 and +-1e4 give finite output within the bound", with_beam);
   large.needs = {"decode"};
   large.mix = {.append = 4, .fill = 1, .decode = 4};
   large.classes = large_score_classes();
 
-  auto& bound = add("decode_within_bound", "decode output and weights lie within the derived bound for every input class", rows_kinds);
+  auto& bound = add("decode_within_bound", "decode output and weights lie within the derived bound for every input class", with_beam);
   bound.needs = {"decode"};
   bound.mix = {.append = 4, .fill = 1, .empty = 1, .decode = 4, .bad_decode = 1};
 

@@ -75,23 +75,37 @@ struct test_case {
   std::vector<std::string> flags;
 };
 
-/// One trace per input class: rows appended in a few calls, then decodes.
-std::vector<test_case> class_tests(cache_kind kind, std::uint64_t seed) {
+/// Traces the gate's own generators make for `property_name` on `ref`: `per_class` traces for
+/// each input class (or `count` traces drawing from every class when per_class is 0).
+std::vector<test_case> generated_tests(const implementation& ref, const std::string& property_name, std::uint64_t seed,
+                                       std::size_t per_class, std::size_t count, const std::string& flag) {
   std::vector<test_case> tests;
-  for (input_class c : all_input_classes()) {
-    trace t;
-    t.config = {.kind = kind, .capacity = 6, .d_k = 4, .d_v = 3};
-    const row_source src(c, t.config.d_k, t.config.d_v, seed + static_cast<std::uint64_t>(c));
-    std::int64_t total = 0;
-    for (std::size_t n : {std::size_t{2}, std::size_t{1}, std::size_t{3}}) {
-      op a;
-      src.rows(total, n, seed ^ static_cast<std::uint64_t>(total), a.k.data, a.v.data);
-      a.k.shape = {n, t.config.d_k}, a.v.shape = {n, t.config.d_v};
-      t.ops.push_back(std::move(a));
-      total += static_cast<std::int64_t>(n);
-      t.ops.push_back(op{.kind = op_kind::decode, .q = tensor::vector(src.query())});
-    }
-    tests.push_back({t, std::string("input class ") + to_string(c) + ": decodes after 2, 3 and 6 steps", {std::string("InputClass_") + to_string(c)}});
+  const property* base = find_property(property_name);
+  if (!base || !base->applies_to(ref.kind)) return tests;
+  run_options o;
+  o.seed = seed, o.cases = 10, o.max_size = 12;  // short traces: they are read by people and ports
+  // A refusal test must contain a refused op; the model says which ops are.
+  auto has_refusal = [&](const trace& t) {
+    auto m = make_model(t.config, ref.profile);
+    for (const op& x : t.ops)
+      if (!m->apply(x).accepted) return true;
+    return false;
+  };
+  auto collect = [&](property p, std::size_t want, const std::string& comment, std::vector<std::string> flags) {
+    std::size_t got = 0;
+    o.on_trace = [&](const trace& t) {
+      if (got < want && !t.ops.empty() && (flag != "Refusal" || has_refusal(t))) ++got, tests.push_back({t, comment, flags});
+    };
+    run_property(p, ref, o);
+  };
+  if (per_class == 0) {
+    collect(*base, count, base->summary, {flag, "Property_" + base->name});
+    return tests;
+  }
+  for (const input_class& c : all_input_classes()) {
+    property p = *base;
+    p.classes = std::span<const input_class>(&c, 1);
+    collect(p, per_class, std::string("input class ") + to_string(c) + ": " + base->summary, {std::string("InputClass_") + to_string(c)});
   }
   return tests;
 }
@@ -114,18 +128,6 @@ std::vector<test_case> mutant_tests(cache_kind kind, const std::vector<implement
   return tests;
 }
 
-/// Refusals every kind shares: wrong widths, ranks and step counts.
-test_case shape_test(cache_kind kind) {
-  trace t;
-  t.config = {.kind = kind, .capacity = 3, .d_k = 2, .d_v = 1};
-  t.ops = {op{.k = tensor::matrix(1, 3, {1, 2, 3}), .v = tensor::matrix(1, 1, {1})},
-           op{.k = tensor::matrix(2, 2, {1, 2, 3, 4}), .v = tensor::matrix(1, 1, {1})},
-           op{.k = {{1, 1, 2}, {1, 2}}, .v = tensor::matrix(1, 1, {1})},
-           op{.k = tensor::vector({1, 2}), .v = tensor::vector({5})},
-           op{.kind = op_kind::decode, .q = tensor::vector({1, 2, 3})}};
-  return {t, "refused appends and decodes: wrong width, step mismatch, rank 3, wrong q width", {"Refusal"}};
-}
-
 json group_json(const std::string& kind, const cache_config& c, const numeric_profile& prof) {
   return {{"type", "KvCacheTrace"}, {"kind", kind}, {"config", codec::config_json(c)}, {"profile", prof.describe()}, {"tests", json::array()}};
 }
@@ -140,8 +142,8 @@ std::vector<std::string> write_vectors(const std::string& dir, const std::vector
     for (const implementation& i : impls)
       if (i.kind == kind && i.group == "reference") ref = &i;
     if (!ref) continue;
-    std::vector<test_case> tests = class_tests(kind, seed);
-    tests.push_back(shape_test(kind));
+    std::vector<test_case> tests = generated_tests(*ref, "decode_within_bound", seed, 1, 0, "");
+    for (auto& t : generated_tests(*ref, "refused_append_unchanged", seed, 0, 3, "Refusal")) tests.push_back(std::move(t));
     for (const property& p : all_properties())
       if (p.fixed && p.applies_to(kind)) tests.push_back({p.fixed(), p.summary, {"Pinned", "Property_" + p.name}});
     for (auto& t : mutant_tests(kind, impls, seed)) tests.push_back(std::move(t));

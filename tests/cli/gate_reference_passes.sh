@@ -7,13 +7,18 @@ flat="$shared exact_fill generation_fills_capacity seed_worked_example"
 ring="$shared ring_window_last_steps ring_positions_total ring_bulk_equals_singles ring_decode_after_wraps
       ring_generation_slides"
 for p in $flat; do grep -qE "^flat +$p +PASS" out.txt || { cat out.txt >&2; fail "no PASS row for flat / $p"; }; done
+beam="refused_append_unchanged copy_semantics views_filled_rows order_preserved large_scores decode_within_bound
+      beam_state_matches_model beam_prefill_equals_steps beam_rollback_truncates beam_layers_independent
+      beam_reorder_gathers beam_mask_left_padding beam_gqa_heads beam_memory_formulas
+      beam_generation_equals_recompute beam_search_equals_recompute"
 for p in $ring; do grep -qE "^ring +$p +PASS" out.txt || { cat out.txt >&2; fail "no PASS row for ring / $p"; }; done
-contains out.txt "22 passed, 0 failed, 0 not supported"
+for p in $beam; do grep -qE "^beam +$p +PASS" out.txt || { cat out.txt >&2; fail "no PASS row for beam / $p"; }; done
+contains out.txt "38 passed, 0 failed, 0 not supported"
 "$py" - <<'PY' || fail "reports are invalid"
 import json, xml.etree.ElementTree as ET
 suites = ET.parse("out.xml").getroot()
-assert suites.get("tests") == "22" and suites.get("failures") == "0", suites.attrib
-assert {s.get("name") for s in suites.iter("testsuite")} == {"flat", "ring"}
+assert suites.get("tests") == "38" and suites.get("failures") == "0", suites.attrib
+assert {s.get("name") for s in suites.iter("testsuite")} == {"flat", "ring", "beam"}
 for c in suites.iter("testcase"):
     props = {p.get("name"): p.get("value") for p in c.iter("property")}
     assert int(props["cases"]) >= 1 and float(props["worst_err_over_bound"]) < 1, props
@@ -21,6 +26,7 @@ report = json.load(open("out.json"))
 for impl in report["implementations"]:
     assert all(p["status"] == "PASS" and p["cases"] >= 1 for p in impl["properties"]), impl
     worst = max(p["worst_err_over_bound"] for p in impl["properties"])
-    assert 0 < worst < 0.1, (impl["name"], worst)
+    # Correct double code stays near 0.1 at most; beam's maximum runs over B x Hq problems per decode.
+    assert 0 < worst < 0.15, (impl["name"], worst)
     print(impl["name"], "worst err/bound", worst)
 PY
