@@ -49,6 +49,45 @@ numeric_profile profile_of() {
 /// Maps the exception in flight to a refusal; rethrows anything that is not a kvconform::error.
 op_outcome refusal_from_current_exception();
 
+/// Runs `body(outcome)`; a kvconform::error it throws becomes the refusal (anything else escapes).
+template <class F>
+op_outcome outcome_of(F&& body) {
+  op_outcome r;
+  try {
+    body(r);
+  } catch (...) {
+    return refusal_from_current_exception();
+  }
+  return r;
+}
+
+/// Appends a matrix view's rows (rows(), cols(), (i, j)) to `out`, row-major: how every adapter
+/// reads a cache's views into a snapshot.
+template <class M>
+void copy_rows(const M& m, std::vector<double>& out) {
+  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(m.rows()); ++i)
+    for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(m.cols()); ++j) out.push_back(m(i, j));
+}
+
+/// Copies a decode result's .output and .weights into an outcome.
+template <class D>
+void copy_decode(const D& d, op_outcome& r) {
+  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.output.size()); ++i) r.output.push_back(d.output[i]);
+  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.weights.size()); ++i) r.weights.push_back(d.weights[i]);
+}
+
+/// The registry fields every kind fills alike: names, kind and the type's declared profile.
+template <class C>
+implementation registry_entry(std::string name, cache_kind kind, std::string group, std::string note) {
+  implementation i;
+  i.name = std::move(name);
+  i.kind = kind;
+  i.group = std::move(group);
+  i.note = std::move(note);
+  i.profile = profile_of<C>();
+  return i;
+}
+
 /// Adapts any flat_cache (and, when it has them, ring positions) to `subject`.
 template <flat_cache C>
 class rows_subject final : public subject {
@@ -56,21 +95,15 @@ class rows_subject final : public subject {
   explicit rows_subject(const cache_config& c) : cache_(c.capacity, c.d_k, c.d_v), config_(c) {}
 
   op_outcome apply(const call& c) override {
-    op_outcome r;
-    try {
+    return outcome_of([&](op_outcome& r) {
       if (c.o.kind == op_kind::append) {
         cache_.append(c.k, c.v);
       } else if constexpr (!decoding_cache<C>) {
         r.unsupported = true;
       } else {
-        const auto d = decode_step(c.q, std::as_const(cache_));
-        for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.output.size()); ++i) r.output.push_back(d.output[i]);
-        for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.weights.size()); ++i) r.weights.push_back(d.weights[i]);
+        copy_decode(decode_step(c.q, std::as_const(cache_)), r);
       }
-    } catch (...) {
-      return refusal_from_current_exception();
-    }
-    return r;
+    });
   }
 
   snapshot observe() override {
@@ -91,11 +124,6 @@ class rows_subject final : public subject {
   }
 
  private:
-  template <class M>
-  static void copy_rows(const M& m, std::vector<double>& out) {
-    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(m.rows()); ++i)
-      for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(m.cols()); ++j) out.push_back(m(i, j));
-  }
   C cache_;
   cache_config config_;
 };
@@ -103,12 +131,7 @@ class rows_subject final : public subject {
 /// A registry entry for a flat-kind type (ring when it is a ring_cache).
 template <flat_cache C>
 implementation make_implementation(std::string name, std::string group, std::string note) {
-  implementation i;
-  i.name = std::move(name);
-  i.kind = ring_cache<C> ? cache_kind::ring : cache_kind::flat;
-  i.group = std::move(group);
-  i.note = std::move(note);
-  i.profile = profile_of<C>();
+  implementation i = registry_entry<C>(std::move(name), ring_cache<C> ? cache_kind::ring : cache_kind::flat, std::move(group), std::move(note));
   if constexpr (decoding_cache<C>) i.capabilities.push_back("decode");
   i.make = [](const cache_config& c) { return std::make_unique<rows_subject<C>>(c); };
   return i;
