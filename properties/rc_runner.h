@@ -54,6 +54,43 @@ rc::Gen<T> weighted(std::vector<std::pair<int, rc::Gen<T>>> choices) {
   });
 }
 
+/// Where a generated op goes: its rows continue a stream at position `first` (several input
+/// classes depend on the position), in sequence `seq` (paged; 0 for the other kinds).
+struct op_target {
+  std::shared_ptr<const row_source> src;
+  std::int64_t first = 0;
+  std::int64_t seq = 0;
+};
+
+/// An append of n rows of the target's input class (1-D when n = 1 and one_d).
+op append_op(const op_target& t, std::size_t n, bool one_d, std::uint64_t seed);
+/// An append with shape error `variant` in [0, 6): a wrong key or value width, k and v that
+/// differ in steps, rank 3, rank 0, or a 1-D k with a 2-row v.
+op bad_shape_op(const op_target& t, int variant, std::uint64_t seed);
+/// A decode of the class's query; with `bad`, variant 0 has rank 2 and variant 1 the wrong width.
+op decode_op(const op_target& t, bool bad, int variant);
+/// A key or value width: small in quick runs, up to 128 in deep ones. Picked by index (not
+/// elementOf) so that a failing case shrinks towards the smallest.
+rc::Gen<std::size_t> width_gen(bool deep);
+
+/// Appends of a number of steps drawn from `steps`, 1-D or 2-D.
+template <class Model>
+rc::Gen<command_ptr<Model>> append_gen(const op_target& t, rc::Gen<std::size_t> steps) {
+  return rc::gen::apply([t](std::size_t n, bool one_d, std::uint64_t seed) { return command<Model>(append_op(t, n, one_d, seed)); },
+                        std::move(steps), rc::gen::arbitrary<bool>(), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+}
+/// Appends with one of the shape errors of bad_shape_op.
+template <class Model>
+rc::Gen<command_ptr<Model>> bad_shape_gen(const op_target& t) {
+  return rc::gen::apply([t](int variant, std::uint64_t seed) { return command<Model>(bad_shape_op(t, variant, seed)); },
+                        uniform_in(0, 6), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+}
+/// Decodes of the class's query, or with `bad` of a malformed one.
+template <class Model>
+rc::Gen<command_ptr<Model>> decode_gen(const op_target& t, bool bad) {
+  return rc::gen::map(uniform_in(0, 2), [t, bad](int variant) { return command<Model>(decode_op(t, bad, variant)); });
+}
+
 /// What a kind's op generator gets besides the model state.
 struct gen_context {
   std::shared_ptr<const row_source> src;  ///< the trace's input class and anchor
