@@ -16,10 +16,14 @@ std::size_t paged_model::room(std::int64_t h) const {
   // copy-on-write of a shared, partly filled last block would take.
   const sequence& s = seqs_.at(h);
   const std::int64_t bs = static_cast<std::int64_t>(config_.block_size), len = static_cast<std::int64_t>(s.keys.size());
-  const std::int64_t free = static_cast<std::int64_t>(config_.capacity - refs_.size());
-  const bool copies = len % bs != 0 && refs_.at(s.blocks.back()) > 1;
-  const std::int64_t most = (static_cast<std::int64_t>(s.blocks.size()) + free - (copies ? 1 : 0)) * bs - len;
+  const auto free = static_cast<std::int64_t>(free_blocks());
+  const std::int64_t most = (static_cast<std::int64_t>(s.blocks.size()) + free - (copies_on_append(h) ? 1 : 0)) * bs - len;
   return most > 0 ? static_cast<std::size_t>(most) : 0;
+}
+
+bool paged_model::copies_on_append(std::int64_t h) const {
+  const sequence& s = seqs_.at(h);
+  return s.keys.size() % config_.block_size != 0 && refs_.at(s.blocks.back()) > 1;
 }
 
 std::int64_t paged_model::new_block() {
@@ -53,7 +57,7 @@ expectation paged_model::append(const op& o) {
   }
   sequence& s = seqs_.at(o.seq);
   const std::size_t bs = config_.block_size;
-  if (s.keys.size() % bs != 0 && refs_.at(s.blocks.back()) > 1) {  // copy-on-write of the shared last block
+  if (copies_on_append(o.seq)) {
     --refs_.at(s.blocks.back());
     s.blocks.back() = new_block();
   }
@@ -108,7 +112,7 @@ snapshot paged_model::observe() const {
     out.streams.push_back(std::move(st));
   }
   const auto held = static_cast<std::int64_t>(refs_.size());
-  out.counters.emplace_back("free_blocks", static_cast<std::int64_t>(config_.capacity) - held);
+  out.counters.emplace_back("free_blocks", static_cast<std::int64_t>(free_blocks()));
   out.counters.emplace_back("bytes_in_use", held * static_cast<std::int64_t>(config_.block_size * (config_.d_k + config_.d_v) * sizeof(double)));
   out.block_refs.assign(refs_.begin(), refs_.end());
   return out;

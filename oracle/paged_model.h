@@ -35,10 +35,15 @@ class paged_model final : public model {
   std::vector<std::int64_t> live() const;
   /// Handles issued so far: the next create or fork gets this number.
   std::int64_t handles() const { return handles_; }
+  /// Blocks no table holds.
+  std::size_t free_blocks() const { return config_.capacity - refs_.size(); }
   /// Rows of live sequence h.
   std::size_t size(std::int64_t h) const { return seqs_.at(h).keys.size(); }
   /// The most rows an append to live sequence h takes without preempting (the exact fill).
   std::size_t room(std::int64_t h) const;
+  /// Whether live sequence h's last block is partly filled and held by another table too, so
+  /// that its next append copies it first.
+  bool copies_on_append(std::int64_t h) const;
 
  private:
   using row = std::vector<double>;

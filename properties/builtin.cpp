@@ -3,8 +3,10 @@
 #include "impls/mutants/flat_strict_capacity.h"
 #include "impls/mutants/ring_bulk_keeps_first.h"
 #include "impls/mutants/ring_head_off_by_one.h"
+#include "impls/paged.h"
 #include "impls/ring.h"
 #include "properties/concepts.h"
+#include "properties/paged_concept.h"
 #include "properties/registry.h"
 
 namespace kvconform {
@@ -13,6 +15,7 @@ const std::vector<implementation>& builtin_implementations() {
   static const std::vector<implementation> all = {
       make_implementation<flat>("flat", "reference", "fixed-capacity cache, double, two-pass softmax"),
       make_implementation<ring>("ring", "reference", "sliding-window ring of W rows, double, two-pass softmax"),
+      make_implementation<paged>("paged", "reference", "block pool shared by sequences: fork, copy-on-write, release, preemption; double, two-pass softmax"),
       make_implementation<mutants::flat_strict_capacity>(
           "flat-strict-capacity", "mutant", "seed bug: `>=` capacity check wastes the last slot; exact_fill should kill it"),
       make_implementation<mutants::ring_head_off_by_one>(

@@ -89,6 +89,7 @@ property_run run_property(const property& p, const implementation& impl, const r
   switch (impl.kind) {
     case cache_kind::flat:
     case cache_kind::ring: return run_rows_property(p, impl, o);
+    case cache_kind::paged: return run_paged_property(p, impl, o);
     default: break;
   }
   property_run unknown;

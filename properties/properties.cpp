@@ -9,6 +9,7 @@ namespace {
 std::vector<property> make_catalogue() {
   std::vector<property> ps;
   add_rows_properties(ps);
+  add_paged_properties(ps);
   return ps;
 }
 }  // namespace

@@ -19,6 +19,11 @@ struct op_mix {
   int bad_shape = 0;   ///< wrong width, wrong rank, or k and v differing in steps
   int decode = 2;
   int bad_decode = 0;  ///< q of the wrong width or rank, or a decode of an empty cache
+  // Paged only (the single-sequence kinds have one sequence and ignore these):
+  int create = 1;      ///< a new sequence
+  int fork = 1;        ///< a fork of a live sequence
+  int release = 1;     ///< a release of a live sequence
+  int stale = 0;       ///< an append, decode, fork or release naming a released or never-issued handle
 };
 
 /// A named property. Every trace goes through the one executor, which checks everything after
@@ -48,6 +53,7 @@ const std::vector<property>& all_properties();
 property& add_property(std::vector<property>& ps, std::string name, std::string summary, std::span<const cache_kind> kinds);
 /// The catalogue, one source per kind family.
 void add_rows_properties(std::vector<property>& ps);
+void add_paged_properties(std::vector<property>& ps);
 const property* find_property(const std::string& name);
 
 /// Judges one trace as `p` does: the executor over every op, plus p's metamorphic comparison.

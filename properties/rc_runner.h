@@ -106,10 +106,11 @@ void run_rapidcheck(const property& p, const run_options& o, const std::function
 /// Runs a generated property: a config from `config_gen`, then either `p.drive` on a session,
 /// or commands from `op_gen(model, ctx)` starting at `make_model(config)`, run through the
 /// executor with RapidCheck's runAll and, for metamorphic properties, compared with the rewrite.
-/// The last failing (hence minimal) trace becomes the counterexample.
+/// The last failing (hence minimal) trace becomes the counterexample. Traces hold up to
+/// `trace_scale` x (RapidCheck size + 1) ops.
 template <class Model, class MakeModel, class OpGen>
 property_run run_commands(const property& p, const implementation& impl, const run_options& o,
-                          rc::Gen<cache_config> config_gen, MakeModel make_model, OpGen op_gen) {
+                          rc::Gen<cache_config> config_gen, MakeModel make_model, OpGen op_gen, double trace_scale = 1) {
   property_run out;
   auto keep_failure = [&](const cache_config& config, session& s) {
     out.stats.merge(s.stats());
@@ -138,7 +139,7 @@ property_run run_commands(const property& p, const implementation& impl, const r
     ctx.can_decode = can_decode;
     ctx.max_steps = p.long_traces ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
     const Model initial = make_model(config, impl.profile);
-    const auto commands = *rc::state::gen::commands(initial, [ctx, op_gen](const Model& m) { return op_gen(m, ctx); });
+    const auto commands = *rc::gen::scale(trace_scale, rc::state::gen::commands(initial, [ctx, op_gen](const Model& m) { return op_gen(m, ctx); }));
     session s(config, impl);
     try {
       rc::state::runAll(commands, initial, s);
@@ -162,5 +163,6 @@ property_run run_commands(const property& p, const implementation& impl, const r
 
 /// Per-kind entry points (one generator source each).
 property_run run_rows_property(const property& p, const implementation& impl, const run_options& o);
+property_run run_paged_property(const property& p, const implementation& impl, const run_options& o);
 
 }  // namespace kvconform

@@ -1,11 +1,11 @@
-// The properties of the single-sequence kinds (flat, ring); those that hold for both run on both.
+// The properties of the kinds that append rows (flat, ring, and paged per sequence); those that hold for several run on each.
 #include "properties/generation.h"
 #include "properties/property.h"
 
 namespace kvconform {
 
 namespace {
-constexpr cache_kind rows_kinds[] = {cache_kind::flat, cache_kind::ring};
+constexpr cache_kind rows_kinds[] = {cache_kind::flat, cache_kind::ring, cache_kind::paged};
 
 /// A 1-D append as the equivalent one-row 2-D append.
 std::vector<op> one_d_as_one_row(const op& o) {
@@ -66,8 +66,8 @@ void add_rows_properties(std::vector<property>& ps) {
   auto& fill = add("exact_fill", "appends that end exactly at capacity are accepted; one more step is refused", flat_only);
   fill.mix = {.append = 3, .fill = 4, .overfill = 3, .empty = 1, .decode = 1};
 
-  auto& refused = add("refused_append_unchanged", "a refused append (full, step mismatch, wrong width or rank) changes nothing", rows_kinds);
-  refused.mix = {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2};
+  auto& refused = add("refused_append_unchanged", "a refused append (full, step mismatch, wrong width or rank, unknown or released sequence) changes nothing", rows_kinds);
+  refused.mix = {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2, .stale = 2};
 
   auto& copies = add("copy_semantics", "the cache keeps copies: later changes to the caller's arrays change nothing, and no call modifies its inputs", rows_kinds);
   copies.mix = {.append = 6, .fill = 1, .empty = 1, .decode = 3};

@@ -6,14 +6,17 @@ shared="refused_append_unchanged copy_semantics views_filled_rows one_d_equals_o
 flat="$shared exact_fill generation_fills_capacity seed_worked_example"
 ring="$shared ring_window_last_steps ring_positions_total ring_bulk_equals_singles ring_decode_after_wraps
       ring_generation_slides"
+paged="$shared paged_block_accounting paged_sequence_isolation paged_copy_on_write paged_exact_fill paged_blocks_reused
+       paged_preemption paged_memory_in_use"
 for p in $flat; do grep -qE "^flat +$p +PASS" out.txt || { cat out.txt >&2; fail "no PASS row for flat / $p"; }; done
 for p in $ring; do grep -qE "^ring +$p +PASS" out.txt || { cat out.txt >&2; fail "no PASS row for ring / $p"; }; done
-contains out.txt "22 passed, 0 failed, 0 not supported"
+for p in $paged; do grep -qE "^paged +$p +PASS" out.txt || { cat out.txt >&2; fail "no PASS row for paged / $p"; }; done
+contains out.txt "36 passed, 0 failed, 0 not supported"
 "$py" - <<'PY' || fail "reports are invalid"
 import json, xml.etree.ElementTree as ET
 suites = ET.parse("out.xml").getroot()
-assert suites.get("tests") == "22" and suites.get("failures") == "0", suites.attrib
-assert {s.get("name") for s in suites.iter("testsuite")} == {"flat", "ring"}
+assert suites.get("tests") == "36" and suites.get("failures") == "0", suites.attrib
+assert {s.get("name") for s in suites.iter("testsuite")} == {"flat", "ring", "paged"}
 for c in suites.iter("testcase"):
     props = {p.get("name"): p.get("value") for p in c.iter("property")}
     assert int(props["cases"]) >= 1 and float(props["worst_err_over_bound"]) < 1, props
