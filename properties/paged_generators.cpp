@@ -1,6 +1,5 @@
 // RapidCheck stateful generation for the paged kind: ops on sequences drawn from the model's live set.
 #include <algorithm>
-#include <iterator>
 #include <memory>
 
 #include "oracle/paged_model.h"
@@ -10,13 +9,37 @@ namespace kvconform {
 
 namespace {
 using paged_command = command_ptr<paged_model>;
+using made_op = std::optional<op>;
 
-/// A live sequence as the generators see it, copied: RapidCheck keeps generators alive while shrinking.
-struct live_sequence {
-  std::int64_t handle = 0;
-  std::size_t size = 0;
-  std::size_t room = 0;  ///< the exact fill: the most rows an append takes without preempting
-  bool copies = false;   ///< its partly filled last block is shared: the next append copies it
+/// Which live sequence an op names, decided when it runs: the `from_newest`-th newest (wrapping),
+/// among those whose next append copies a shared block when `copying` and there are any.
+/// Shrinks towards the newest sequence, which after a fork is the fork itself.
+struct pick_rule {
+  bool copying = false;
+  std::size_t from_newest = 0;
+};
+
+std::optional<std::int64_t> resolve(const paged_model& m, pick_rule r) {
+  std::vector<std::int64_t> live = m.live(), copying;
+  std::copy_if(live.begin(), live.end(), std::back_inserter(copying), [&m](std::int64_t h) { return m.copies_on_append(h); });
+  const auto& from = r.copying && !copying.empty() ? copying : live;
+  if (from.empty()) return std::nullopt;
+  return from[from.size() - 1 - r.from_newest % from.size()];
+}
+
+/// The newest sequence half the time (forks of forks and appends to a fresh fork come often),
+/// else any; a third of picks look for a sequence whose next append copies a shared block.
+rc::Gen<pick_rule> pick_gen(std::size_t live) {
+  return rc::gen::construct<pick_rule>(rc::gen::weightedElement<bool>({{2, false}, {1, true}}),
+                                       rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, live)));
+}
+
+/// How many rows an append has, decided when it runs: up to `n` while there is room (at least
+/// one row), or with `to_room` exactly the room left plus `n` (fill: n = 0; overfill: n >= 1).
+struct rows_rule {
+  bool to_room = false;
+  std::size_t n = 0;
+  std::size_t rows(std::size_t room) const { return to_room ? std::max<std::size_t>(room + n, 1) : std::min(n, std::max<std::size_t>(room, 1)); }
 };
 
 op sequence_op(op_kind kind, std::int64_t handle) {
@@ -26,73 +49,87 @@ op sequence_op(op_kind kind, std::int64_t handle) {
   return o;
 }
 
-/// A live sequence: the newest (so forks of forks come often), one whose next append copies a
-/// shared block (when any), or any; shrinks towards the newest, then the oldest.
-rc::Gen<live_sequence> pick(const std::vector<live_sequence>& live) {
-  std::vector<live_sequence> copying;
-  std::copy_if(live.begin(), live.end(), std::back_inserter(copying), [](const live_sequence& s) { return s.copies; });
-  if (copying.empty()) return rc::gen::oneOf(rc::gen::just(live.back()), rc::gen::elementOf(live));
-  return rc::gen::oneOf(rc::gen::just(live.back()), rc::gen::elementOf(copying), rc::gen::elementOf(live));
+/// A command on the live sequence `pick` names; `make(target, room)` builds its op.
+template <class Make>
+paged_command on_live(std::string label, pick_rule pick, std::shared_ptr<const row_source> src, Make make) {
+  return std::make_shared<const deferred_command<paged_model>>(std::move(label), [=](const paged_model& m) -> made_op {
+    const auto h = resolve(m, pick);
+    if (!h) return std::nullopt;  // shrinking removed every sequence before this op
+    return make(op_target{src, static_cast<std::int64_t>(m.size(*h)), *h}, m.room(*h));
+  });
 }
 
-/// Ops naming a handle that names no sequence: released, preempted, a refused fork's, or not issued yet.
-rc::Gen<paged_command> stale_gen(const std::vector<std::int64_t>& stale, std::shared_ptr<const row_source> src, bool can_decode) {
-  return rc::gen::apply(
-      [src](std::int64_t h, int kind, std::uint64_t seed) {
-        const op_target t{src, 0, h};
-        switch (kind) {
-          case 0: return command<paged_model>(append_op(t, 1, false, seed));
-          case 1: return command<paged_model>(sequence_op(op_kind::fork, h));
-          case 2: return command<paged_model>(sequence_op(op_kind::release, h));
-          default: return command<paged_model>(decode_op(t, false, 0));
-        }
-      },
-      rc::gen::elementOf(stale), uniform_in(0, can_decode ? 4 : 3), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+/// Ops naming a handle that names no sequence: released, preempted, a refused fork's, or the
+/// next one, not issued yet.
+paged_command stale_command(op_kind kind, std::size_t which, std::shared_ptr<const row_source> src, std::uint64_t seed) {
+  return std::make_shared<const deferred_command<paged_model>>(std::string("stale ") + to_string(kind), [=](const paged_model& m) -> made_op {
+    std::vector<std::int64_t> stale;
+    const auto live = m.live();
+    for (std::int64_t h = 0; h <= m.handles(); ++h)
+      if (!std::binary_search(live.begin(), live.end(), h)) stale.push_back(h);
+    const op_target t{src, 0, stale[which % stale.size()]};
+    if (kind == op_kind::append) return append_op(t, 1, false, seed);
+    if (kind == op_kind::decode) return decode_op(t, false, 0);
+    return sequence_op(kind, t.seq);
+  });
 }
 
-/// One op drawn by weight from the property's mix, on sequences drawn from the model's live set.
+/// One op drawn by weight from the property's mix.
 rc::Gen<paged_command> op_gen(const paged_model& m, const gen_context& ctx) {
   const op_mix& mix = ctx.mix;
-  std::vector<live_sequence> live;
-  std::vector<std::int64_t> stale;
-  for (std::int64_t h = 0; h <= m.handles(); ++h) stale.push_back(h);
-  for (std::int64_t h : m.live()) live.push_back({h, m.size(h), m.room(h), m.copies_on_append(h)}), std::erase(stale, h);
+  const auto src = ctx.src;
+  const std::size_t live = m.live().size();
+  const auto seed = rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
 
   std::vector<std::pair<int, rc::Gen<paged_command>>> choices;
   auto add = [&](int weight, rc::Gen<paged_command> g) {
     if (weight > 0) choices.emplace_back(weight, std::move(g));
   };
   // Nothing else can happen before the first sequence exists.
-  add(live.empty() ? std::max(mix.create, 1) : mix.create, rc::gen::just(command<paged_model>(sequence_op(op_kind::create, 0))));
-  add(mix.stale, stale_gen(stale, ctx.src, ctx.can_decode));
-  if (live.empty()) return weighted(std::move(choices));
+  add(live == 0 ? std::max(mix.create, 1) : mix.create,
+      rc::gen::just<paged_command>(std::make_shared<const deferred_command<paged_model>>("create", [](const paged_model&) -> made_op {
+        return sequence_op(op_kind::create, 0);
+      })));
+  std::vector<op_kind> stale_kinds = {op_kind::append, op_kind::fork, op_kind::release};
+  if (ctx.can_decode) stale_kinds.push_back(op_kind::decode);
+  add(mix.stale, rc::gen::apply([src](op_kind k, std::size_t which, std::uint64_t s) { return stale_command(k, which, src, s); },
+                                rc::gen::elementOf(stale_kinds), uniform_in<std::size_t>(0, m.handles() + 1), seed));
+  if (live == 0) return weighted(std::move(choices));
 
-  const auto src = ctx.src;
-  auto target = [src](const live_sequence& s) { return op_target{src, static_cast<std::int64_t>(s.size), s.handle}; };
-  auto on_live = [&](int weight, auto make) {
-    add(weight, rc::gen::mapcat(pick(live), [target, make](const live_sequence& s) { return make(target(s), s); }));
+  const auto picks = pick_gen(live);
+  auto appends = [&](int weight, const char* label, rc::Gen<rows_rule> rule) {
+    add(weight, rc::gen::apply(
+                    [src, label](pick_rule p, rows_rule r, bool one_d, std::uint64_t s) {
+                      return on_live(label, p, src, [=](const op_target& t, std::size_t room) { return append_op(t, r.rows(room), one_d, s); });
+                    },
+                    picks, std::move(rule), rc::gen::arbitrary<bool>(), seed));
   };
   // Ordinary appends end inside a block or cross into the next, and fit while there is room:
   // exhausting the pool is left to fill and overfill, so that properties steer how often it happens.
   const std::size_t most = m.config().block_size + 1;
-  on_live(mix.append, [most](const op_target& t, const live_sequence& s) {
-    return append_gen<paged_model>(t, uniform_in<std::size_t>(1, std::clamp<std::size_t>(s.room, 1, most) + 1));
-  });
-  on_live(mix.fill, [](const op_target& t, const live_sequence& s) { return append_gen<paged_model>(t, rc::gen::just(std::max<std::size_t>(s.room, 1))); });
-  on_live(mix.overfill, [](const op_target& t, const live_sequence& s) {
-    return append_gen<paged_model>(t, rc::gen::map(uniform_in<std::size_t>(1, 4), [room = s.room](std::size_t extra) { return room + extra; }));
-  });
-  on_live(mix.empty, [](const op_target& t, const live_sequence&) { return append_gen<paged_model>(t, rc::gen::just<std::size_t>(0)); });
-  on_live(mix.bad_shape, [](const op_target& t, const live_sequence&) { return bad_shape_gen<paged_model>(t); });
-  if (ctx.can_decode) {
-    on_live(mix.decode, [](const op_target& t, const live_sequence&) { return decode_gen<paged_model>(t, false); });
-    on_live(mix.bad_decode, [](const op_target& t, const live_sequence&) { return decode_gen<paged_model>(t, true); });
-  }
+  appends(mix.append, "append", rc::gen::construct<rows_rule>(rc::gen::just(false), uniform_in<std::size_t>(1, most + 1)));
+  appends(mix.fill, "fill", rc::gen::just(rows_rule{true, 0}));
+  appends(mix.overfill, "overfill", rc::gen::construct<rows_rule>(rc::gen::just(true), uniform_in<std::size_t>(1, 4)));
+  appends(mix.empty, "empty append", rc::gen::just(rows_rule{false, 0}));
+  add(mix.bad_shape, rc::gen::apply(
+                         [src](pick_rule p, int variant, std::uint64_t s) {
+                           return on_live("bad shape", p, src, [=](const op_target& t, std::size_t) { return bad_shape_op(t, variant, s); });
+                         },
+                         picks, uniform_in(0, 6), seed));
+  if (ctx.can_decode)
+    for (auto [weight, bad] : {std::pair{mix.decode, false}, {mix.bad_decode, true}})
+      add(weight, rc::gen::apply(
+                      [src, bad](pick_rule p, int variant) {
+                        return on_live(bad ? "bad decode" : "decode", p, src, [=](const op_target& t, std::size_t) { return decode_op(t, bad, variant); });
+                      },
+                      picks, uniform_in(0, 2)));
   // An exhausted pool refuses every append that needs a block: release as often as append then,
   // so that traces go on to reuse blocks instead of collecting refusals.
   const int release = m.free_blocks() == 0 && mix.release > 0 ? std::max(mix.release, mix.append) : mix.release;
   for (auto [weight, kind] : {std::pair{mix.fork, op_kind::fork}, {release, op_kind::release}})
-    on_live(weight, [kind](const op_target& t, const live_sequence&) { return rc::gen::just(command<paged_model>(sequence_op(kind, t.seq))); });
+    add(weight, rc::gen::map(picks, [src, kind](pick_rule p) {
+          return on_live(to_string(kind), p, src, [kind](const op_target& t, std::size_t) { return sequence_op(kind, t.seq); });
+        }));
   return weighted(std::move(choices));
 }
 

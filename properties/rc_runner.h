@@ -6,6 +6,8 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,19 +22,38 @@ rc::Gen<T> uniform_in(T lo, T hi) {
   return rc::gen::resize(100, rc::gen::inRange<T>(lo, hi));
 }
 
+/// Runs one op through the executor; a divergence fails the RapidCheck case with its signature.
+inline void step_or_fail(session& s, const op& o) {
+  if (!s.step(o)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+}
+
 /// A trace op as a RapidCheck command: apply to the model, run through the executor, show.
 template <class Model>
 struct trace_command final : rc::state::Command<Model, session> {
   op o;
   explicit trace_command(op x) : o(std::move(x)) {}
   void apply(Model& m) const override { m.apply(o); }
-  void run(const Model&, session& s) const override {
-    if (!s.step(o)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
-  }
+  void run(const Model&, session& s) const override { step_or_fail(s, o); }
   void show(std::ostream& os) const override { os << describe(o); }
 };
 template <class Model>
 using command_ptr = std::shared_ptr<const rc::state::Command<Model, session>>;
+
+/// A command whose op is made from the model state when it runs, for kinds whose ops name
+/// state (paged handles, an exact fill): shrinking removes earlier commands, which renumbers
+/// handles and changes what is free, and a deferred op keeps its meaning through that (as a
+/// Hypothesis bundle draw does). `make` returns nullopt where no op can be made: a failed
+/// precondition, so RapidCheck regenerates or drops the command.
+template <class Model>
+struct deferred_command final : rc::state::Command<Model, session> {
+  std::string label;
+  std::function<std::optional<op>(const Model&)> make;
+  deferred_command(std::string l, std::function<std::optional<op>(const Model&)> f) : label(std::move(l)), make(std::move(f)) {}
+  void checkPreconditions(const Model& m) const override { RC_PRE(make(m).has_value()); }
+  void apply(Model& m) const override { m.apply(*make(m)); }
+  void run(const Model& m, session& s) const override { step_or_fail(s, *make(m)); }
+  void show(std::ostream& os) const override { os << label; }
+};
 template <class Model>
 command_ptr<Model> command(op o) {
   return std::make_shared<const trace_command<Model>>(std::move(o));
@@ -72,24 +93,6 @@ op decode_op(const op_target& t, bool bad, int variant);
 /// A key or value width: small in quick runs, up to 128 in deep ones. Picked by index (not
 /// elementOf) so that a failing case shrinks towards the smallest.
 rc::Gen<std::size_t> width_gen(bool deep);
-
-/// Appends of a number of steps drawn from `steps`, 1-D or 2-D.
-template <class Model>
-rc::Gen<command_ptr<Model>> append_gen(const op_target& t, rc::Gen<std::size_t> steps) {
-  return rc::gen::apply([t](std::size_t n, bool one_d, std::uint64_t seed) { return command<Model>(append_op(t, n, one_d, seed)); },
-                        std::move(steps), rc::gen::arbitrary<bool>(), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
-}
-/// Appends with one of the shape errors of bad_shape_op.
-template <class Model>
-rc::Gen<command_ptr<Model>> bad_shape_gen(const op_target& t) {
-  return rc::gen::apply([t](int variant, std::uint64_t seed) { return command<Model>(bad_shape_op(t, variant, seed)); },
-                        uniform_in(0, 6), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
-}
-/// Decodes of the class's query, or with `bad` of a malformed one.
-template <class Model>
-rc::Gen<command_ptr<Model>> decode_gen(const op_target& t, bool bad) {
-  return rc::gen::map(uniform_in(0, 2), [t, bad](int variant) { return command<Model>(decode_op(t, bad, variant)); });
-}
 
 /// What a kind's op generator gets besides the model state.
 struct gen_context {

@@ -20,6 +20,21 @@ struct gen_state {
   op_target target() const { return {src, total, 0}; }
 };
 
+rc::Gen<rows_command> append_gen(const gen_state& s, rc::Gen<std::size_t> steps) {
+  return rc::gen::apply(
+      [t = s.target()](std::size_t n, bool one_d, std::uint64_t seed) { return command<rows_model>(append_op(t, n, one_d, seed)); },
+      std::move(steps), rc::gen::arbitrary<bool>(), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+}
+
+rc::Gen<rows_command> bad_shape_gen(const gen_state& s) {
+  return rc::gen::apply([t = s.target()](int variant, std::uint64_t seed) { return command<rows_model>(bad_shape_op(t, variant, seed)); },
+                        uniform_in(0, 6), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+}
+
+rc::Gen<rows_command> decode_gen(const gen_state& s, bool bad) {
+  return rc::gen::map(uniform_in(0, 2), [t = s.target(), bad](int variant) { return command<rows_model>(decode_op(t, bad, variant)); });
+}
+
 /// One op drawn by weight from the property's mix, sized from the model's state.
 rc::Gen<rows_command> op_gen(const op_mix& mix, const gen_state& s, bool can_decode) {
   const std::size_t cap = s.config.capacity;
@@ -28,21 +43,20 @@ rc::Gen<rows_command> op_gen(const op_mix& mix, const gen_state& s, bool can_dec
   auto add = [&](int weight, rc::Gen<rows_command> g) {
     if (weight > 0) choices.emplace_back(weight, std::move(g));
   };
-  auto appends = [&s](rc::Gen<std::size_t> steps) { return append_gen<rows_model>(s.target(), std::move(steps)); };
-  add(mix.append, appends(uniform_in<std::size_t>(1, s.max_steps + 1)));
+  add(mix.append, append_gen(s, uniform_in<std::size_t>(1, s.max_steps + 1)));
   if (s.config.kind == cache_kind::flat) {
-    add(mix.fill, appends(rc::gen::just(std::max<std::size_t>(room, 1))));
-    add(mix.overfill, appends(rc::gen::map(uniform_in<std::size_t>(1, 4), [room](std::size_t extra) { return room + extra; })));
+    add(mix.fill, append_gen(s, rc::gen::just(std::max<std::size_t>(room, 1))));
+    add(mix.overfill, append_gen(s, rc::gen::map(uniform_in<std::size_t>(1, 4), [room](std::size_t extra) { return room + extra; })));
   } else {  // ring: appends of about the window, crossing the wrap point, and n > W
     const std::size_t to_wrap = cap - static_cast<std::size_t>(s.total % static_cast<std::int64_t>(cap));
-    add(mix.fill, appends(rc::gen::elementOf(std::vector<std::size_t>{cap, to_wrap, cap > 1 ? cap - 1 : 1, cap + 1})));
-    add(mix.overfill, appends(rc::gen::elementOf(std::vector<std::size_t>{cap + 1, 2 * cap + 1, 3 * cap})));
+    add(mix.fill, append_gen(s, rc::gen::elementOf(std::vector<std::size_t>{cap, to_wrap, cap > 1 ? cap - 1 : 1, cap + 1})));
+    add(mix.overfill, append_gen(s, rc::gen::elementOf(std::vector<std::size_t>{cap + 1, 2 * cap + 1, 3 * cap})));
   }
-  add(mix.empty, appends(rc::gen::just<std::size_t>(0)));
-  add(mix.bad_shape, bad_shape_gen<rows_model>(s.target()));
+  add(mix.empty, append_gen(s, rc::gen::just<std::size_t>(0)));
+  add(mix.bad_shape, bad_shape_gen(s));
   if (can_decode) {
-    add(mix.decode, decode_gen<rows_model>(s.target(), false));
-    add(mix.bad_decode, decode_gen<rows_model>(s.target(), true));
+    add(mix.decode, decode_gen(s, false));
+    add(mix.bad_decode, decode_gen(s, true));
   }
   return weighted(std::move(choices));
 }
