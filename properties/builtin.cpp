@@ -1,6 +1,9 @@
 // The built-in implementations; each goes through the same adapter a third party's type would.
 #include "impls/flat.h"
 #include "impls/mutants/flat_strict_capacity.h"
+#include "impls/mutants/paged_fork_without_cow.h"
+#include "impls/mutants/paged_leak_on_refusal.h"
+#include "impls/mutants/paged_refcount_per_entry.h"
 #include "impls/mutants/ring_bulk_keeps_first.h"
 #include "impls/mutants/ring_head_off_by_one.h"
 #include "impls/paged.h"
@@ -22,6 +25,12 @@ const std::vector<implementation>& builtin_implementations() {
           "ring-head-off-by-one", "mutant", "peer bug 2: read start off by one after the first wrap; ring_window_last_steps should kill it"),
       make_implementation<mutants::ring_bulk_keeps_first>(
           "ring-bulk-keeps-first", "mutant", "peer bugs 17/18: an append of n > W keeps the first W rows; ring_window_last_steps should kill it"),
+      make_implementation<mutants::paged_leak_on_refusal>(
+          "paged-leak-on-refusal", "mutant", "DESIGN 7: a refused append keeps the blocks it took before the pool ran dry; refused_append_unchanged should kill it"),
+      make_implementation<mutants::paged_fork_without_cow>(
+          "paged-fork-without-cow", "mutant", "no copy-on-write: an append writes into a shared, partly filled last block; paged_copy_on_write should kill it"),
+      make_implementation<mutants::paged_refcount_per_entry>(
+          "paged-refcount-per-entry", "mutant", "peer bug 5: fork counts a reference per filled slot instead of per block; paged_block_accounting should kill it"),
   };
   return all;
 }
