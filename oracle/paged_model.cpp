@@ -45,11 +45,12 @@ expectation paged_model::append(const op& o) {
   if (!e.accepted || *steps == 0) return e;
   const std::size_t n = *steps;
   if (room(o.seq) < n) {
+    if (!config_.preempt) return {.accepted = false, .reasons = refuse_capacity};
     // Preemption: release the newest other sequences one at a time, on a trial copy, until
     // the rows fit; if they never do, nothing is released and the append is refused.
     paged_model trial = *this;
     std::vector<std::int64_t> victims;
-    for (auto it = seqs_.rbegin(); config_.preempt && it != seqs_.rend() && trial.room(o.seq) < n; ++it)
+    for (auto it = seqs_.rbegin(); it != seqs_.rend() && trial.room(o.seq) < n; ++it)
       if (it->first != o.seq) victims.push_back(it->first), trial.drop(it->first);
     if (trial.room(o.seq) < n) return {.accepted = false, .reasons = refuse_capacity};
     *this = std::move(trial);

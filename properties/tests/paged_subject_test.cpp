@@ -1,6 +1,8 @@
 // The paged adapter: handles map to the implementation's ids and back, and the executor judges every paged op.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "impls/paged.h"
 #include "properties/executor.h"
 #include "properties/paged_concept.h"
