@@ -34,12 +34,23 @@ rc::Gen<pick_rule> pick_gen(std::size_t live) {
                                        rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, live)));
 }
 
-/// How many rows an append has, decided when it runs: up to `n` while there is room (at least
-/// one row), or with `to_room` exactly the room left plus `n` (fill: n = 0; overfill: n >= 1).
+/// Where an append of a live sequence may end, when it runs.
+struct fit {
+  std::size_t room = 0;          ///< the most rows the pool takes without preempting
+  std::size_t to_block_end = 0;  ///< rows up to the end of the last block (a whole block when it is full)
+};
+
+/// How many rows an append has, decided when it runs: `capped`, n but no more than fit (at
+/// least one); `pool`, the room plus n (fill: n = 0 takes the last free slot; overfill: n >= 1);
+/// `block`, exactly to the end of the sequence's last block.
 struct rows_rule {
-  bool to_room = false;
+  enum class end { capped, pool, block } to = end::capped;
   std::size_t n = 0;
-  std::size_t rows(std::size_t room) const { return to_room ? std::max<std::size_t>(room + n, 1) : std::min(n, std::max<std::size_t>(room, 1)); }
+  std::size_t rows(fit f) const {
+    if (to == end::pool) return std::max<std::size_t>(f.room + n, 1);
+    if (to == end::block) return f.to_block_end;
+    return std::min(n, std::max<std::size_t>(f.room, 1));
+  }
 };
 
 op sequence_op(op_kind kind, std::int64_t handle) {
@@ -49,13 +60,14 @@ op sequence_op(op_kind kind, std::int64_t handle) {
   return o;
 }
 
-/// A command on the live sequence `pick` names; `make(target, room)` builds its op.
+/// A command on the live sequence `pick` names; `make(target, fit)` builds its op.
 template <class Make>
 paged_command on_live(std::string label, pick_rule pick, std::shared_ptr<const row_source> src, Make make) {
   return std::make_shared<const deferred_command<paged_model>>(std::move(label), [=](const paged_model& m) -> made_op {
     const auto h = resolve(m, pick);
     if (!h) return std::nullopt;  // shrinking removed every sequence before this op
-    return make(op_target{src, static_cast<std::int64_t>(m.size(*h)), *h}, m.room(*h));
+    const std::size_t size = m.size(*h), block = m.config().block_size;
+    return make(op_target{src, static_cast<std::int64_t>(size), *h}, fit{m.room(*h), block - size % block});
   });
 }
 
@@ -100,27 +112,30 @@ rc::Gen<paged_command> op_gen(const paged_model& m, const gen_context& ctx) {
   auto appends = [&](int weight, const char* label, rc::Gen<rows_rule> rule) {
     add(weight, rc::gen::apply(
                     [src, label](pick_rule p, rows_rule r, bool one_d, std::uint64_t s) {
-                      return on_live(label, p, src, [=](const op_target& t, std::size_t room) { return append_op(t, r.rows(room), one_d, s); });
+                      return on_live(label, p, src, [=](const op_target& t, fit f) { return append_op(t, r.rows(f), one_d, s); });
                     },
                     picks, std::move(rule), rc::gen::arbitrary<bool>(), seed));
   };
   // Ordinary appends end inside a block or cross into the next, and fit while there is room:
   // exhausting the pool is left to fill and overfill, so that properties steer how often it happens.
   const std::size_t most = m.config().block_size + 1;
-  appends(mix.append, "append", rc::gen::construct<rows_rule>(rc::gen::just(false), uniform_in<std::size_t>(1, most + 1)));
-  appends(mix.fill, "fill", rc::gen::just(rows_rule{true, 0}));
-  appends(mix.overfill, "overfill", rc::gen::construct<rows_rule>(rc::gen::just(true), uniform_in<std::size_t>(1, 4)));
-  appends(mix.empty, "empty append", rc::gen::just(rows_rule{false, 0}));
+  using end = rows_rule::end;
+  appends(mix.append, "append", rc::gen::construct<rows_rule>(rc::gen::just(end::capped), uniform_in<std::size_t>(1, most + 1)));
+  // Half the fills take the pool's last free slot; the others end a block exactly, so that the
+  // next append opens a new one without exhausting the pool every time.
+  appends(mix.fill, "fill", rc::gen::element(rows_rule{end::pool, 0}, rows_rule{end::block, 0}));
+  appends(mix.overfill, "overfill", rc::gen::construct<rows_rule>(rc::gen::just(end::pool), uniform_in<std::size_t>(1, 4)));
+  appends(mix.empty, "empty append", rc::gen::just(rows_rule{end::capped, 0}));
   add(mix.bad_shape, rc::gen::apply(
                          [src](pick_rule p, int variant, std::uint64_t s) {
-                           return on_live("bad shape", p, src, [=](const op_target& t, std::size_t) { return bad_shape_op(t, variant, s); });
+                           return on_live("bad shape", p, src, [=](const op_target& t, fit) { return bad_shape_op(t, variant, s); });
                          },
                          picks, uniform_in(0, 6), seed));
   if (ctx.can_decode)
     for (auto [weight, bad] : {std::pair{mix.decode, false}, {mix.bad_decode, true}})
       add(weight, rc::gen::apply(
                       [src, bad](pick_rule p, int variant) {
-                        return on_live(bad ? "bad decode" : "decode", p, src, [=](const op_target& t, std::size_t) { return decode_op(t, bad, variant); });
+                        return on_live(bad ? "bad decode" : "decode", p, src, [=](const op_target& t, fit) { return decode_op(t, bad, variant); });
                       },
                       picks, uniform_in(0, 2)));
   // An exhausted pool refuses every append that needs a block: release as often as append then,
@@ -128,7 +143,7 @@ rc::Gen<paged_command> op_gen(const paged_model& m, const gen_context& ctx) {
   const int release = m.free_blocks() == 0 && mix.release > 0 ? std::max(mix.release, mix.append) : mix.release;
   for (auto [weight, kind] : {std::pair{mix.fork, op_kind::fork}, {release, op_kind::release}})
     add(weight, rc::gen::map(picks, [src, kind](pick_rule p) {
-          return on_live(to_string(kind), p, src, [kind](const op_target& t, std::size_t) { return sequence_op(kind, t.seq); });
+          return on_live(to_string(kind), p, src, [kind](const op_target& t, fit) { return sequence_op(kind, t.seq); });
         }));
   return weighted(std::move(choices));
 }
