@@ -1,6 +1,10 @@
 // RapidCheck stateful generation for the paged kind: ops on sequences drawn from the model's live set.
 #include <algorithm>
+#include <iterator>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "oracle/paged_model.h"
 #include "properties/rc_runner.h"
@@ -98,10 +102,7 @@ rc::Gen<paged_command> op_gen(const paged_model& m, const gen_context& ctx) {
     if (weight > 0) choices.emplace_back(weight, std::move(g));
   };
   // Nothing else can happen before the first sequence exists.
-  add(live == 0 ? std::max(mix.create, 1) : mix.create,
-      rc::gen::just<paged_command>(std::make_shared<const deferred_command<paged_model>>("create", [](const paged_model&) -> made_op {
-        return sequence_op(op_kind::create, 0);
-      })));
+  add(live == 0 ? std::max(mix.create, 1) : mix.create, rc::gen::just(command<paged_model>(sequence_op(op_kind::create, 0))));
   std::vector<op_kind> stale_kinds = {op_kind::append, op_kind::fork, op_kind::release};
   if (ctx.can_decode) stale_kinds.push_back(op_kind::decode);
   add(mix.stale, rc::gen::apply([src](op_kind k, std::size_t which, std::uint64_t s) { return stale_command(k, which, src, s); },
