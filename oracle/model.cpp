@@ -1,18 +1,37 @@
-// The model factory: one model class per kind family.
+// The model factory (one model class per kind family) and the row helpers the models share.
 #include "oracle/model.h"
 
 #include <stdexcept>
 
 #include "oracle/beam_model.h"
+#include "oracle/paged_model.h"
 #include "oracle/rows_model.h"
 
 namespace kvconform {
+
+std::optional<std::size_t> append_steps(const op& o, std::size_t d_k, std::size_t d_v) {
+  auto steps = [](const tensor& t, std::size_t width) -> std::optional<std::size_t> {
+    if (t.shape.size() == 1 && t.shape[0] == width) return 1;
+    if (t.shape.size() == 2 && t.shape[1] == width) return t.shape[0];
+    return std::nullopt;
+  };
+  const auto ks = steps(o.k, d_k), vs = steps(o.v, d_v);
+  return ks && ks == vs ? ks : std::nullopt;
+}
+
+std::vector<double> stored_row(const tensor& t, std::size_t i, precision storage) {
+  const std::size_t w = t.shape.back();
+  std::vector<double> r(t.data.begin() + static_cast<std::ptrdiff_t>(i * w), t.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * w));
+  for (double& x : r) x = round_to(storage, x);
+  return r;
+}
 
 std::unique_ptr<model> make_model(const cache_config& c, const numeric_profile& p) {
   switch (c.kind) {
     case cache_kind::flat:
     case cache_kind::ring: return std::make_unique<rows_model>(c, p);
     case cache_kind::beam: return std::make_unique<beam_model>(c, p);
+    case cache_kind::paged: return std::make_unique<paged_model>(c, p);
     default: throw std::invalid_argument(std::string("no model for kind ") + to_string(c.kind));
   }
 }

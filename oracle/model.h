@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "oracle/attention_problem.h"
@@ -32,6 +33,22 @@ class model {
   virtual expectation apply(const op& o) = 0;
   virtual snapshot observe() const = 0;
 };
+
+/// Steps of a well-formed append: k and v 1-D (one step) or 2-D (rows are steps) of widths
+/// d_k and d_v with as many steps each; nullopt otherwise.
+std::optional<std::size_t> append_steps(const op& o, std::size_t d_k, std::size_t d_v);
+/// Step i of a well-formed 1-D or 2-D k or v, rounded to the storage format as a cache stores it.
+std::vector<double> stored_row(const tensor& t, std::size_t i, precision storage);
+/// The oracle's problem for a decode of q (1-D, width d_k) over exact rows in order.
+template <class Rows>
+attention_problem decode_problem(const Rows& keys, const Rows& values, const tensor& q, std::size_t d_v, precision storage) {
+  attention_problem p;
+  p.n = keys.size(), p.d_k = q.data.size(), p.d_v = d_v;
+  for (const auto& k : keys) p.keys.insert(p.keys.end(), k.begin(), k.end());
+  for (const auto& v : values) p.values.insert(p.values.end(), v.begin(), v.end());
+  for (double x : q.data) p.q.push_back(round_to(storage, x));
+  return p;
+}
 
 /// The model for a cache config and an implementation's profile (oracle/model.cpp picks the kind's).
 std::unique_ptr<model> make_model(const cache_config& c, const numeric_profile& p);

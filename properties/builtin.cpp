@@ -14,13 +14,18 @@
 #include "impls/mutants/flat_row_zero.h"
 #include "impls/mutants/flat_strict_capacity.h"
 #include "impls/mutants/flat_whole_buffer_views.h"
+#include "impls/mutants/paged_fork_without_cow.h"
+#include "impls/mutants/paged_leak_on_refusal.h"
+#include "impls/mutants/paged_refcount_per_entry.h"
 #include "impls/mutants/ring_bulk_keeps_first.h"
 #include "impls/mutants/ring_head_off_by_one.h"
+#include "impls/paged.h"
 #include "impls/ring.h"
 #include "impls/variants/flat_f32.h"
 #include "impls/variants/flat_variants.h"
 #include "properties/beam_concept.h"
 #include "properties/concepts.h"
+#include "properties/paged_concept.h"
 #include "properties/registry.h"
 
 namespace kvconform {
@@ -44,6 +49,7 @@ const std::vector<implementation>& builtin_implementations() {
   static const std::vector<implementation> all = {
       make_implementation<flat>("flat", "reference", "fixed-capacity cache, double, two-pass softmax"),
       make_implementation<ring>("ring", "reference", "sliding-window ring of W rows, double, two-pass softmax"),
+      make_implementation<paged>("paged", "reference", "block pool shared by sequences with fork, copy-on-write and preemption; double, two-pass softmax"),
       make_implementation<beam>("beam", "reference", "layers x batch x kv heads with prefill, rollback, reorder, GQA and masks; double, two-pass softmax"),
 
       mutant<flat_strict_capacity>("flat-strict-capacity", "seed: `>=` capacity check wastes the last slot", "exact_fill"),
@@ -67,6 +73,9 @@ const std::vector<implementation>& builtin_implementations() {
       mutant<beam_reorder_layer0_only>("beam-reorder-layer0-only", "peer bug 3 (transformers #46612): reorder gathers layer 0 only", "beam_reorder_gathers"),
       mutant<beam_reorder_aliases>("beam-reorder-aliases", "seed: a repeated row shares its twin's storage after reorder", "beam_reorder_gathers"),
       mutant<beam_truncate_stale_length>("beam-truncate-stale-length", "seed: a rollback keeps the stale length", "beam_rollback_truncates"),
+      mutant<paged_leak_on_refusal>("paged-leak-on-refusal", "DESIGN 7: a refused append keeps the blocks it took before the pool ran dry", "refused_append_unchanged"),
+      mutant<paged_fork_without_cow>("paged-fork-without-cow", "DESIGN 7: no copy-on-write, an append writes into a shared, partly filled last block", "paged_copy_on_write"),
+      mutant<paged_refcount_per_entry>("paged-refcount-per-entry", "peer bug 5 (vLLM #1556): fork counts a reference per filled slot, not per block", "paged_block_accounting"),
 
       variant<flat_f32>("flat-f32", "float32 storage and arithmetic, declared f32"),
       variant<flat_online>("flat-online", "online softmax, declared block of 4 keys"),

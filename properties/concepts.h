@@ -89,8 +89,34 @@ op_outcome call_cache(F&& f) {
   }
 }
 
-/// Copies a decode result (.output and .weights, indexable with size()) into an outcome; an
-/// empty optional-like result is a refusal.
+/// Runs `body(outcome)`; a kvconform::error it throws becomes the refusal (anything else escapes).
+template <class F>
+op_outcome outcome_of(F&& body) {
+  op_outcome r;
+  try {
+    body(r);
+  } catch (...) {
+    return refusal_from_current_exception();
+  }
+  return r;
+}
+
+/// Appends a matrix view's rows (rows(), cols(), (i, j)) to `out`, row-major: how every adapter
+/// reads a cache's views into a snapshot.
+template <class M>
+void copy_rows(const M& m, std::vector<double>& out) {
+  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(m.rows()); ++i)
+    for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(m.cols()); ++j) out.push_back(m(i, j));
+}
+
+/// Copies a decode result's .output and .weights (indexable, with size()) into an outcome.
+template <class D>
+void copy_decode(const D& d, op_outcome& r) {
+  for (std::size_t i = 0; i < static_cast<std::size_t>(d.output.size()); ++i) r.output.push_back(d.output[i]);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(d.weights.size()); ++i) r.weights.push_back(d.weights[i]);
+}
+
+/// A decode result as an outcome; an empty optional-like result is a refusal.
 template <class D>
 op_outcome outcome_of_decode(const D& d) {
   if constexpr (requires { d.has_value(); *d; }) {
@@ -98,8 +124,7 @@ op_outcome outcome_of_decode(const D& d) {
     return outcome_of_decode(*d);
   } else {
     op_outcome r;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(d.output.size()); ++i) r.output.push_back(d.output[i]);
-    for (std::size_t i = 0; i < static_cast<std::size_t>(d.weights.size()); ++i) r.weights.push_back(d.weights[i]);
+    copy_decode(d, r);
     return r;
   }
 }
@@ -157,11 +182,6 @@ class rows_subject final : public subject {
   }
 
  private:
-  template <class M>
-  static void copy_rows(const M& m, std::vector<double>& out) {
-    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(m.rows()); ++i)
-      for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(m.cols()); ++j) out.push_back(m(i, j));
-  }
   C cache_;
 };
 

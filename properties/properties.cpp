@@ -10,6 +10,7 @@ std::vector<property> make_catalogue() {
   std::vector<property> ps;
   add_rows_properties(ps);
   add_beam_properties(ps);
+  add_paged_properties(ps);
   return ps;
 }
 }  // namespace

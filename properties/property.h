@@ -22,6 +22,11 @@ struct op_mix {
   int rollback = 0;     ///< beam: an update starting below the layer's length (truncates first)
   int reorder = 0;      ///< beam: a gather along the batch axis (repeats, drops, permutations, identity)
   int bad_reorder = 0;  ///< beam: an index out of range, or not one index per batch row
+  // Paged only (the single-sequence kinds have one sequence and ignore these):
+  int create = 1;      ///< a new sequence
+  int fork = 1;        ///< a fork of a live sequence
+  int release = 1;     ///< a release of a live sequence
+  int stale = 0;       ///< an append, decode, fork or release naming a released or never-issued handle
 };
 
 /// A named property. Every trace goes through the one executor, which checks everything after
@@ -52,6 +57,7 @@ property& add_property(std::vector<property>& ps, std::string name, std::string 
 /// The catalogue, one source per kind family.
 void add_rows_properties(std::vector<property>& ps);
 void add_beam_properties(std::vector<property>& ps);
+void add_paged_properties(std::vector<property>& ps);
 const property* find_property(const std::string& name);
 
 /// Judges one trace as `p` does: the executor over every op, plus p's metamorphic comparison.

@@ -10,18 +10,6 @@ namespace kvconform {
 namespace {
 using rows_command = command_ptr<rows_model>;
 
-/// `ranks` picks, for a one-step append, 1-D or one-row 2-D for k (bit 0) and v (bit 1)
-/// independently: mixed ranks are valid (both are one step).
-op append_op(const row_source& src, std::int64_t first, std::size_t n, int ranks, std::uint64_t seed) {
-  op o;
-  o.kind = op_kind::append;
-  src.rows(first, n, seed, o.k.data, o.v.data);
-  o.k.shape = {n, src.d_k()}, o.v.shape = {n, src.d_v()};
-  if (n == 1 && (ranks & 1)) o.k.shape = {src.d_k()};
-  if (n == 1 && (ranks & 2)) o.v.shape = {src.d_v()};
-  return o;
-}
-
 /// The state the generator needs, copied: RapidCheck keeps generators alive while shrinking.
 struct gen_state {
   std::shared_ptr<const row_source> src;
@@ -29,45 +17,22 @@ struct gen_state {
   std::size_t size = 0;
   std::int64_t total = 0;
   std::size_t max_steps = 4;
+  op_target target() const { return {src, total, 0}; }
 };
 
 rc::Gen<rows_command> append_gen(const gen_state& s, rc::Gen<std::size_t> steps) {
   return rc::gen::apply(
-      [s](std::size_t n, int ranks, std::uint64_t seed) {
-        return command<rows_model>(append_op(*s.src, s.total, n, ranks, seed));
-      },
+      [t = s.target()](std::size_t n, int ranks, std::uint64_t seed) { return command<rows_model>(append_op(t, n, ranks, seed)); },
       std::move(steps), uniform_in(0, 4), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
 rc::Gen<rows_command> bad_shape_gen(const gen_state& s) {
-  return rc::gen::apply(
-      [s](int variant, std::uint64_t seed) {
-        const std::size_t dk = s.config.d_k, dv = s.config.d_v;
-        op o = append_op(*s.src, s.total, 2, 0, seed);
-        switch (variant) {
-          case 0: o.k.shape = {1, 2 * dk}; break;                                      // wrong key width
-          case 1: o.v.shape = {1, 2 * dv}; break;                                      // wrong value width
-          case 2: o.v.shape = {1, dv}, o.v.data.resize(dv); break;                     // 2 key steps, 1 value step
-          case 3: o.k.shape = {1, 2, dk}, o.v.shape = {1, 2, dv}; break;               // rank 3
-          case 4: o.k.shape = {}, o.k.data.resize(1), o.v.shape = {}, o.v.data.resize(1); break;  // rank 0
-          default: o.k.shape = {dk}, o.k.data.resize(dk); break;                       // 1-D k, 2-row v
-        }
-        return command<rows_model>(std::move(o));
-      },
-      uniform_in(0, 6), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+  return rc::gen::apply([t = s.target()](int variant, std::uint64_t seed) { return command<rows_model>(bad_shape_op(t, variant, seed)); },
+                        uniform_in(0, 6), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
 rc::Gen<rows_command> decode_gen(const gen_state& s, bool bad) {
-  return rc::gen::apply(
-      [s, bad](int variant) {
-        op o;
-        o.kind = op_kind::decode;
-        o.q = tensor::vector(s.src->query());
-        if (bad && variant == 0) o.q.shape = {1, s.config.d_k};                          // rank 2
-        if (bad && variant == 1) o.q.data.push_back(0.5), o.q.shape = {s.config.d_k + 1};  // wrong width
-        return command<rows_model>(std::move(o));
-      },
-      uniform_in(0, 2));
+  return rc::gen::map(uniform_in(0, 2), [t = s.target(), bad](int variant) { return command<rows_model>(decode_op(t, bad, variant)); });
 }
 
 /// One op drawn by weight from the property's mix, sized from the model's state.
@@ -97,13 +62,9 @@ rc::Gen<rows_command> op_gen(const op_mix& mix, const gen_state& s, bool can_dec
 }
 
 rc::Gen<cache_config> config_gen(cache_kind kind, bool long_traces, bool deep) {
-  static const std::vector<std::size_t> quick_dims = {1, 2, 3, 4, 8, 16}, deep_dims = {1, 2, 3, 4, 5, 8, 16, 64, 128};
-  const std::vector<std::size_t>& dims = deep ? deep_dims : quick_dims;
   const std::size_t max_cap = deep ? 300 : (long_traces ? 24 : 10);
-  // Picking by index (not elementOf) lets a failing case shrink towards the smallest dimension.
-  const auto dim = rc::gen::map(uniform_in<std::size_t>(0, dims.size()), [&dims](std::size_t i) { return dims[i]; });
   return rc::gen::apply([kind](std::size_t cap, std::size_t dk, std::size_t dv) { return cache_config{kind, cap, dk, dv}; },
-                        uniform_in<std::size_t>(1, max_cap + 1), dim, dim);
+                        uniform_in<std::size_t>(1, max_cap + 1), width_gen(deep), width_gen(deep));
 }
 
 }  // namespace

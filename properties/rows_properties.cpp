@@ -1,13 +1,13 @@
-// The properties of the single-sequence kinds (flat, ring); those that hold for both run on both, some on beam too.
+// The properties of the kinds that append rows (flat, ring, paged per sequence); those that hold for several run on each, some on beam too.
 #include "properties/generation.h"
 #include "properties/property.h"
 
 namespace kvconform {
 
 namespace {
-constexpr cache_kind rows_kinds[] = {cache_kind::flat, cache_kind::ring};
+constexpr cache_kind rows_kinds[] = {cache_kind::flat, cache_kind::ring, cache_kind::paged};
 // Statements that hold for the beam kind as well: its update at the length is the append, per layer.
-constexpr cache_kind with_beam[] = {cache_kind::flat, cache_kind::ring, cache_kind::beam};
+constexpr cache_kind with_beam[] = {cache_kind::flat, cache_kind::ring, cache_kind::paged, cache_kind::beam};
 
 /// A 1-D append as the equivalent one-row 2-D append.
 std::vector<op> one_d_as_one_row(const op& o) {
@@ -68,8 +68,8 @@ void add_rows_properties(std::vector<property>& ps) {
   auto& fill = add("exact_fill", "appends that end exactly at capacity are accepted; one more step is refused", flat_only);
   fill.mix = {.append = 3, .fill = 4, .overfill = 3, .empty = 1, .decode = 1};
 
-  auto& refused = add("refused_append_unchanged", "a refused append, update or reorder (full, step mismatch, wrong width, rank, layer, start or index) changes nothing", with_beam);
-  refused.mix = {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2, .bad_reorder = 3};
+  auto& refused = add("refused_append_unchanged", "a refused op (full, step mismatch, wrong width or rank, unknown or released sequence, bad layer, start or reorder index) changes nothing", with_beam);
+  refused.mix = {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2, .bad_reorder = 3, .stale = 2};
 
   auto& copies = add("copy_semantics", "the cache keeps copies: later changes to the caller's arrays change nothing, and no call modifies its inputs", with_beam);
   copies.mix = {.append = 6, .fill = 1, .empty = 1, .decode = 3};
