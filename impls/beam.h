@@ -37,6 +37,8 @@ class beam_view {
 
 /// What a beam cache does on reorder and rollback. Mutants replace one rule (impls/mutants/beam_*.h).
 struct beam_rules {
+  /// The decode arithmetic, masking included.
+  using kernel = attention_kernel;
   /// How many layers, from layer 0, a reorder gathers: all of them.
   static std::size_t reordered_layers(std::size_t layers) { return layers; }
   /// The block new row b gets from old row `source`; `repeat` when an earlier row already took
@@ -131,7 +133,7 @@ class basic_beam {
     for (std::size_t b = 0; b < batch_; ++b)
       for (std::size_t h = 0; h < q_heads; ++h) {
         const std::size_t kv = h / group, at = b * q_heads + h;
-        const decode_result d = attend(
+        const decode_result d = attend<typename Rules::kernel>(
             len, head_dim_, head_dim_, q.data + at * head_dim_, [&](std::size_t i) { return k.row(b, kv, i); },
             [&](std::size_t i) { return v.row(b, kv, i); },
             [&](std::size_t i) { return mask.rank == 0 || mask.data[b * len + i] != 0; });

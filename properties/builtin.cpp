@@ -1,6 +1,7 @@
 // The built-in implementations; each goes through the same adapter a third party's type would.
 #include "impls/beam.h"
 #include "impls/flat.h"
+#include "impls/mutants/beam_mask_sentinel.h"
 #include "impls/mutants/beam_reorder_aliases.h"
 #include "impls/mutants/beam_reorder_layer0_only.h"
 #include "impls/mutants/beam_truncate_stale_length.h"
@@ -73,6 +74,7 @@ const std::vector<implementation>& builtin_implementations() {
       mutant<beam_reorder_layer0_only>("beam-reorder-layer0-only", "peer bug 3 (transformers #46612): reorder gathers layer 0 only", "beam_reorder_gathers"),
       mutant<beam_reorder_aliases>("beam-reorder-aliases", "seed: a repeated row shares its twin's storage after reorder", "beam_reorder_gathers"),
       mutant<beam_truncate_stale_length>("beam-truncate-stale-length", "seed: a rollback keeps the stale length", "beam_rollback_truncates"),
+      mutant<beam_mask_sentinel>("beam-mask-sentinel", "peer bug 15 (FlashInfer #4267): a finite -5e4 mask sentinel instead of no weight", "beam_mask_left_padding"),
       mutant<paged_leak_on_refusal>("paged-leak-on-refusal", "DESIGN 7: a refused append keeps the blocks it took before the pool ran dry", "refused_append_unchanged"),
       mutant<paged_fork_without_cow>("paged-fork-without-cow", "DESIGN 7: no copy-on-write, an append writes into a shared, partly filled last block", "paged_copy_on_write"),
       mutant<paged_refcount_per_entry>("paged-refcount-per-entry", "peer bug 5 (vLLM #1556): fork counts a reference per filled slot, not per block", "paged_block_accounting"),
