@@ -40,12 +40,8 @@ int main(int argc, char** argv) {
     if (impl.group != "reference") continue;
     const std::string target = std::string(kv::to_string(impl.kind)) + "_fuzzer";
     o.on_trace = [&](const kv::trace& t) {
+      if (!kv::fuzz::encodable(t)) return void(++skipped);  // outside the fuzz limits: it would not decode back to itself
       const auto bytes = kv::fuzz::encode_trace(t);
-      const kv::trace back = kv::fuzz::decode_bytes(t.config.kind, bytes.data(), bytes.size());
-      bool same = back.config == t.config && back.ops.size() == t.ops.size();
-      for (std::size_t i = 0; same && i < t.ops.size(); ++i)
-        same = back.ops[i].kind == t.ops[i].kind && back.ops[i].k == t.ops[i].k && back.ops[i].v == t.ops[i].v && back.ops[i].q == t.ops[i].q;
-      if (!same) return void(++skipped);  // outside the fuzz limits: it would not decode back to itself
       write(out / target, std::string(bytes.begin(), bytes.end()));
       write(out / "trace_json_fuzzer", kv::to_json(t, -1));
       written += 2;

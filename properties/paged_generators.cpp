@@ -133,19 +133,23 @@ rc::Gen<paged_command> op_gen(const paged_model& m, const gen_context& ctx) {
                          },
                          picks, uniform_in(0, 6), seed));
   if (ctx.can_decode)
-    for (auto [weight, bad] : {std::pair{mix.decode, false}, {mix.bad_decode, true}})
+    for (const auto& [weight, is_bad] : {std::pair{mix.decode, false}, {mix.bad_decode, true}}) {
+      const bool bad = is_bad;  // a plain copy: clang 14 cannot capture structured bindings
       add(weight, rc::gen::apply(
                       [src, bad](pick_rule p, int variant) {
                         return on_live(bad ? "bad decode" : "decode", p, src, [=](const op_target& t, fit) { return decode_op(t, bad, variant); });
                       },
                       picks, uniform_in(0, 2)));
+    }
   // An exhausted pool refuses every append that needs a block: release as often as append then,
   // so that traces go on to reuse blocks instead of collecting refusals.
   const int release = m.free_blocks() == 0 && mix.release > 0 ? std::max(mix.release, mix.append) : mix.release;
-  for (auto [weight, kind] : {std::pair{mix.fork, op_kind::fork}, {release, op_kind::release}})
+  for (const auto& [weight, which] : {std::pair{mix.fork, op_kind::fork}, {release, op_kind::release}}) {
+    const op_kind kind = which;  // a plain copy: clang 14 cannot capture structured bindings
     add(weight, rc::gen::map(picks, [src, kind](pick_rule p) {
           return on_live(to_string(kind), p, src, [kind](const op_target& t, fit) { return sequence_op(kind, t.seq); });
         }));
+  }
   return weighted(std::move(choices));
 }
 
