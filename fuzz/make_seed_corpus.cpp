@@ -1,4 +1,5 @@
-// Writes each fuzz target's seed corpus from the gate's own generated traces (run once; the output is committed).
+// Writes each fuzz target's seed corpus from the gate's own generated traces (run once; the output
+// is committed), or encodes one JSON trace as a fuzz input (for fuzz/regressions).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -28,8 +29,20 @@ void write(const std::filesystem::path& dir, const std::string& bytes) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: " << argv[0] << " OUT_DIR [CASES_PER_PROPERTY]\n";
+    std::cerr << "usage: " << argv[0] << " OUT_DIR [CASES_PER_PROPERTY]\n       " << argv[0] << " --encode TRACE.json OUT_FILE\n";
     return 2;
+  }
+  if (std::string(argv[1]) == "--encode" && argc == 4) {
+    try {
+      const kv::trace t = kv::load_trace(argv[2]);
+      if (!kv::fuzz::encodable(t)) std::cerr << "warning: the trace exceeds the fuzz limits; the input decodes to a clamped trace\n";
+      const auto bytes = kv::fuzz::encode_trace(t);
+      std::ofstream(argv[3], std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << e.what() << "\n";
+      return 2;
+    }
   }
   const std::filesystem::path out = argv[1];
   kv::run_options o;
