@@ -22,6 +22,6 @@ std::vector<std::uint8_t> encode_trace(const trace& t);
 bool encodable(const trace& t);
 
 /// Limits that keep one fuzz input cheap enough for >= 1000 exec/s under sanitizers.
-inline constexpr std::size_t max_capacity = 32, max_dim = 16, max_ops = 32, max_values = 4096;
+inline constexpr std::size_t max_capacity = 32, max_dim = 16, max_ops = 24, max_values = 4096;
 
 }  // namespace kvconform::fuzz

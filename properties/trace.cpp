@@ -2,6 +2,7 @@
 #include "properties/trace.h"
 
 #include <bit>
+#include <cstring>
 #include <cstdint>
 #include <map>
 #include <sstream>
@@ -20,10 +21,7 @@ const char* const kind_names[] = {"flat", "ring", "paged", "beam"};
 const char* const op_names[] = {"append", "decode", "create", "fork", "release", "update", "reorder"};
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::bit_cast<std::uint64_t>(a[i]) != std::bit_cast<std::uint64_t>(b[i])) return false;
-  return true;
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 /// A row for messages: up to four values at full precision.
@@ -78,6 +76,17 @@ std::string diff_blocks(const snapshot& e, const snapshot& o) {
 const char* to_string(cache_kind k) { return kind_names[static_cast<int>(k)]; }
 std::optional<cache_kind> kind_from_string(const std::string& s) { return find_name<cache_kind>(s, kind_names); }
 const char* to_string(op_kind k) { return op_names[static_cast<int>(k)]; }
+
+std::span<const op_kind> ops_of(cache_kind k) {
+  static constexpr op_kind rows_ops[] = {op_kind::append, op_kind::decode};
+  static constexpr op_kind paged_ops[] = {op_kind::create, op_kind::fork, op_kind::release, op_kind::append, op_kind::decode};
+  static constexpr op_kind beam_ops[] = {op_kind::update, op_kind::reorder, op_kind::decode};
+  switch (k) {
+    case cache_kind::paged: return paged_ops;
+    case cache_kind::beam: return beam_ops;
+    default: return rows_ops;
+  }
+}
 std::optional<op_kind> op_kind_from_string(const std::string& s) { return find_name<op_kind>(s, op_names); }
 
 bool tensor::consistent() const {
@@ -158,15 +167,17 @@ std::string diff(const snapshot& e, const snapshot& o) {
         << " keys / " << b.values.size() / (b.d_v ? b.d_v : 1) << " x " << b.d_v << " values, expected "
         << a.rows() << " x " << a.d_k << " / " << a.rows() << " x " << a.d_v;
     else
-      for (std::size_t r = 0; r < a.rows() && s.str().empty(); ++r) {
-        auto row = [r](const std::vector<double>& m, std::size_t w) {
-          return std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(r * w),
-                                     m.begin() + static_cast<std::ptrdiff_t>((r + 1) * w));
-        };
-        for (auto [name, want, got] : {std::tuple{"key", row(a.keys, a.d_k), row(b.keys, b.d_k)},
-                                       std::tuple{"value", row(a.values, a.d_v), row(b.values, b.d_v)}})
-          if (s.str().empty() && !same_bits(want, got))
-            s << name << " row " << r << where << " is " << row_text(got) << ", expected " << row_text(want);
+      // Whole arrays compare bit for bit first; rows are only cut out to name the first difference.
+      for (auto [name, want, got, w] : {std::tuple{"key", &a.keys, &b.keys, a.d_k}, std::tuple{"value", &a.values, &b.values, a.d_v}}) {
+        if (!s.str().empty() || same_bits(*want, *got)) continue;
+        for (std::size_t r = 0; r < a.rows(); ++r) {
+          auto row = [r, w = w](const std::vector<double>& m) {
+            return std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(r * w), m.begin() + static_cast<std::ptrdiff_t>((r + 1) * w));
+          };
+          if (same_bits(row(*want), row(*got))) continue;
+          s << name << " row " << r << where << " is " << row_text(row(*got)) << ", expected " << row_text(row(*want));
+          break;
+        }
       }
     if (s.str().empty() && a.positions != b.positions) s << "positions" << where << " differ";
     if (!s.str().empty()) return s.str();

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +46,9 @@ struct tensor {
 enum class op_kind { append, decode, create, fork, release, update, reorder };
 const char* to_string(op_kind k);
 std::optional<op_kind> op_kind_from_string(const std::string& s);
+/// The ops a cache kind has: flat and ring append and decode; paged adds create, fork and
+/// release; beam has update, reorder and decode.
+std::span<const op_kind> ops_of(cache_kind k);
 
 /// Values an op must produce, when a trace pins them (the seed's worked example, vectors).
 struct pinned {

@@ -1,6 +1,7 @@
 // Trace <-> JSON through nlohmann::json, with the non-finite and size rules of the format.
 #include "properties/trace_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -189,6 +190,12 @@ op op_from(const json& j, cache_kind kind, const std::string& where) {
   const json& name = field(j, "op", where);
   const auto which = name.is_string() ? op_kind_from_string(name.get<std::string>()) : std::nullopt;
   if (!which) bad(where + ".op", "unknown op " + name.dump());
+  const auto vocabulary = ops_of(kind);
+  if (std::find(vocabulary.begin(), vocabulary.end(), *which) == vocabulary.end()) {
+    std::string names;
+    for (op_kind k : vocabulary) names += (names.empty() ? "" : ", ") + std::string(to_string(k));
+    bad(where + ".op", std::string("a ") + to_string(kind) + " cache has no op " + name.dump() + " (its ops: " + names + ")");
+  }
   op o;
   o.kind = *which;
   const op_fields f = fields_of(o.kind, kind);

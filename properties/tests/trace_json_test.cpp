@@ -104,3 +104,7 @@ TEST(TraceJson, PagedAndBeamFieldsRoundTrip) {
   text.replace(text.find("\"heads\": 1"), 10, "\"heads\": 4");
   EXPECT_THROW(kv::trace_from_json(text), kv::trace_format_error);  // Hq not a multiple of H
 }
+
+TEST(TraceJson, OpsOutsideTheKindsVocabularyAreRejected) {
+  expect_rejected(good + R"({"op":"reorder","index":[0]}]})", "a flat cache has no op \"reorder\" (its ops: append, decode)");
+}
