@@ -216,7 +216,7 @@ void visit_config(IO& io, cache_config& c, cache_kind kind) {
   if (kind == cache_kind::beam) {
     // Small shapes that still have two layers, two rows, grouped heads and repeats to reorder:
     // each (layer, row, head) is a stream the executor compares after every op.
-    c.layers = io.range(1, 2, c.layers), c.batch = io.range(1, 3, c.batch), c.heads = io.range(1, 2, c.heads);
+    c.layers = io.range(1, 2, c.layers), c.batch = io.range(1, 2, c.batch), c.heads = io.range(1, 2, c.heads);
     c.q_heads = c.heads * io.range(1, 2, c.heads ? c.q_heads / c.heads : 1);
     c.capacity = io.range(1, max_capacity / 2, c.capacity);
     c.d_k = c.d_v = io.range(1, max_dim / 2, c.d_k);
