@@ -273,9 +273,10 @@ void compare_with_recompute(session& s, const cache_config& c, std::uint64_t see
                             search_mode mode) {
   const batch_generation cached = generate_cached(s, c, seed, prompt, new_tokens, mode);
   if (s.failed()) return;  // the executor has reported it
-  // What only this comparison sees is not in the trace (the recompute ran in fresh caches).
+  // What only this comparison sees is not in the ops (the recompute ran in fresh caches); the
+  // saved trace keeps the driver's seed and size, and replay runs the driver again.
   auto report = [&](const char* check, const std::string& what) {
-    s.report(check, what + " (found by the generation driver; replaying the trace re-checks its ops only)");
+    s.report(check, what + " (found by the generation driver, which replay runs again)");
   };
   if (!cached.failure.empty()) return report("generation", cached.failure);
   const batch_generation fresh = generate_recomputed(s.impl(), c, seed, prompt, new_tokens, mode);

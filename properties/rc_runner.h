@@ -132,7 +132,10 @@ property_run run_commands(const property& p, const implementation& impl, const r
       const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
       session s(config, impl);
       p.drive(s, config, seed, size);
-      if (keep_failure(config, s)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+      if (keep_failure(config, s)) {
+        out.counterexample->drive_seed = seed, out.counterexample->drive_size = size;
+        RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+      }
       if (o.on_trace) o.on_trace(trace{config, s.ops(), impl.name, p.name, ""});
       return;
     }

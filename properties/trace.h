@@ -89,6 +89,10 @@ struct trace {
   std::string implementation;  ///< registry name it failed on, if any
   std::string property;        ///< the property that produced it, if any
   std::string note;            ///< the failure message when saved
+  /// For a trace a driver made (a generation loop): the driver's seed and size, so that replay
+  /// runs the driver again and repeats the comparisons it makes beyond the ops themselves.
+  std::optional<std::uint64_t> drive_seed;
+  std::size_t drive_size = 0;
 };
 
 /// A short human-readable rendering of an op (shapes, not data), for messages and `show`.

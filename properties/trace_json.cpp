@@ -231,6 +231,7 @@ std::string to_json(const trace& t, int indent) {
   if (!t.property.empty()) j["property"] = t.property;
   if (!t.note.empty()) j["note"] = t.note;
   j["config"] = config_json(t.config);
+  if (t.drive_seed) j["drive"] = {{"seed", *t.drive_seed}, {"size", t.drive_size}};
   json ops = json::array();
   for (const op& o : t.ops) ops.push_back(op_json(o, t.config.kind));
   j["ops"] = std::move(ops);
@@ -255,6 +256,13 @@ trace trace_from_json(const std::string& text) {
       *dst = j[key].get<std::string>();
     }
   t.config = config_from(field(j, "config", "trace"));
+  if (j.contains("drive")) {
+    const json& d = j["drive"];
+    const json& seed = field(d, "seed", "trace.drive");
+    if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0)) bad("trace.drive.seed", "expected a non-negative integer");
+    t.drive_seed = seed.get<std::uint64_t>();
+    t.drive_size = count_from(field(d, "size", "trace.drive"), "trace.drive.size");
+  }
   const json& ops = field(j, "ops", "trace");
   if (!ops.is_array()) bad("ops", "expected an array");
   for (std::size_t i = 0; i < ops.size(); ++i) {

@@ -108,3 +108,14 @@ TEST(TraceJson, PagedAndBeamFieldsRoundTrip) {
 TEST(TraceJson, OpsOutsideTheKindsVocabularyAreRejected) {
   expect_rejected(good + R"({"op":"reorder","index":[0]}]})", "a flat cache has no op \"reorder\" (its ops: append, decode)");
 }
+
+TEST(TraceJson, DriverSeedAndSizeRoundTrip) {
+  kv::trace t = sample({1.0});
+  t.drive_seed = 18446744073709551615ull;  // the whole uint64 range survives JSON
+  t.drive_size = 3;
+  const kv::trace back = kv::trace_from_json(kv::to_json(t));
+  ASSERT_TRUE(back.drive_seed);
+  EXPECT_EQ(*back.drive_seed, 18446744073709551615ull);
+  EXPECT_EQ(back.drive_size, 3u);
+  EXPECT_FALSE(kv::trace_from_json(kv::to_json(sample({1.0}))).drive_seed);
+}
