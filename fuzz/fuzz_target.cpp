@@ -24,11 +24,6 @@ const implementation& target_implementation(cache_kind kind) {
   return *impl;
 }
 
-std::string hex(std::uint64_t x) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
-  return buf;
-}
 }  // namespace
 
 int run_input(cache_kind kind, const std::uint8_t* data, std::size_t size) {
@@ -40,10 +35,8 @@ int run_input(cache_kind kind, const std::uint8_t* data, std::size_t size) {
   t.implementation = impl.name;
   t.ops.resize(f.op_index + 1);  // ops after the divergence never ran
   t.note = f.signature() + ": " + f.message;
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the signature: one file per bug, not per input
-  for (unsigned char c : f.signature()) h = (h ^ c) * 1099511628211ull;
   const char* dir = std::getenv("KVCONFORM_FUZZ_ARTIFACTS");
-  const std::string path = std::string(dir && *dir ? dir : ".") + "/kvconform-" + to_string(kind) + "-" + hex(h) + ".json";
+  const std::string path = std::string(dir && *dir ? dir : ".") + "/kvconform-" + to_string(kind) + "-" + content_hash(f.signature()) + ".json";  // one file per bug, not per input
   std::cerr << "\n" << describe(t.config) << ", " << t.ops.size() << " ops:\n";
   for (std::size_t i = 0; i < t.ops.size(); ++i) std::cerr << "  " << i << "  " << describe(t.ops[i]) << "\n";
   std::cerr << "implementation " << impl.name << " diverged from the model at op " << f.op_index << ": " << f.message << "\n";

@@ -13,17 +13,9 @@
 namespace kv = kvconform;
 
 namespace {
-std::string name_of(const std::string& bytes) {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a: the same input is written once
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
 void write(const std::filesystem::path& dir, const std::string& bytes) {
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / name_of(bytes), std::ios::binary) << bytes;
+  std::ofstream(dir / kv::content_hash(bytes), std::ios::binary) << bytes;  // the same input is written once
 }
 }  // namespace
 

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "oracle/attention_problem.h"
@@ -15,6 +16,11 @@ namespace kvconform {
 /// cache may check, say, width before or after capacity. An implementation that reports no
 /// reason (a status-returning cache without one) answers `refuse_unspecified`, which matches any.
 enum refusal : unsigned { refuse_none = 0, refuse_capacity = 1, refuse_shape = 2, refuse_empty = 4, refuse_index = 8, refuse_unspecified = 16 };
+/// The protocol and vectors names of the reasons in `reasons` (capacity, shape, empty, index).
+std::vector<std::string> refusal_names(unsigned reasons);
+/// The reason a name stands for; refuse_none for a name that is not one.
+unsigned refusal_from_name(const std::string& name);
+/// "capacity or shape", or "none".
 std::string describe_refusals(unsigned reasons);
 
 /// What the model says an op must do. A refused op changes nothing in the model.

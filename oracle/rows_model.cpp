@@ -5,14 +5,6 @@
 
 namespace kvconform {
 
-std::string describe_refusals(unsigned r) {
-  std::string s;
-  const char* names[] = {"capacity", "shape", "empty", "index"};
-  for (unsigned i = 0; i < 4; ++i)
-    if (r & (1u << i)) s += (s.empty() ? "" : " or ") + std::string(names[i]);
-  return s.empty() ? "none" : s;
-}
-
 expectation rows_model::apply(const op& o) {
   expectation e;
   auto refuse = [&](unsigned why) {

@@ -75,6 +75,17 @@ struct gate_flags {
   std::optional<int> cases;
 };
 
+/// The options `gate` and `port` share: what to run, how much, and where the reports go.
+void add_run_flags(CLI::App* cmd, gate_flags& f) {
+  cmd->add_option("--property", f.property, "Glob over property names")->capture_default_str();
+  cmd->add_option("--profile", f.profile, "quick (every commit) or deep (nightly)")->check(CLI::IsMember({"quick", "deep"}))->capture_default_str();
+  cmd->add_option("--seed", f.seed, "Base seed (default 1, or RC_PARAMS seed)");
+  cmd->add_option("--cases", f.cases, "Generated cases per property")->check(CLI::PositiveNumber);
+  cmd->add_option("--junit", f.junit, "Write JUnit XML here");
+  cmd->add_option("--json", f.json, "Write a JSON report here");
+  cmd->add_option("--store", f.store, "Regression store directory (\"\" disables)")->capture_default_str();
+}
+
 int gate(const gate_flags& f, std::vector<const implementation*> selected = {}) {
   kv::gate_options o;
   o.property_glob = f.property;
@@ -138,13 +149,7 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
   gate_flags gf;
   auto* gate_cmd = app.add_subcommand("gate", "Run the properties on implementations and print the matrix");
   gate_cmd->add_option("--impl", gf.impls, "Implementation to test (repeatable; default: every reference)");
-  gate_cmd->add_option("--property", gf.property, "Glob over property names")->capture_default_str();
-  gate_cmd->add_option("--profile", gf.profile, "quick (every commit) or deep (nightly)")->check(CLI::IsMember({"quick", "deep"}))->capture_default_str();
-  gate_cmd->add_option("--seed", gf.seed, "Base seed (default 1, or RC_PARAMS seed)");
-  gate_cmd->add_option("--cases", gf.cases, "Generated cases per property")->check(CLI::PositiveNumber);
-  gate_cmd->add_option("--junit", gf.junit, "Write JUnit XML here");
-  gate_cmd->add_option("--json", gf.json, "Write a JSON report here");
-  gate_cmd->add_option("--store", gf.store, "Regression store directory (\"\" disables)")->capture_default_str();
+  add_run_flags(gate_cmd, gf);
 
   std::string st_profile = "quick", st_json;
   int st_seeds = 5;
@@ -165,13 +170,7 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
   std::vector<std::string> port_replay;
   auto* port_cmd = app.add_subcommand("port", "Drive a cache in another language over the line protocol (docs/port-protocol.md): port [options] -- COMMAND [ARGS...]");
   port_cmd->add_option("--kind", port_kind, "Cache kind the port implements")->required()->check(CLI::IsMember({"flat", "ring", "paged", "beam"}));
-  port_cmd->add_option("--property", pf.property, "Glob over property names")->capture_default_str();
-  port_cmd->add_option("--profile", pf.profile, "quick or deep")->check(CLI::IsMember({"quick", "deep"}))->capture_default_str();
-  port_cmd->add_option("--seed", pf.seed, "Base seed");
-  port_cmd->add_option("--cases", pf.cases, "Generated cases per property")->check(CLI::PositiveNumber);
-  port_cmd->add_option("--junit", pf.junit, "Write JUnit XML here");
-  port_cmd->add_option("--json", pf.json, "Write a JSON report here");
-  port_cmd->add_option("--store", pf.store, "Regression store directory (\"\" disables)")->capture_default_str();
+  add_run_flags(port_cmd, pf);
   port_cmd->add_option("--timeout-ms", po.timeout_ms, "Time limit per request")->check(CLI::Range(1, 3600000))->capture_default_str();
   port_cmd->add_option("--replay", port_replay, "Replay this trace file on the port instead of generating (repeatable)")
       ->expected(1)

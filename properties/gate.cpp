@@ -15,16 +15,9 @@ namespace kvconform {
 namespace {
 namespace fs = std::filesystem;
 
-std::string hex(std::uint64_t x) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s(16, '0');
-  for (int i = 15; i >= 0; --i, x >>= 4) s[static_cast<std::size_t>(i)] = digits[x & 15];
-  return s;
-}
-
 /// Content-addressed name, so the same minimal trace found twice is stored once.
 std::string store_path(const std::string& store, const std::string& impl, const std::string& property, const trace& t) {
-  return (fs::path(store) / impl / (property + "-" + hex(property_seed(0, to_json(t))).substr(0, 12) + ".json")).string();
+  return (fs::path(store) / impl / (property + "-" + content_hash(to_json(t)).substr(0, 12) + ".json")).string();
 }
 
 bool has_all(const implementation& impl, const property& p, std::string& missing) {

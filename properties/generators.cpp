@@ -5,11 +5,7 @@
 
 namespace kvconform {
 
-std::uint64_t property_seed(std::uint64_t run_seed, const std::string& property) {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : property) h = (h ^ c) * 1099511628211ull;
-  return run_seed ^ h;
-}
+std::uint64_t property_seed(std::uint64_t run_seed, const std::string& property) { return run_seed ^ fnv1a(property); }
 
 op append_op(const op_target& t, std::size_t n, int ranks, std::uint64_t seed) {
   op o;

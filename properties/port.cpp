@@ -162,14 +162,6 @@ class port_process {
   std::string broken_message_;
 };
 
-unsigned refusal_named(const std::string& s) {
-  if (s == "capacity") return refuse_capacity;
-  if (s == "shape") return refuse_shape;
-  if (s == "empty") return refuse_empty;
-  if (s == "index") return refuse_index;
-  return refuse_none;
-}
-
 /// One cache in the port, under an id of its own (metamorphic checks keep two open at once):
 /// `open` with the config, one request per op and per observation, `close` at the end.
 class port_subject final : public subject {
@@ -193,7 +185,7 @@ class port_subject final : public subject {
     try {
       r.accepted = a["ok"].get<bool>();
       if (!r.accepted) {
-        r.reason = a.contains("error") && a["error"].is_string() ? refusal_named(a["error"].get<std::string>()) : refuse_none;
+        r.reason = a.contains("error") && a["error"].is_string() ? refusal_from_name(a["error"].get<std::string>()) : refuse_none;
         if (a.contains("message") && a["message"].is_string()) r.message = a["message"].get<std::string>();
         return r;
       }

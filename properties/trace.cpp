@@ -73,6 +73,19 @@ std::string diff_blocks(const snapshot& e, const snapshot& o) {
 }
 }  // namespace
 
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string content_hash(std::string_view text) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s(16, '0');
+  for (std::uint64_t x = fnv1a(text), i = 16; i-- > 0; x >>= 4) s[i] = digits[x & 15];
+  return s;
+}
+
 const char* to_string(cache_kind k) { return kind_names[static_cast<int>(k)]; }
 std::optional<cache_kind> kind_from_string(const std::string& s) { return find_name<cache_kind>(s, kind_names); }
 const char* to_string(op_kind k) { return op_names[static_cast<int>(k)]; }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -94,6 +95,11 @@ struct trace {
   std::optional<std::uint64_t> drive_seed;
   std::size_t drive_size = 0;
 };
+
+/// FNV-1a of `text`, and the same as 16 hex digits: stable names for stored traces, fuzz
+/// artifacts and corpus files, and per-property seeds.
+std::uint64_t fnv1a(std::string_view text);
+std::string content_hash(std::string_view text);
 
 /// A short human-readable rendering of an op (shapes, not data), for messages and `show`.
 std::string describe(const op& o);

@@ -31,9 +31,7 @@ json observations(const trace& t, const numeric_profile& prof, bool& any_refused
     json o = {{"op", i}, {"outcome", e.accepted ? "accepted" : "refused"}};
     if (!e.accepted) {
       any_refused = true;
-      json reasons = json::array();
-      for (const char* r : {"capacity", "shape", "empty", "index"})
-        if (describe_refusals(e.reasons).find(r) != std::string::npos) reasons.push_back(r);
+      const json reasons = refusal_names(e.reasons);
       ambiguous = ambiguous || reasons.size() > 1;
       o["reasons"] = reasons;
     }
