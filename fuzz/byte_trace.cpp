@@ -8,10 +8,10 @@
 #include <cmath>
 #include <memory>
 
-#include "oracle/beam_model.h"
-#include "oracle/paged_model.h"
-#include "oracle/rows_model.h"
-#include "properties/input_classes.h"
+#include "oracle/models/beam_model.h"
+#include "oracle/models/paged_model.h"
+#include "oracle/models/rows_model.h"
+#include "properties/generate/input_classes.h"
 
 namespace kvconform::fuzz {
 

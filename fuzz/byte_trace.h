@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "properties/trace.h"
+#include "properties/trace/trace.h"
 
 namespace kvconform::fuzz {
 

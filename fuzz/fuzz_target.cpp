@@ -7,9 +7,9 @@
 #include <string>
 
 #include "fuzz/byte_trace.h"
-#include "properties/executor.h"
-#include "properties/registry.h"
-#include "properties/trace_json.h"
+#include "properties/executor/executor.h"
+#include "properties/runners/builtin.h"
+#include "properties/trace/trace_json.h"
 
 namespace kvconform::fuzz {
 

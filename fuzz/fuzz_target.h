@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "properties/trace.h"
+#include "properties/trace/trace.h"
 
 namespace kvconform::fuzz {
 

@@ -6,9 +6,9 @@
 #include <set>
 
 #include "fuzz/byte_trace.h"
-#include "properties/generators.h"
-#include "properties/registry.h"
-#include "properties/trace_json.h"
+#include "properties/generate/run_property.h"
+#include "properties/runners/builtin.h"
+#include "properties/trace/trace_json.h"
 
 namespace kv = kvconform;
 

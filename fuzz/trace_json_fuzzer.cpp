@@ -3,7 +3,7 @@
 #include <iostream>
 #include <string>
 
-#include "properties/trace_json.h"
+#include "properties/trace/trace_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "impls/array_view.h"
-#include "oracle/model.h"
+#include "impls/common/array_view.h"
+#include "oracle/models/model.h"
 
 namespace acme {
 

@@ -6,8 +6,8 @@
 #include <random>
 
 #include "fuzz/byte_trace.h"
-#include "properties/generators.h"
-#include "properties/registry.h"
+#include "properties/generate/run_property.h"
+#include "properties/runners/builtin.h"
 
 namespace kv = kvconform;
 

@@ -1,0 +1,193 @@
+// The reference beam KV cache (seed "Design and implement a KV cache"): layers x batch x kv heads, double precision.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "impls/common/array_view.h"
+#include "impls/common/attention.h"
+#include "impls/common/errors.h"
+
+namespace kvconform {
+
+/// One layer's filled positions, read-only: element (b, h, t, j) of a (B, H, length, D) array,
+/// named as Eigen::Tensor names them (`dimension(i)`, `operator()`) so that a third party's
+/// tensor map fits the same concept. Valid until the next update or reorder.
+class beam_view {
+ public:
+  beam_view(std::vector<const double*> rows, std::size_t heads, std::size_t max_len, std::size_t length, std::size_t head_dim)
+      : rows_(std::move(rows)), max_len_(max_len), dims_{rows_.size(), heads, length, head_dim} {}
+
+  double operator()(std::size_t b, std::size_t h, std::size_t t, std::size_t j) const { return row(b, h, t)[j]; }
+  /// The D values of position t of row b, head h.
+  const double* row(std::size_t b, std::size_t h, std::size_t t) const { return rows_[b] + (h * max_len_ + t) * dims_[3]; }
+  std::size_t dimension(std::size_t i) const { return dims_[i]; }
+
+ private:
+  std::vector<const double*> rows_;  // per batch row, its (H, T, D) block
+  std::size_t max_len_;
+  std::array<std::size_t, 4> dims_;
+};
+
+/// What a beam cache does on reorder and rollback. Mutants replace one rule (impls/mutants/beam_*.h).
+struct beam_rules {
+  /// The decode arithmetic, masking included.
+  using kernel = attention_kernel;
+  /// How many layers, from layer 0, a reorder gathers: all of them.
+  static std::size_t reordered_layers(std::size_t layers) { return layers; }
+  /// The block new row b gets from old row `source`; `repeat` when an earlier row already took
+  /// that block. A repeat gets its own copy, so a later write to one twin never reaches the other.
+  template <class Block>
+  static std::shared_ptr<Block> take(const std::shared_ptr<Block>& source, bool repeat) {
+    return repeat ? std::make_shared<Block>(*source) : source;
+  }
+  /// A layer's length after writing n positions at `start`: a start below the length truncates first.
+  static std::size_t length_after(std::size_t /*length*/, std::size_t start, std::size_t n) { return start + n; }
+};
+
+/// K and V for L layers x B batch rows x H kv heads x T positions x D, stored as (L, B, H, T, D):
+/// each (layer, row) owns one (H, T, D) block of keys and one of values, so a reorder moves whole
+/// rows by handle and copies only the rows that repeat (beam search keeps most of its beams).
+/// Every layer keeps its own length. Refusals throw and change nothing.
+template <class Rules = beam_rules>
+class basic_beam {
+ public:
+  basic_beam(std::size_t layers, std::size_t batch, std::size_t kv_heads, std::size_t max_len, std::size_t head_dim)
+      : batch_(batch), heads_(kv_heads), max_len_(max_len), head_dim_(head_dim), length_(layers, 0) {
+    if (layers == 0 || batch == 0 || kv_heads == 0 || max_len == 0 || head_dim == 0)
+      throw shape_error("beam: layers, batch, kv_heads, max_len and head_dim must be positive");
+    for (std::size_t i = 0; i < layers * batch; ++i) rows_.push_back(std::make_shared<row_block>(block_size()));
+  }
+  // A copy would share row blocks with the original (a reorder shares them by handle).
+  basic_beam(const basic_beam&) = delete;
+  basic_beam& operator=(const basic_beam&) = delete;
+
+  /// Writes positions [start, start + n) of `layer` from k and v shaped (B, H, n, D) and returns
+  /// views of [0, start + n). start = length(layer) appends (a prefill of n prompt steps, or one
+  /// decode step); a start below it truncates first (rolling back rejected draft tokens in
+  /// speculative decoding); n = 0 only truncates. Throws index_error for a bad layer or a start
+  /// beyond the length, shape_error for bad shapes, capacity_error when start + n > max_len.
+  std::pair<beam_view, beam_view> update(std::size_t layer, array_view k, array_view v, std::size_t start) {
+    check_layer(layer, "update");
+    if (!is_block(k) || !is_block(v) || k.dims[2] != v.dims[2])
+      throw shape_error("update: k and v must be (B, H, n, D) with the same n");
+    if (start > length_[layer]) throw index_error("update: start beyond the layer's length");
+    const std::size_t n = k.dims[2];
+    if (n > max_len_ - start) throw capacity_error("update: start + n exceeds max_len");
+    for (std::size_t b = 0; b < batch_; ++b) {
+      row_block& r = *rows_[layer * batch_ + b];
+      for (std::size_t h = 0; h < heads_; ++h)
+        for (std::size_t t = 0; t < n; ++t)
+          for (std::size_t j = 0; j < head_dim_; ++j) {
+            const std::size_t from = ((b * heads_ + h) * n + t) * head_dim_ + j, to = (h * max_len_ + start + t) * head_dim_ + j;
+            r.k[to] = k.data[from];
+            r.v[to] = v.data[from];
+          }
+    }
+    length_[layer] = Rules::length_after(length_[layer], start, n);
+    return {keys(layer), values(layer)};
+  }
+
+  /// In every layer, row b becomes old row beam_idx[b]: a gather along the batch axis, repeats
+  /// and drops allowed. Throws shape_error unless there are B indices and index_error for an
+  /// index outside [0, B).
+  void reorder(std::span<const std::int64_t> beam_idx) {
+    if (beam_idx.size() != batch_) throw shape_error("reorder: need one index per batch row");
+    for (std::int64_t i : beam_idx)
+      if (i < 0 || static_cast<std::size_t>(i) >= batch_) throw index_error("reorder: index out of range");
+    for (std::size_t l = 0; l < Rules::reordered_layers(layers()); ++l) {
+      const auto first = rows_.begin() + static_cast<std::ptrdiff_t>(l * batch_);
+      const std::vector<std::shared_ptr<row_block>> old(first, first + static_cast<std::ptrdiff_t>(batch_));
+      std::vector<bool> taken(batch_, false);
+      for (std::size_t b = 0; b < batch_; ++b) {
+        const auto source = static_cast<std::size_t>(beam_idx[b]);
+        rows_[l * batch_ + b] = Rules::take(old[source], taken[source]);
+        taken[source] = true;
+      }
+    }
+  }
+
+  /// Attention of every (row b, query head h) over `layer`: q is (B, Hq, D) with Hq a multiple
+  /// of H, and query head h reads kv head h / (Hq / H) (grouped-query attention); mask is absent
+  /// (rank 0) or (B, length), where 0 marks left padding that takes exactly zero weight. Output
+  /// (B, Hq, D) and weights (B, Hq, length), row-major; a fully masked row gives zeros. Throws
+  /// index_error for a bad layer, shape_error for bad q or mask shapes, empty_error on an empty layer.
+  decode_result decode(std::size_t layer, array_view q, array_view mask) const {
+    check_layer(layer, "decode");
+    const std::size_t len = length_[layer];
+    if (q.rank != 3 || q.dims[0] != batch_ || q.dims[1] == 0 || q.dims[1] % heads_ != 0 || q.dims[2] != head_dim_)
+      throw shape_error("decode: q must be (B, Hq, D) with Hq a multiple of the kv heads");
+    if (mask.rank != 0 && (mask.rank != 2 || mask.dims[0] != batch_ || mask.dims[1] != len))
+      throw shape_error("decode: mask must be (B, length)");
+    if (len == 0) throw empty_error("decode: empty layer");
+    const std::size_t q_heads = q.dims[1], group = q_heads / heads_;
+    const beam_view k = keys(layer), v = values(layer);
+    decode_result r{Eigen::VectorXd(static_cast<Eigen::Index>(batch_ * q_heads * head_dim_)),
+                    Eigen::VectorXd(static_cast<Eigen::Index>(batch_ * q_heads * len))};
+    for (std::size_t b = 0; b < batch_; ++b)
+      for (std::size_t h = 0; h < q_heads; ++h) {
+        const std::size_t kv = h / group, at = b * q_heads + h;
+        const decode_result d = attend<typename Rules::kernel>(
+            len, head_dim_, head_dim_, q.data + at * head_dim_, [&](std::size_t i) { return k.row(b, kv, i); },
+            [&](std::size_t i) { return v.row(b, kv, i); },
+            [&](std::size_t i) { return mask.rank == 0 || mask.data[b * len + i] != 0; });
+        r.output.segment(static_cast<Eigen::Index>(at * head_dim_), static_cast<Eigen::Index>(head_dim_)) = d.output;
+        r.weights.segment(static_cast<Eigen::Index>(at * len), static_cast<Eigen::Index>(len)) = d.weights;
+      }
+    return r;
+  }
+
+  std::size_t layers() const { return length_.size(); }
+  std::size_t batch() const { return batch_; }
+  std::size_t kv_heads() const { return heads_; }
+  std::size_t max_len() const { return max_len_; }
+  std::size_t head_dim() const { return head_dim_; }
+  /// Filled positions of `layer`; index_error for a bad layer.
+  std::size_t length(std::size_t layer) const {
+    check_layer(layer, "length");
+    return length_[layer];
+  }
+  /// Views of positions [0, length(layer)) of every row and kv head.
+  beam_view keys(std::size_t layer) const { return view(layer, &row_block::k); }
+  beam_view values(std::size_t layer) const { return view(layer, &row_block::v); }
+
+  /// Bytes of K and V storage, all reserved up front: 2 L B H T D sizeof(double).
+  std::size_t bytes() const { return bytes_per_token() * batch_ * max_len_; }
+  /// What one position of one row costs across every layer: 2 L H D sizeof(double).
+  std::size_t bytes_per_token() const { return 2 * layers() * heads_ * head_dim_ * sizeof(double); }
+  /// The largest B x T whose storage fits `budget` bytes (sizing a batch against device memory).
+  std::size_t max_batch_tokens(std::size_t budget) const { return budget / bytes_per_token(); }
+
+ private:
+  struct row_block {
+    explicit row_block(std::size_t n) : k(n), v(n) {}
+    std::vector<double> k, v;  // (H, T, D) each
+  };
+  std::size_t block_size() const { return heads_ * max_len_ * head_dim_; }
+  void check_layer(std::size_t layer, const char* what) const {
+    if (layer >= layers()) throw index_error(std::string(what) + ": layer out of range");
+  }
+  bool is_block(const array_view& a) const {
+    return a.rank == 4 && a.dims[0] == batch_ && a.dims[1] == heads_ && a.dims[3] == head_dim_;
+  }
+  beam_view view(std::size_t layer, std::vector<double> row_block::*part) const {
+    check_layer(layer, "view");
+    std::vector<const double*> rows;
+    for (std::size_t b = 0; b < batch_; ++b) rows.push_back(((*rows_[layer * batch_ + b]).*part).data());
+    return {std::move(rows), heads_, max_len_, length_[layer], head_dim_};
+  }
+
+  std::size_t batch_, heads_, max_len_, head_dim_;
+  std::vector<std::size_t> length_;                // per layer
+  std::vector<std::shared_ptr<row_block>> rows_;  // (layer, row) at layer * B + row
+};
+
+using beam = basic_beam<>;
+
+}  // namespace kvconform

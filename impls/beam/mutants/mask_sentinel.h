@@ -1,0 +1,16 @@
+// Mutant (peer bug 15, FlashInfer #4267/#4450): masked positions get a finite -5e4 score instead of no weight, so a fully masked row attends its padding; beam_mask_left_padding kills it.
+#pragma once
+
+#include "impls/beam/beam.h"
+
+namespace kvconform::mutants {
+
+struct mask_sentinel_rules : beam_rules {
+  struct kernel : attention_kernel {
+    static constexpr bool exclude_masked = false;
+    static constexpr double masked_score = -5e4;
+  };
+};
+using beam_mask_sentinel = basic_beam<mask_sentinel_rules>;
+
+}  // namespace kvconform::mutants

@@ -1,0 +1,15 @@
+// Mutant (seed interview, rollback for speculative decoding; cf. peer-survey bug 10, stale indices after seq_rm): truncation keeps the old length; beam_rollback_truncates kills it.
+#pragma once
+
+#include <algorithm>
+
+#include "impls/beam/beam.h"
+
+namespace kvconform::mutants {
+
+struct truncate_stale_length_rules : beam_rules {
+  static std::size_t length_after(std::size_t length, std::size_t start, std::size_t n) { return std::max(length, start + n); }
+};
+using beam_truncate_stale_length = basic_beam<truncate_stale_length_rules>;
+
+}  // namespace kvconform::mutants

@@ -1,0 +1,94 @@
+// The reference fixed-capacity KV cache (seed task "Fixed-capacity KV cache"), double precision.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstddef>
+#include <limits>
+#include <string>
+
+#include "impls/common/array_view.h"
+#include "impls/common/attention.h"
+#include "impls/common/errors.h"
+
+namespace kvconform {
+
+/// The reference choices of a flat cache: stored scalar and decode arithmetic. Float32 caches
+/// and the decode mutants (impls/mutants) replace one of them.
+struct flat_rules {
+  using scalar = double;
+  using kernel = attention_kernel;
+};
+
+/// Holds up to max_len steps of keys (d_k wide) and values (d_v wide) as copies, in append
+/// order. A refused append throws and leaves the cache exactly as it was. Members are
+/// protected so that a mutant can override one method and keep the rest.
+template <class Rules = flat_rules>
+class basic_flat {
+ public:
+  using scalar = typename Rules::scalar;
+  using row_matrix = Eigen::Matrix<scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using view = Eigen::Map<const row_matrix>;
+
+  /// Unwritten rows hold NaN, so any read of a row that is not filled shows in decode.
+  basic_flat(std::size_t max_len, std::size_t d_k, std::size_t d_v)
+      : k_(row_matrix::Constant(static_cast<Eigen::Index>(max_len), static_cast<Eigen::Index>(d_k), std::numeric_limits<scalar>::quiet_NaN())),
+        v_(row_matrix::Constant(static_cast<Eigen::Index>(max_len), static_cast<Eigen::Index>(d_v), std::numeric_limits<scalar>::quiet_NaN())) {
+    if (d_k == 0 || d_v == 0) throw shape_error("flat: d_k and d_v must be positive");
+  }
+
+  /// Appends one step (1-D k of width d_k) or n steps (2-D (n, d_k)); n = 0 is a no-op.
+  /// Throws shape_error on a wrong rank or width or a step mismatch, capacity_error when
+  /// len + n > max_len (an append that ends exactly at max_len is accepted).
+  void append(array_view k, array_view v) {
+    const steps_of ks(k), vs(v);
+    if (!ks.ok || !vs.ok) throw shape_error("append: k and v must be 1-D or 2-D");
+    if (ks.width != d_k() || vs.width != d_v()) throw shape_error("append: wrong width");
+    if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
+    if (len_ + ks.steps > max_len()) throw capacity_error("append: cache full");
+    for (std::size_t i = 0; i < ks.steps; ++i) write_row(len_ + i, k.data + i * d_k(), v.data + i * d_v());
+    len_ += ks.steps;
+  }
+
+  std::size_t size() const { return len_; }
+  std::size_t max_len() const { return static_cast<std::size_t>(k_.rows()); }
+  std::size_t d_k() const { return static_cast<std::size_t>(k_.cols()); }
+  std::size_t d_v() const { return static_cast<std::size_t>(v_.cols()); }
+
+  /// Read-only views of the filled rows only, (size, d_k) and (size, d_v).
+  view keys() const { return {k_.data(), static_cast<Eigen::Index>(len_), k_.cols()}; }
+  view values() const { return {v_.data(), static_cast<Eigen::Index>(len_), v_.cols()}; }
+
+ protected:
+  /// Copies one caller row of k and v into storage row r.
+  void write_row(std::size_t r, const double* k, const double* v) {
+    const auto row = static_cast<Eigen::Index>(r);
+    k_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(k, k_.cols()).template cast<scalar>();
+    v_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(v, v_.cols()).template cast<scalar>();
+  }
+
+  row_matrix k_, v_;
+  std::size_t len_ = 0;
+};
+
+using flat = basic_flat<>;
+
+/// Checks q (1-D of width d_k) and emptiness, then runs `run(n, d_k, d_v, q, key, value)`
+/// over the stored rows; decode variants and mutants pass their own `run`.
+template <class Rules, class Run>
+decode_result decode_with(array_view q, const basic_flat<Rules>& c, Run&& run) {
+  if (q.rank != 1 || q.dims[0] != c.d_k()) throw shape_error("decode_step: q must be 1-D of width d_k");
+  if (c.size() == 0) throw empty_error("decode_step: empty cache");
+  const auto k = c.basic_flat<Rules>::keys();
+  const auto v = c.basic_flat<Rules>::values();
+  return run(c.size(), c.d_k(), c.d_v(), q.data, [&](std::size_t i) { return k.data() + i * c.d_k(); },
+             [&](std::size_t i) { return v.data() + i * c.d_v(); });
+}
+
+/// One decode step over every stored row. Throws empty_error on an empty cache and
+/// shape_error unless q is 1-D of width d_k.
+template <class Rules>
+decode_result decode_step(array_view q, const basic_flat<Rules>& c) {
+  return decode_with(q, c, [](auto... a) { return attend<typename Rules::kernel>(a...); });
+}
+
+}  // namespace kvconform

@@ -1,0 +1,225 @@
+// The reference paged KV cache: a pool of fixed-size blocks shared by sequences through block tables.
+#pragma once
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <map>
+#include <vector>
+
+#include "impls/common/array_view.h"
+#include "impls/common/attention.h"
+#include "impls/common/errors.h"
+
+namespace kvconform {
+
+#ifdef KVCONFORM_NO_POISON
+inline constexpr bool poison_free_slots = false;
+#else
+/// Free and never-written slots hold NaN, so a read of a slot that belongs to no sequence makes
+/// a decode non-finite instead of quietly weighing stale rows. KVCONFORM_NO_POISON skips the fills.
+inline constexpr bool poison_free_slots = true;
+#endif
+
+/// The allocation rules of a paged cache. Mutants replace one of them (impls/mutants/paged_*.h).
+struct paged_rules {
+  /// Whether a block held by `refs` tables is copied before a write into it (copy-on-write).
+  static bool copy_on_write(std::size_t refs) { return refs > 1; }
+  /// References a fork adds to a block that has `filled` slots in use: one per block, however full.
+  static std::size_t fork_references(std::size_t /*filled*/) { return 1; }
+  /// Takes `need` blocks off the free list, or throws capacity_error having taken none.
+  static std::vector<std::size_t> take(std::vector<std::size_t>& free, std::size_t need) {
+    if (need > free.size()) throw capacity_error("append: block pool exhausted");
+    std::vector<std::size_t> taken(free.end() - static_cast<std::ptrdiff_t>(need), free.end());
+    free.resize(free.size() - need);
+    return taken;
+  }
+};
+
+/// A pool of num_blocks blocks of block_size rows, shared by sequences: each sequence has a
+/// block table, and a block's reference count is the number of tables holding it. fork shares
+/// every block without allocating; a write into a shared, partly filled last block copies that
+/// block first. Refusals throw and change nothing anywhere: no block taken, no count moved.
+template <class Rules = paged_rules>
+class basic_paged {
+ public:
+  using seq_id = std::size_t;
+  using row_matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using view = Eigen::Map<const row_matrix>;
+
+  /// With `preempt`, an append that does not fit releases other sequences first (see append).
+  basic_paged(std::size_t num_blocks, std::size_t block_size, std::size_t d_k, std::size_t d_v, bool preempt = false)
+      : block_size_(block_size),
+        preempt_(preempt),
+        k_(static_cast<Eigen::Index>(num_blocks * block_size), static_cast<Eigen::Index>(d_k)),
+        v_(static_cast<Eigen::Index>(num_blocks * block_size), static_cast<Eigen::Index>(d_v)),
+        refs_(num_blocks, 0) {
+    if (block_size == 0 || d_k == 0 || d_v == 0) throw shape_error("paged: block_size, d_k and d_v must be positive");
+    for (std::size_t b = num_blocks; b > 0; --b) free_.push_back(b - 1);  // the free list pops block 0 first
+    if constexpr (poison_free_slots) k_.setConstant(nan()), v_.setConstant(nan());
+  }
+
+  /// A new, empty sequence; it holds no block until its first append. Ids are never reused.
+  seq_id create() {
+    seqs_.emplace(next_id_, sequence{});
+    return next_id_++;
+  }
+
+  /// A new sequence with s's rows, sharing every block of s (reference counts, no allocation).
+  seq_id fork(seq_id s) {
+    const sequence& from = find(s);
+    for (std::size_t j = 0; j < from.blocks.size(); ++j) refs_[from.blocks[j]] += Rules::fork_references(filled(from, j));
+    seqs_.emplace(next_id_, from);
+    return next_id_++;
+  }
+
+  /// Releases s: blocks no other table holds go back to the pool. index_error if s is unknown.
+  void release(seq_id s) { drop(entry(seqs_, s)); }
+
+  /// Appends one step (1-D) or n steps (2-D) to s; n = 0 is a no-op. Throws index_error for an
+  /// unknown or released s, shape_error for a wrong rank, width or step mismatch, and
+  /// capacity_error when the pool lacks the blocks (one more when the shared last block must be
+  /// copied). With preemption the most recently created other sequences are released, newest
+  /// first, until the append fits, and their ids returned; if it cannot fit even with every other
+  /// sequence gone, it is refused with nothing released.
+  std::vector<seq_id> append(seq_id s, array_view k, array_view v) {
+    sequence& q = find(s);
+    const steps_of ks(k), vs(v);
+    if (!ks.ok || !vs.ok) throw shape_error("append: k and v must be 1-D or 2-D");
+    if (ks.width != d_k() || vs.width != d_v()) throw shape_error("append: wrong width");
+    if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
+    if (ks.steps == 0) return {};
+    const std::vector<seq_id> victims = preempt_ ? victims_for(s, ks.steps) : std::vector<seq_id>{};
+    for (seq_id x : victims) drop(seqs_.find(x));
+    const std::vector<std::size_t> fresh = Rules::take(free_, blocks_needed(q, ks.steps, refs_));
+    auto next = fresh.begin();
+    if (must_copy(q, refs_)) {
+      const std::size_t from = q.blocks.back();
+      q.blocks.back() = *next++;
+      k_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = k_.middleRows(first_row(from), filled_rows(q));
+      v_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = v_.middleRows(first_row(from), filled_rows(q));
+      --refs_[from], refs_[q.blocks.back()] = 1;
+    }
+    for (std::size_t i = 0; i < ks.steps; ++i, ++q.len) {
+      if (q.len % block_size_ == 0) q.blocks.push_back(*next), refs_[*next++] = 1;
+      k_.row(slot(q, q.len)) = Eigen::Map<const Eigen::RowVectorXd>(k.data + i * d_k(), k_.cols());
+      v_.row(slot(q, q.len)) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), v_.cols());
+    }
+    return victims;
+  }
+
+  /// One decode step over s's rows, read in place through its block table (no gather).
+  /// Throws index_error for an unknown s, shape_error unless q is 1-D of width d_k, and
+  /// empty_error for a sequence with no rows.
+  decode_result decode_step(seq_id s, array_view q) const {
+    const sequence& sq = find(s);
+    if (q.rank != 1 || q.dims[0] != d_k()) throw shape_error("decode_step: q must be 1-D of width d_k");
+    if (sq.len == 0) throw empty_error("decode_step: empty sequence");
+    return attend(
+        sq.len, d_k(), d_v(), q.data, [&](std::size_t i) { return k_.data() + slot(sq, i) * k_.cols(); },
+        [&](std::size_t i) { return v_.data() + slot(sq, i) * v_.cols(); });
+  }
+
+  std::size_t size(seq_id s) const { return find(s).len; }
+  std::size_t d_k() const { return static_cast<std::size_t>(k_.cols()); }
+  std::size_t d_v() const { return static_cast<std::size_t>(v_.cols()); }
+  std::size_t block_size() const { return block_size_; }
+  std::size_t num_blocks() const { return refs_.size(); }
+
+  /// Contiguous copies of s's rows in order, (size, d_k) and (size, d_v): its blocks are
+  /// scattered over the pool. Decode does not copy.
+  row_matrix keys(seq_id s) const { return gather(k_, find(s)); }
+  row_matrix values(seq_id s) const { return gather(v_, find(s)); }
+
+  /// Introspection for the block-accounting properties: the pool's free blocks, s's block
+  /// table (block numbers in [0, num_blocks)), a block's reference count, the bytes of the
+  /// blocks handed out (nothing is reserved per sequence), and a block's raw slots (poisoned
+  /// when unused).
+  std::size_t free_blocks() const { return free_.size(); }
+  const std::vector<std::size_t>& block_table(seq_id s) const { return find(s).blocks; }
+  std::size_t ref_count(std::size_t block) const { return refs_.at(block); }
+  std::size_t block_bytes() const { return block_size_ * (d_k() + d_v()) * sizeof(double); }
+  std::size_t bytes_in_use() const { return (num_blocks() - free_blocks()) * block_bytes(); }
+  view block_keys(std::size_t block) const {
+    return {k_.data() + first_row(block) * k_.cols(), static_cast<Eigen::Index>(block_size_), k_.cols()};
+  }
+
+ private:
+  struct sequence {
+    std::vector<std::size_t> blocks;
+    std::size_t len = 0;
+  };
+  static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
+
+  template <class Map>
+  static auto entry(Map& seqs, seq_id s) {
+    const auto it = seqs.find(s);
+    if (it == seqs.end()) throw index_error("paged: unknown or released sequence");
+    return it;
+  }
+  sequence& find(seq_id s) { return entry(seqs_, s)->second; }
+  const sequence& find(seq_id s) const { return entry(seqs_, s)->second; }
+
+  Eigen::Index first_row(std::size_t block) const { return static_cast<Eigen::Index>(block * block_size_); }
+  Eigen::Index slot(const sequence& s, std::size_t i) const {
+    return first_row(s.blocks[i / block_size_]) + static_cast<Eigen::Index>(i % block_size_);
+  }
+  /// Rows of block j of s in use.
+  std::size_t filled(const sequence& s, std::size_t j) const { return std::min(block_size_, s.len - j * block_size_); }
+  /// Rows in use in s's last block when it is partly filled, else 0.
+  Eigen::Index filled_rows(const sequence& s) const { return static_cast<Eigen::Index>(s.len % block_size_); }
+  bool must_copy(const sequence& s, const std::vector<std::size_t>& refs) const {
+    return filled_rows(s) > 0 && Rules::copy_on_write(refs[s.blocks.back()]);
+  }
+  /// Blocks an append of n > 0 rows to s takes, counting a copy of its last block.
+  std::size_t blocks_needed(const sequence& s, std::size_t n, const std::vector<std::size_t>& refs) const {
+    const std::size_t room = s.blocks.size() * block_size_ - s.len;
+    return (must_copy(s, refs) ? 1 : 0) + (n > room ? (n - room + block_size_ - 1) / block_size_ : 0);
+  }
+
+  /// The sequences to preempt so that n rows fit into s, newest first; none when even all
+  /// of them would not make room. Works on a copy of the counts: nothing changes here.
+  std::vector<seq_id> victims_for(seq_id s, std::size_t n) const {
+    std::vector<std::size_t> refs = refs_;
+    std::size_t free = free_.size();
+    const sequence& q = find(s);
+    std::vector<seq_id> victims;
+    for (auto it = seqs_.rbegin(); it != seqs_.rend() && blocks_needed(q, n, refs) > free; ++it) {
+      if (it->first == s) continue;
+      victims.push_back(it->first);
+      for (std::size_t b : it->second.blocks) free += --refs[b] == 0 ? 1 : 0;
+    }
+    return blocks_needed(q, n, refs) <= free ? victims : std::vector<seq_id>{};
+  }
+
+  void drop(typename std::map<seq_id, sequence>::iterator it) {
+    for (std::size_t b : it->second.blocks)
+      if (--refs_[b] == 0) {
+        if constexpr (poison_free_slots) {
+          k_.middleRows(first_row(b), static_cast<Eigen::Index>(block_size_)).setConstant(nan());
+          v_.middleRows(first_row(b), static_cast<Eigen::Index>(block_size_)).setConstant(nan());
+        }
+        free_.push_back(b);
+      }
+    seqs_.erase(it);
+  }
+
+  row_matrix gather(const row_matrix& pool, const sequence& s) const {
+    row_matrix out(static_cast<Eigen::Index>(s.len), pool.cols());
+    for (std::size_t i = 0; i < s.len; ++i) out.row(static_cast<Eigen::Index>(i)) = pool.row(slot(s, i));
+    return out;
+  }
+
+  std::size_t block_size_;
+  bool preempt_;
+  row_matrix k_, v_;                  // the pool: block b holds rows [b * block_size, (b + 1) * block_size)
+  std::vector<std::size_t> refs_;     // per block: the tables holding it
+  std::vector<std::size_t> free_;     // blocks no table holds
+  std::map<seq_id, sequence> seqs_;   // ordered by id, which is creation order
+  seq_id next_id_ = 0;
+};
+
+using paged = basic_paged<>;
+
+}  // namespace kvconform

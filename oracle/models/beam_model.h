@@ -1,0 +1,47 @@
+// The model of the beam kind: per layer, per batch row, per kv head, exact rows; per-layer lengths.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "oracle/models/model.h"
+
+namespace kvconform {
+
+/// The byte budget the memory counters size a batch against (largest B x T that fits).
+inline constexpr std::size_t beam_memory_budget = std::size_t{1} << 20;
+
+/// Rows kept as plain nested vectors: layers_[l][b][h] holds the keys and values of row b, kv
+/// head h of layer l, one vector per position. A reorder copies whole rows by value, so rows
+/// can never alias; a layer's length is the number of positions its rows hold.
+class beam_model final : public model {
+ public:
+  beam_model(const cache_config& c, const numeric_profile& p);
+
+  expectation apply(const op& o) override;
+  /// One stream per (layer, row, kv head) in that order, named "layer l row b head h"; counters
+  /// "layer l length" and the memory formulas (bytes, bytes_per_token, max_batch_tokens).
+  snapshot observe() const override;
+
+  /// Filled positions of a layer: the positions its rows hold (every config has B, H >= 1).
+  std::size_t length(std::size_t layer) const { return layers_[layer][0][0].keys.size(); }
+  const cache_config& config() const { return config_; }
+
+ private:
+  using row = std::vector<double>;
+  struct head_rows {
+    std::vector<row> keys, values;
+  };
+  using batch_row = std::vector<head_rows>;  // H kv heads
+  using layer = std::vector<batch_row>;      // B rows
+
+  expectation update(const op& o);
+  expectation reorder(const op& o);
+  expectation decode(const op& o);
+
+  cache_config config_;
+  numeric_profile profile_;
+  std::vector<layer> layers_;
+};
+
+}  // namespace kvconform

@@ -1,0 +1,33 @@
+// The model of the single-sequence kinds: flat (refuses when full) and ring (evicts the oldest).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "oracle/models/model.h"
+
+namespace kvconform {
+
+/// Exact rows in a deque plus the count of steps ever appended. Flat and ring differ in one
+/// rule only: when len + n > capacity, flat refuses and ring drops the oldest rows.
+class rows_model final : public model {
+ public:
+  rows_model(const cache_config& c, const numeric_profile& p) : config_(c), profile_(p) {}
+
+  expectation apply(const op& o) override;
+  snapshot observe() const override;
+
+  std::size_t size() const { return keys_.size(); }
+  std::int64_t total() const { return total_; }
+  const cache_config& config() const { return config_; }
+
+ private:
+  using row = std::vector<double>;
+  cache_config config_;
+  numeric_profile profile_;
+  std::deque<row> keys_, values_;
+  std::int64_t total_ = 0;
+};
+
+}  // namespace kvconform

@@ -1,0 +1,70 @@
+// Evaluation of the componentwise bound; every term is explained in the numerics study, section 3.
+#include "oracle/numeric/bound.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kvconform {
+
+double gamma_k(double k, double u) {
+  const double x = k * u;
+  return x < 1 ? x / (1 - x) : std::numeric_limits<double>::infinity();
+}
+
+attention_bound compute_bound(const attention_problem& p, const std::vector<double>& s, double m,
+                              const std::vector<double>& w, const std::vector<double>& o,
+                              const numeric_profile& prof, double F) {
+  const double u = unit_roundoff(prof.working);
+  const double mu = prof.flush_subnormals ? smallest_normal(prof.working)
+                                          : std::numeric_limits<double>::denorm_min();
+  std::size_t live_n = 0;
+  for (std::size_t i = 0; i < p.n; ++i) live_n += p.is_live(i);
+  const double n = static_cast<double>(live_n);
+  double n_r = 0;
+  if (prof.online_undeclared) n_r = std::max(0.0, n - 1);
+  else if (prof.online_block) n_r = std::max(0.0, std::ceil(n / static_cast<double>(prof.online_block)) - 1);
+  if (prof.splits) n_r += static_cast<double>(prof.splits) - 1;
+
+  attention_bound b;
+  b.output.assign(p.d_v, 0.0);
+  b.weights.assign(p.n, 0.0);
+  if (live_n == 0) return b;  // a fully masked row must give exact zeros
+
+  // E_i: score error gamma_{d+6} a_i (a_i = sum |k||q| / sqrt(d), not |s_i|), exp error
+  // u (c_e + c_t (m - s_i)), and P-format rounding u_P.
+  const double g_d = gamma_k(static_cast<double>(p.d_k) + 6, u);
+  const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(p.d_k));
+  std::vector<double> E(p.n, 0.0);
+  double sum_w_expm1 = 0;
+  for (std::size_t i = 0; i < p.n; ++i) {
+    if (!p.is_live(i)) continue;
+    double a = 0;
+    for (std::size_t j = 0; j < p.d_k; ++j) a += std::fabs(p.keys[i * p.d_k + j]) * std::fabs(p.q[j]);
+    a *= inv_sqrt_d;
+    b.max_a = std::max(b.max_a, a);
+    E[i] = g_d * a + u * (bound_c_e + bound_c_t * (m - s[i])) + prof.u_p;
+    sum_w_expm1 += w[i] * std::expm1(E[i]);
+  }
+  b.in_domain = b.max_a <= 1 / (64 * u);
+  const double A = std::log1p(sum_w_expm1);  // normalisation error, ln sum_j w_j e^{E_j}
+  const double K = n + 4 + n_r * (bound_c_e + 2);
+  const double sum_term = 2 * std::atanh(std::min(gamma_k(K, u), 1.0));
+  for (std::size_t c = 0; c < p.d_v; ++c) {
+    double acc = 0, vmax = 0;
+    for (std::size_t i = 0; i < p.n; ++i) {
+      if (!p.is_live(i)) continue;
+      const double v = std::fabs(p.values[i * p.d_v + c]);
+      acc += w[i] * v * std::expm1(E[i] + A + sum_term);
+      vmax = std::max(vmax, v);
+    }
+    double B = F * acc + (n + 2) * mu * (1 + vmax);
+    B += prof.u_out * (std::fabs(o[c]) + B);
+    b.output[c] = B;
+  }
+  for (std::size_t i = 0; i < p.n; ++i)
+    if (p.is_live(i)) b.weights[i] = F * w[i] * std::expm1(E[i] + A + sum_term) + 2 * mu;
+  return b;
+}
+
+}  // namespace kvconform

@@ -1,0 +1,34 @@
+// The derived componentwise error bound of DESIGN section 4 for one decode.
+#pragma once
+
+#include <vector>
+
+#include "oracle/numeric/attention_problem.h"
+#include "oracle/numeric/numeric_profile.h"
+
+namespace kvconform {
+
+/// Safety factor F: covers vendor exp errors and unmodelled roundings (numerics study 3.4).
+inline constexpr double bound_safety_factor = 2.0;
+/// Constants of the exp error model |err| <= u (c_e + c_t |x|) (numerics study 3.1).
+inline constexpr double bound_c_e = 4.0, bound_c_t = 4.0;
+
+/// Per-component bounds on |o^_c - o_c| and per-key bounds on |w^_i - w_i|.
+struct attention_bound {
+  std::vector<double> output;
+  std::vector<double> weights;
+  double max_a = 0;  ///< max_i a_i, for the input-domain rule max a_i <= 1/(64u)
+  bool in_domain = true;
+};
+
+/// The bound, computed in double from the oracle's s, m and w (rounded to double; the bound
+/// needs no more) and the oracle output o for the u_out term. Masked keys get bound 0: their
+/// weight must be exactly zero.
+attention_bound compute_bound(const attention_problem& p, const std::vector<double>& s, double m,
+                              const std::vector<double>& w, const std::vector<double>& o,
+                              const numeric_profile& prof, double F = bound_safety_factor);
+
+/// gamma_k = k u / (1 - k u); infinite once k u >= 1.
+double gamma_k(double k, double u);
+
+}  // namespace kvconform

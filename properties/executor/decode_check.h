@@ -1,0 +1,23 @@
+// Judging one decode against the float128 oracle under the derived bound.
+#pragma once
+
+#include <string>
+
+#include "oracle/numeric/attention_problem.h"
+#include "oracle/numeric/numeric_profile.h"
+
+namespace kvconform {
+
+/// The verdict on one problem. `check` is empty on success, else a stable name
+/// (decode-finite, decode-bound, decode-weights, decode-masked).
+struct decode_verdict {
+  std::string check, message;
+  double ratio = 0;       ///< worst err / bound (F = 2, as DESIGN 4 writes it); > 1 fails
+  bool numeric = false;   ///< false when the inputs are outside the numeric domain
+};
+
+/// `output` has p.d_v entries and `weights` p.n. The error is taken in the oracle's precision.
+decode_verdict check_decode(const attention_problem& p, const double* output, const double* weights,
+                            const numeric_profile& prof);
+
+}  // namespace kvconform

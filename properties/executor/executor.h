@@ -1,0 +1,76 @@
+// The executor: runs each op on the model and the implementation and compares everything.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oracle/models/model.h"
+#include "properties/executor/subject.h"
+#include "properties/trace/trace.h"
+
+namespace kvconform {
+
+/// Where and how a run diverged. `check` is a stable name (outcome, state, input-modified,
+/// stray-write, exception, not-supported, preemption, decode-shape, decode-finite, decode-bound, decode-weights,
+/// decode-masked, pinned) so that equal bugs give equal signatures.
+struct failure {
+  std::size_t op_index = 0;
+  std::string op_name;
+  std::string check, message;
+  std::string signature() const { return check + " at " + op_name; }
+};
+
+/// Decode accounting over a run.
+struct decode_stats {
+  std::size_t decodes = 0, numeric = 0;
+  double worst_ratio = 0;  ///< worst err/bound seen (the bound with F = 2; > 1 fails)
+  void merge(const decode_stats& o);
+};
+
+/// One cache under test driven op by op: the model decides, the implementation answers,
+/// and after every op the executor compares outcome, caller inputs, state and decode results.
+class session {
+ public:
+  session(const cache_config& c, const implementation& impl);
+  ~session();
+
+  /// Runs one op; false when it diverged (see failed()). Ops after a failure are ignored.
+  bool step(const op& o);
+  const std::optional<failure>& failed() const { return failure_; }
+  const decode_stats& stats() const { return stats_; }
+  const std::vector<op>& ops() const { return ops_; }
+  /// What the implementation answered to the last op (a generation loop feeds on it).
+  const op_outcome& last() const { return last_; }
+  /// The implementation's state now (for metamorphic comparisons).
+  snapshot observe() { return subject_ ? subject_->observe() : snapshot{}; }
+  /// The implementation under test, for a driver that compares with fresh caches of the same type.
+  const implementation& impl() const { return impl_; }
+  /// Records a divergence a driver found outside the executor's own checks (a cached generation
+  /// against a recompute) at the last op, so it is reported and saved like any other failure.
+  bool report(std::string check, std::string message);
+
+ private:
+  bool fail(std::string check, std::string message);
+  const implementation& impl_;
+  std::unique_ptr<model> model_;
+  std::unique_ptr<subject> subject_;
+  std::vector<std::vector<double>> kept_buffers_;  // poisoned inputs stay alive: aliasing reads NaN
+  std::vector<op> ops_;
+  std::optional<failure> failure_;
+  op_outcome last_;
+  decode_stats stats_;
+};
+
+/// The result of running a whole trace.
+struct verdict {
+  std::optional<failure> fail;
+  decode_stats stats;
+  bool ok() const { return !fail; }
+};
+
+/// Runs every op of `t` against `impl` (a fresh cache from t.config).
+verdict run_trace(const trace& t, const implementation& impl);
+
+}  // namespace kvconform

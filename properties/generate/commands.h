@@ -1,0 +1,178 @@
+// RapidCheck plumbing shared by every kind's generators; include it only in generator sources.
+#pragma once
+
+#include <rapidcheck.h>
+#include <rapidcheck/state.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "properties/generate/run_property.h"
+
+namespace kvconform {
+
+/// Uniform over [lo, hi) at every RapidCheck size (inRange alone narrows with the size, which
+/// would make early cases all minimal); still shrinks towards lo.
+template <class T>
+rc::Gen<T> uniform_in(T lo, T hi) {
+  return rc::gen::resize(100, rc::gen::inRange<T>(lo, hi));
+}
+
+/// Runs one op through the executor; a divergence fails the RapidCheck case with its signature.
+inline void step_or_fail(session& s, const op& o) {
+  if (!s.step(o)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+}
+
+/// A trace op as a RapidCheck command: apply to the model, run through the executor, show.
+template <class Model>
+struct trace_command final : rc::state::Command<Model, session> {
+  op o;
+  explicit trace_command(op x) : o(std::move(x)) {}
+  void apply(Model& m) const override { m.apply(o); }
+  void run(const Model&, session& s) const override { step_or_fail(s, o); }
+  void show(std::ostream& os) const override { os << describe(o); }
+};
+template <class Model>
+using command_ptr = std::shared_ptr<const rc::state::Command<Model, session>>;
+
+/// A command whose op is made from the model state when it runs, for kinds whose ops name
+/// state (paged handles, an exact fill): shrinking removes earlier commands, which renumbers
+/// handles and changes what is free, and a deferred op keeps its meaning through that (as a
+/// Hypothesis bundle draw does). `make` returns nullopt where no op can be made: a failed
+/// precondition, so RapidCheck regenerates or drops the command.
+template <class Model>
+struct deferred_command final : rc::state::Command<Model, session> {
+  std::string label;
+  std::function<std::optional<op>(const Model&)> make;
+  deferred_command(std::string l, std::function<std::optional<op>(const Model&)> f) : label(std::move(l)), make(std::move(f)) {}
+  void checkPreconditions(const Model& m) const override { RC_PRE(make(m).has_value()); }
+  void apply(Model& m) const override { m.apply(*make(m)); }
+  void run(const Model& m, session& s) const override { step_or_fail(s, *make(m)); }
+  void show(std::ostream& os) const override { os << label; }
+};
+template <class Model>
+command_ptr<Model> command(op o) {
+  return std::make_shared<const trace_command<Model>>(std::move(o));
+}
+
+/// One of `choices` by weight (weight 0 = never); which one is picked does not shrink, what it
+/// generates does.
+template <class T>
+rc::Gen<T> weighted(std::vector<std::pair<int, rc::Gen<T>>> choices) {
+  std::erase_if(choices, [](const auto& c) { return c.first <= 0; });
+  int total = 0;
+  for (const auto& c : choices) total += c.first;
+  return rc::gen::mapcat(rc::gen::noShrink(uniform_in(0, total)), [choices](int r) {
+    for (const auto& [w, g] : choices) {
+      if (r < w) return g;
+      r -= w;
+    }
+    return choices.back().second;
+  });
+}
+
+/// Where a generated op goes: its rows continue a stream at position `first` (several input
+/// classes depend on the position), in sequence `seq` (paged; 0 for the other kinds).
+struct op_target {
+  std::shared_ptr<const row_source> src;
+  std::int64_t first = 0;
+  std::int64_t seq = 0;
+};
+
+/// An append of n rows of the target's input class; for n = 1, bit 0 of `ranks` makes k 1-D
+/// and bit 1 makes v 1-D (mixed ranks are valid: both are one step).
+op append_op(const op_target& t, std::size_t n, int ranks, std::uint64_t seed);
+/// An append with shape error `variant` in [0, 6): a wrong key or value width, k and v that
+/// differ in steps, rank 3, rank 0, or a 1-D k with a 2-row v.
+op bad_shape_op(const op_target& t, int variant, std::uint64_t seed);
+/// A decode of the class's query; with `bad`, variant 0 has rank 2 and variant 1 the wrong width.
+op decode_op(const op_target& t, bool bad, int variant);
+/// A key or value width: small in quick runs, up to 128 in deep ones. Picked by index (not
+/// elementOf) so that a failing case shrinks towards the smallest.
+rc::Gen<std::size_t> width_gen(bool deep);
+
+/// What a kind's op generator gets besides the model state.
+struct gen_context {
+  std::shared_ptr<const row_source> src;  ///< the trace's input class and anchor
+  op_mix mix;
+  bool can_decode = true;
+  std::size_t max_steps = 4;  ///< steps of an ordinary append
+};
+
+/// Runs `body` as a RapidCheck property with the run's seed, cases and size, and maps the
+/// result into `out` (cases to the first failure, gave-up and internal errors).
+void run_rapidcheck(const property& p, const run_options& o, const std::function<void()>& body, property_run& out);
+
+/// Runs a generated property: a config from `config_gen`, then either `p.drive` on a session,
+/// or commands from `op_gen(model, ctx)` starting at `make_model(config)`, run through the
+/// executor with RapidCheck's runAll and, for metamorphic properties, compared with the rewrite.
+/// The last failing (hence minimal) trace becomes the counterexample. Traces hold up to
+/// `trace_scale` x (RapidCheck size + 1) ops.
+template <class Model, class MakeModel, class OpGen>
+property_run run_commands(const property& p, const implementation& impl, const run_options& o,
+                          rc::Gen<cache_config> config_gen, MakeModel make_model, OpGen op_gen, double trace_scale = 1) {
+  property_run out;
+  auto keep_failure = [&](const cache_config& config, session& s) {
+    out.stats.merge(s.stats());
+    if (!s.failed()) return false;
+    out.counterexample = trace{config, s.ops(), impl.name, p.name, s.failed()->message};
+    out.fail = s.failed();
+    return true;
+  };
+  const bool can_decode = std::find(impl.capabilities.begin(), impl.capabilities.end(), "decode") != impl.capabilities.end();
+  const std::span<const input_class> classes = p.classes.empty() ? all_input_classes() : p.classes;
+  run_rapidcheck(p, o, [&] {
+    const cache_config config = *config_gen;
+    if (p.drive) {
+      const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+      const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
+      session s(config, impl);
+      p.drive(s, config, seed, size);
+      if (keep_failure(config, s)) {
+        out.counterexample->drive_seed = seed, out.counterexample->drive_size = size;
+        RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+      }
+      if (o.on_trace) o.on_trace(trace{config, s.ops(), impl.name, p.name, ""});
+      return;
+    }
+    const input_class cls = *rc::gen::elementOf(std::vector<input_class>(classes.begin(), classes.end()));
+    const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+    gen_context ctx;
+    ctx.src = std::make_shared<const row_source>(cls, config.d_k, config.d_v, anchor);
+    ctx.mix = p.mix;
+    ctx.can_decode = can_decode;
+    ctx.max_steps = p.long_traces ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
+    const Model initial = make_model(config, impl.profile);
+    const auto commands = *rc::gen::scale(trace_scale, rc::state::gen::commands(initial, [ctx, op_gen](const Model& m) { return op_gen(m, ctx); }));
+    session s(config, impl);
+    try {
+      rc::state::runAll(commands, initial, s);
+    } catch (...) {
+      keep_failure(config, s);
+      throw;
+    }
+    keep_failure(config, s);
+    if (p.rewrite) {
+      trace t{config, s.ops(), impl.name, p.name, ""};
+      const verdict v = check_trace(&p, t, impl);
+      if (!v.ok()) {
+        t.note = v.fail->message;
+        out.counterexample = t, out.fail = v.fail;
+        RC_FAIL(v.fail->signature() + ": " + v.fail->message);
+      }
+    }
+    if (o.on_trace) o.on_trace(trace{config, s.ops(), impl.name, p.name, ""});
+  }, out);
+  return out;
+}
+
+/// Per-kind entry points (one generator source each).
+property_run run_rows_property(const property& p, const implementation& impl, const run_options& o);
+property_run run_beam_property(const property& p, const implementation& impl, const run_options& o);
+property_run run_paged_property(const property& p, const implementation& impl, const run_options& o);
+
+}  // namespace kvconform

@@ -1,0 +1,89 @@
+// Deterministic draws for each input class (std::mt19937_64; the same seed gives the same rows).
+#include "properties/generate/input_classes.h"
+
+#include <cmath>
+#include <random>
+
+namespace kvconform {
+
+namespace {
+constexpr input_class all[] = {
+    input_class::moderate, input_class::peaked, input_class::minus_1000, input_class::plus_1000,
+    input_class::near_tie_1000, input_class::huge_1e4, input_class::spread_1500, input_class::max_last,
+    input_class::max_first, input_class::ramp, input_class::all_equal, input_class::cancellation,
+    input_class::ill_conditioned_key, input_class::value_offset, input_class::one_hot, input_class::zero_keys};
+constexpr input_class large[] = {input_class::minus_1000, input_class::plus_1000, input_class::near_tie_1000,
+                                 input_class::huge_1e4, input_class::spread_1500, input_class::max_last,
+                                 input_class::max_first};
+const char* const names[] = {"moderate", "peaked", "minus_1000", "plus_1000", "near_tie_1000",
+                             "huge_1e4", "spread_1500", "max_last", "max_first", "ramp", "all_equal",
+                             "cancellation", "ill_conditioned_key", "value_offset", "one_hot", "zero_keys"};
+}  // namespace
+
+const char* to_string(input_class c) { return names[static_cast<int>(c)]; }
+std::span<const input_class> all_input_classes() { return all; }
+std::span<const input_class> large_score_classes() { return large; }
+
+row_source::row_source(input_class c, std::size_t d_k, std::size_t d_v, std::uint64_t anchor_seed)
+    : class_(c), d_k_(d_k), d_v_(d_v) {
+  std::mt19937_64 rng(anchor_seed);
+  std::normal_distribution<double> gauss;
+  sign_ = (rng() & 1) ? 1.0 : -1.0;
+  for (std::size_t j = 0; j < d_k; ++j) anchor_.push_back((rng() & 1) ? 1.0 : -1.0);
+  switch (c) {
+    case input_class::moderate:
+      for (std::size_t j = 0; j < d_k; ++j) q_.push_back(gauss(rng));
+      break;
+    case input_class::peaked:
+      for (std::size_t j = 0; j < d_k; ++j) q_.push_back(8 * gauss(rng));
+      break;
+    case input_class::all_equal:
+      q_.assign(d_k, 0.0);
+      break;
+    default:
+      q_ = anchor_;
+  }
+}
+
+void row_source::rows(std::int64_t first, std::size_t n, std::uint64_t seed, std::vector<double>& keys,
+                      std::vector<double>& values) const {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> gauss;
+  std::uniform_real_distribution<double> unit;
+  const double root_d = std::sqrt(static_cast<double>(d_k_));
+  for (std::size_t r = 0; r < n; ++r) {
+    const double p = static_cast<double>(first + static_cast<std::int64_t>(r));
+    double tau = gauss(rng), noise = 0.1, orthogonal = 0, value_scale = 1, value_shift = 0;
+    bool random_key = false;
+    switch (class_) {
+      case input_class::moderate: case input_class::peaked: case input_class::all_equal: random_key = true; break;
+      case input_class::minus_1000: tau -= 1000; break;
+      case input_class::plus_1000: tau += 1000; break;
+      case input_class::near_tie_1000: tau = 1000 + std::pow(10.0, -6 * unit(rng)) * tau, noise = 0; break;
+      case input_class::huge_1e4: tau = sign_ * 1e4 + 10 * tau; break;
+      case input_class::spread_1500: tau = 3000 * unit(rng) - 1500; break;
+      case input_class::max_last: tau = 750 * p + tau; break;
+      case input_class::max_first: tau = -750 * p + tau; break;
+      case input_class::ramp: tau = 0.5 * p - 20; break;
+      case input_class::cancellation: orthogonal = 1000, noise = 0; break;
+      case input_class::ill_conditioned_key:
+        if (unit(rng) < 0.25) orthogonal = 1e4, noise = 0, value_scale = 1e-12;
+        break;
+      case input_class::value_offset: value_shift = 1000; break;
+      case input_class::one_hot: tau = unit(rng) < 0.3 ? 0 : -800, noise = 0; break;
+      case input_class::zero_keys: tau = 0, noise = unit(rng) < 0.5 ? 0 : 1; break;
+    }
+    std::vector<double> g(d_k_);
+    for (double& x : g) x = gauss(rng);
+    if (orthogonal != 0) {  // remove g's component along a (|a|^2 = d), so it adds magnitude, not score
+      double dot = 0;
+      for (std::size_t j = 0; j < d_k_; ++j) dot += g[j] * anchor_[j];
+      for (std::size_t j = 0; j < d_k_; ++j) g[j] -= dot / static_cast<double>(d_k_) * anchor_[j];
+    }
+    for (std::size_t j = 0; j < d_k_; ++j)
+      keys.push_back(random_key ? g[j] : tau / root_d * anchor_[j] + (noise + orthogonal) * g[j]);
+    for (std::size_t c = 0; c < d_v_; ++c) values.push_back(value_shift + value_scale * gauss(rng));
+  }
+}
+
+}  // namespace kvconform

@@ -1,0 +1,81 @@
+// RapidCheck stateful generation for the single-sequence kinds (flat, ring).
+#include <algorithm>
+#include <memory>
+
+#include "oracle/models/rows_model.h"
+#include "properties/generate/commands.h"
+
+namespace kvconform {
+
+namespace {
+using rows_command = command_ptr<rows_model>;
+
+/// The state the generator needs, copied: RapidCheck keeps generators alive while shrinking.
+struct gen_state {
+  std::shared_ptr<const row_source> src;
+  cache_config config;
+  std::size_t size = 0;
+  std::int64_t total = 0;
+  std::size_t max_steps = 4;
+  op_target target() const { return {src, total, 0}; }
+};
+
+rc::Gen<rows_command> append_gen(const gen_state& s, rc::Gen<std::size_t> steps) {
+  return rc::gen::apply(
+      [t = s.target()](std::size_t n, int ranks, std::uint64_t seed) { return command<rows_model>(append_op(t, n, ranks, seed)); },
+      std::move(steps), uniform_in(0, 4), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+}
+
+rc::Gen<rows_command> bad_shape_gen(const gen_state& s) {
+  return rc::gen::apply([t = s.target()](int variant, std::uint64_t seed) { return command<rows_model>(bad_shape_op(t, variant, seed)); },
+                        uniform_in(0, 6), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+}
+
+rc::Gen<rows_command> decode_gen(const gen_state& s, bool bad) {
+  return rc::gen::map(uniform_in(0, 2), [t = s.target(), bad](int variant) { return command<rows_model>(decode_op(t, bad, variant)); });
+}
+
+/// One op drawn by weight from the property's mix, sized from the model's state.
+rc::Gen<rows_command> op_gen(const op_mix& mix, const gen_state& s, bool can_decode) {
+  const std::size_t cap = s.config.capacity;
+  const std::size_t room = s.config.kind == cache_kind::flat ? cap - s.size : cap;
+  std::vector<std::pair<int, rc::Gen<rows_command>>> choices;
+  auto add = [&](int weight, rc::Gen<rows_command> g) {
+    if (weight > 0) choices.emplace_back(weight, std::move(g));
+  };
+  add(mix.append, append_gen(s, uniform_in<std::size_t>(1, s.max_steps + 1)));
+  if (s.config.kind == cache_kind::flat) {
+    add(mix.fill, append_gen(s, rc::gen::just(std::max<std::size_t>(room, 1))));
+    add(mix.overfill, append_gen(s, rc::gen::map(uniform_in<std::size_t>(1, 4), [room](std::size_t extra) { return room + extra; })));
+  } else {  // ring: appends of about the window, crossing the wrap point, and n > W
+    const std::size_t to_wrap = cap - static_cast<std::size_t>(s.total % static_cast<std::int64_t>(cap));
+    add(mix.fill, append_gen(s, rc::gen::elementOf(std::vector<std::size_t>{cap, to_wrap, cap > 1 ? cap - 1 : 1, cap + 1})));
+    add(mix.overfill, append_gen(s, rc::gen::elementOf(std::vector<std::size_t>{cap + 1, 2 * cap + 1, 3 * cap})));
+  }
+  add(mix.empty, append_gen(s, rc::gen::just<std::size_t>(0)));
+  add(mix.bad_shape, bad_shape_gen(s));
+  if (can_decode) {
+    add(mix.decode, decode_gen(s, false));
+    add(mix.bad_decode, decode_gen(s, true));
+  }
+  return weighted(std::move(choices));
+}
+
+rc::Gen<cache_config> config_gen(cache_kind kind, bool long_traces, bool deep) {
+  const std::size_t max_cap = deep ? 300 : (long_traces ? 24 : 10);
+  return rc::gen::apply([kind](std::size_t cap, std::size_t dk, std::size_t dv) { return cache_config{kind, cap, dk, dv}; },
+                        uniform_in<std::size_t>(1, max_cap + 1), width_gen(deep), width_gen(deep));
+}
+
+}  // namespace
+
+property_run run_rows_property(const property& p, const implementation& impl, const run_options& o) {
+  return run_commands<rows_model>(
+      p, impl, o, config_gen(impl.kind, p.long_traces, o.deep),
+      [](const cache_config& c, const numeric_profile& prof) { return rows_model(c, prof); },
+      [](const rows_model& m, const gen_context& ctx) {
+        return op_gen(ctx.mix, gen_state{ctx.src, m.config(), m.size(), m.total(), ctx.max_steps}, ctx.can_decode);
+      });
+}
+
+}  // namespace kvconform

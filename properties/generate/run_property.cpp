@@ -1,0 +1,99 @@
+// Dispatch of a property run to its kind's generators, the RapidCheck result mapping, and the ops every kind generates.
+#include <rapidcheck/detail/TestListenerAdapter.h>
+
+#include "properties/generate/commands.h"
+
+namespace kvconform {
+
+std::uint64_t property_seed(std::uint64_t run_seed, const std::string& property) { return run_seed ^ fnv1a(property); }
+
+op append_op(const op_target& t, std::size_t n, int ranks, std::uint64_t seed) {
+  op o;
+  o.kind = op_kind::append;
+  o.seq = t.seq;
+  t.src->rows(t.first, n, seed, o.k.data, o.v.data);
+  o.k.shape = {n, t.src->d_k()}, o.v.shape = {n, t.src->d_v()};
+  if (n == 1 && (ranks & 1)) o.k.shape = {t.src->d_k()};
+  if (n == 1 && (ranks & 2)) o.v.shape = {t.src->d_v()};
+  return o;
+}
+
+op bad_shape_op(const op_target& t, int variant, std::uint64_t seed) {
+  const std::size_t dk = t.src->d_k(), dv = t.src->d_v();
+  op o = append_op(t, 2, 0, seed);
+  switch (variant) {
+    case 0: o.k.shape = {1, 2 * dk}; break;                                      // wrong key width
+    case 1: o.v.shape = {1, 2 * dv}; break;                                      // wrong value width
+    case 2: o.v.shape = {1, dv}, o.v.data.resize(dv); break;                     // 2 key steps, 1 value step
+    case 3: o.k.shape = {1, 2, dk}, o.v.shape = {1, 2, dv}; break;               // rank 3
+    case 4: o.k.shape = {}, o.k.data.resize(1), o.v.shape = {}, o.v.data.resize(1); break;  // rank 0
+    default: o.k.shape = {dk}, o.k.data.resize(dk); break;                       // 1-D k, 2-row v
+  }
+  return o;
+}
+
+op decode_op(const op_target& t, bool bad, int variant) {
+  op o;
+  o.kind = op_kind::decode;
+  o.seq = t.seq;
+  o.q = tensor::vector(t.src->query());
+  if (bad && variant == 0) o.q.shape = {1, t.src->d_k()};                          // rank 2
+  if (bad && variant == 1) o.q.data.push_back(0.5), o.q.shape = {t.src->d_k() + 1};  // wrong width
+  return o;
+}
+
+rc::Gen<std::size_t> width_gen(bool deep) {
+  static const std::vector<std::size_t> quick_dims = {1, 2, 3, 4, 8, 16}, deep_dims = {1, 2, 3, 4, 5, 8, 16, 64, 128};
+  const std::vector<std::size_t>& dims = deep ? deep_dims : quick_dims;
+  return rc::gen::map(uniform_in<std::size_t>(0, dims.size()), [&dims](std::size_t i) { return dims[i]; });
+}
+
+void run_rapidcheck(const property& p, const run_options& o, const std::function<void()>& body, property_run& out) {
+  rc::detail::TestParams params;
+  params.seed = property_seed(o.seed, p.name);
+  params.maxSuccess = o.cases;
+  params.maxSize = o.max_size;
+  params.disableShrinking = !o.shrink;
+  rc::detail::TestMetadata meta{p.name, p.summary};
+  rc::detail::TestListenerAdapter quiet;
+  const auto result = rc::detail::checkTestable(body, meta, params, quiet);
+  rc::detail::SuccessResult success;
+  rc::detail::FailureResult failed;
+  rc::detail::GaveUpResult gave_up;
+  rc::detail::Error err;
+  if (result.match(success)) {
+    out.cases = success.numSuccess;
+    out.counterexample.reset(), out.fail.reset();
+  } else if (result.match(failed)) {
+    out.cases = failed.numSuccess + 1;
+    if (!out.fail) out.error = "failed outside the executor: " + failed.description;
+  } else if (result.match(gave_up)) {
+    out.cases = gave_up.numSuccess;
+    out.error = "generator gave up: " + gave_up.description;
+  } else if (result.match(err)) {
+    out.error = "RapidCheck error: " + err.description;
+  }
+}
+
+property_run run_property(const property& p, const implementation& impl, const run_options& o) {
+  if (p.fixed) {
+    property_run out;
+    trace t = p.fixed();
+    const verdict v = check_trace(&p, t, impl);
+    out.cases = 1, out.stats = v.stats, out.fail = v.fail;
+    if (v.fail) out.counterexample = std::move(t);
+    return out;
+  }
+  switch (impl.kind) {
+    case cache_kind::flat:
+    case cache_kind::ring: return run_rows_property(p, impl, o);
+    case cache_kind::beam: return run_beam_property(p, impl, o);
+    case cache_kind::paged: return run_paged_property(p, impl, o);
+    default: break;
+  }
+  property_run unknown;
+  unknown.error = std::string("no generators for kind ") + to_string(impl.kind);
+  return unknown;
+}
+
+}  // namespace kvconform

@@ -1,0 +1,39 @@
+// Running a property on an implementation with RapidCheck: generate, execute, shrink, keep the trace.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "properties/generate/property.h"
+
+namespace kvconform {
+
+/// Sizes and counts of one run. `deep` widens capacities and dimensions for nightly runs.
+struct run_options {
+  int cases = 100;
+  int max_size = 40;
+  std::uint64_t seed = 1;
+  bool deep = false;
+  bool shrink = true;  ///< off when only the number of cases to a failure matters (selftest)
+  std::function<void(const trace&)> on_trace;  ///< sees every generated trace that passed (seed corpora)
+};
+
+/// The result of one property on one implementation.
+struct property_run {
+  int cases = 0;  ///< generated cases run, up to and including the first failing one
+  decode_stats stats;
+  std::optional<trace> counterexample;  ///< shrunk to a minimal trace
+  std::optional<failure> fail;
+  std::string error;  ///< the generator gave up or RapidCheck reported an internal error
+};
+
+/// Runs `p` on `impl`: one fixed trace, or `cases` generated traces that shrink on failure.
+property_run run_property(const property& p, const implementation& impl, const run_options& o);
+
+/// The seed a property runs with: the run's seed mixed with the property name, so each
+/// property's traces stay the same when others are added.
+std::uint64_t property_seed(std::uint64_t run_seed, const std::string& property);
+
+}  // namespace kvconform

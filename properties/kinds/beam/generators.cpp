@@ -1,0 +1,219 @@
+// RapidCheck stateful generation for the beam kind: shapes, prefills, decode steps, rollbacks, reorders and masks.
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <random>
+
+#include "oracle/models/beam_model.h"
+#include "properties/kinds/beam/inputs.h"
+#include "properties/generate/commands.h"
+
+namespace kvconform {
+
+namespace {
+using beam_command = command_ptr<beam_model>;
+
+/// The state the generator needs, copied: RapidCheck keeps generators alive while shrinking.
+struct gen_state {
+  std::shared_ptr<const row_source> src;
+  cache_config config;
+  std::vector<std::size_t> lengths;  // per layer
+  std::size_t max_steps = 4;
+};
+
+/// Sets a shape and sizes the data to match, so a deliberately wrong shape still makes a valid trace.
+void reshape(tensor& t, std::vector<std::size_t> shape) {
+  t.shape = std::move(shape);
+  std::size_t n = 1;
+  for (std::size_t d : t.shape) n *= d;
+  t.data.resize(n, 0.25);
+}
+
+op update_op(const gen_state& s, std::int64_t layer, std::int64_t start, std::size_t n, std::uint64_t seed) {
+  op o;
+  o.kind = op_kind::update;
+  o.layer = layer, o.start = start;
+  beam_block(*s.src, s.config.batch, s.config.heads, start, n, seed, o.k, o.v);
+  return o;
+}
+
+/// An update of a generated layer, whose start and step count `make(layer, length)` generates.
+template <class Make>
+rc::Gen<beam_command> on_layer(const gen_state& s, Make make) {
+  return rc::gen::mapcat(uniform_in<std::size_t>(0, s.config.layers), [s, make](std::size_t l) {
+    return rc::gen::mapcat(make(l, s.lengths[l]), [s, l](std::pair<std::size_t, std::size_t> start_n) {
+      return rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), [s, l, start_n](std::uint64_t seed) {
+        return command<beam_model>(update_op(s, static_cast<std::int64_t>(l), static_cast<std::int64_t>(start_n.first), start_n.second, seed));
+      });
+    });
+  });
+}
+
+/// (start, n) pairs: at the length with n steps from `steps(room)`.
+template <class Steps>
+auto at_length(const gen_state& s, Steps steps) {
+  return [s, steps](std::size_t, std::size_t len) {
+    return rc::gen::map(steps(s.config.capacity - len), [len](std::size_t n) { return std::pair{len, n}; });
+  };
+}
+
+rc::Gen<beam_command> rollback_gen(const gen_state& s) {
+  return on_layer(s, [s](std::size_t, std::size_t len) {
+    return rc::gen::mapcat(uniform_in<std::size_t>(0, std::max<std::size_t>(len, 1)), [s](std::size_t start) {
+      const std::size_t most = std::min(s.max_steps, s.config.capacity - start);
+      return rc::gen::map(uniform_in<std::size_t>(0, most + 1), [start](std::size_t n) { return std::pair{start, n}; });
+    });
+  });
+}
+
+rc::Gen<beam_command> bad_update_gen(const gen_state& s) {
+  return rc::gen::apply(
+      [s](int variant, std::size_t layer, std::uint64_t seed) {
+        const cache_config& c = s.config;
+        const std::size_t len = s.lengths[layer];
+        op o = update_op(s, static_cast<std::int64_t>(layer), static_cast<std::int64_t>(len), 1, seed);
+        switch (variant) {
+          case 0: reshape(o.k, {c.batch, c.heads, 1, c.d_k + 1}); break;    // wrong key width
+          case 1: reshape(o.v, {c.batch, c.heads + 1, 1, c.d_k}); break;    // wrong value heads
+          case 2: reshape(o.k, {c.batch + 1, c.heads, 1, c.d_k}); break;    // wrong batch
+          case 3: reshape(o.v, {c.batch, c.heads, 2, c.d_k}); break;        // k and v differ in steps
+          case 4: reshape(o.k, {c.batch, c.heads, c.d_k}), reshape(o.v, {c.batch, c.heads, c.d_k}); break;  // rank 3
+          case 5: o.layer = static_cast<std::int64_t>(c.layers); break;     // layer out of range
+          case 6: o.layer = -1; break;
+          case 7: o.start = static_cast<std::int64_t>(len) + 1; break;      // start beyond the length
+          default: o.start = -1; break;
+        }
+        return command<beam_model>(std::move(o));
+      },
+      uniform_in(0, 9), uniform_in<std::size_t>(0, s.config.layers), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+}
+
+rc::Gen<beam_command> reorder_gen(const gen_state& s) {
+  const auto b = static_cast<std::int64_t>(s.config.batch);
+  auto make = [](std::vector<std::int64_t> index) {
+    op o;
+    o.kind = op_kind::reorder;
+    o.index = std::move(index);
+    return command<beam_model>(std::move(o));
+  };
+  std::vector<std::int64_t> identity(s.config.batch);
+  std::iota(identity.begin(), identity.end(), 0);
+  auto gather = rc::gen::map(rc::gen::container<std::vector<std::int64_t>>(s.config.batch, uniform_in<std::int64_t>(0, b)), make);
+  auto permutation = rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), [make, identity](std::uint64_t seed) {
+    auto p = identity;
+    std::shuffle(p.begin(), p.end(), std::mt19937_64(seed));
+    return make(std::move(p));
+  });
+  auto collapse = rc::gen::map(uniform_in<std::int64_t>(0, b), [make, b](std::int64_t j) {  // every beam continues one
+    return make(std::vector<std::int64_t>(static_cast<std::size_t>(b), j));
+  });
+  return weighted<beam_command>({{4, gather}, {2, permutation}, {1, rc::gen::just(make(identity))}, {1, collapse}});
+}
+
+rc::Gen<beam_command> bad_reorder_gen(const gen_state& s) {
+  return rc::gen::apply(
+      [s](int variant, std::size_t at) {
+        const auto b = static_cast<std::int64_t>(s.config.batch);
+        op o;
+        o.kind = op_kind::reorder;
+        o.index.assign(s.config.batch, 0);
+        switch (variant) {
+          case 0: o.index[at] = b; break;  // one past the last row
+          case 1: o.index[at] = -1; break;
+          case 2: o.index.push_back(0); break;  // one index too many
+          default: o.index.pop_back(); break;   // one too few
+        }
+        return command<beam_model>(std::move(o));
+      },
+      uniform_in(0, 4), uniform_in<std::size_t>(0, s.config.batch));
+}
+
+rc::Gen<beam_command> decode_gen(const gen_state& s, bool bad) {
+  const std::size_t b = s.config.batch;
+  return rc::gen::apply(
+      [s, bad](std::size_t layer, bool masked, std::vector<std::size_t> pads, int variant) {
+        const cache_config& c = s.config;
+        const std::size_t len = s.lengths[layer];
+        op o;
+        o.kind = op_kind::decode;
+        o.layer = static_cast<std::int64_t>(layer);
+        o.q = beam_query(*s.src, c.batch, c.q_heads);
+        for (std::size_t& p : pads) p = std::min(p, len);
+        if (masked) o.mask = left_padding_mask(pads, len);
+        if (!bad) return command<beam_model>(std::move(o));
+        switch (variant) {
+          case 0: reshape(o.q, {c.batch * c.q_heads, c.d_k}); break;                     // rank 2
+          case 1: reshape(o.q, {c.batch, c.heads > 1 ? c.q_heads + 1 : 0, c.d_k}); break;  // not a multiple of H
+          case 2: reshape(o.q, {c.batch, c.q_heads, c.d_k + 1}); break;                  // wrong width
+          case 3: o.mask = left_padding_mask(pads, len + 1); break;                      // mask longer than the layer
+          case 4: reshape(o.mask, {len}); break;                                          // rank 1 mask
+          default: o.layer = static_cast<std::int64_t>(c.layers); break;                 // layer out of range
+        }
+        return command<beam_model>(std::move(o));
+      },
+      uniform_in<std::size_t>(0, s.config.layers), rc::gen::arbitrary<bool>(),
+      rc::gen::container<std::vector<std::size_t>>(b, uniform_in<std::size_t>(0, s.config.capacity + 1)), uniform_in(0, 6));
+}
+
+/// One op drawn by weight from the property's mix. For beam, `append` is an update at the
+/// layer's length of up to max_steps (never past max_len), `fill` ends exactly at max_len,
+/// `overfill` goes past it, `empty` writes 0 steps, `bad_shape` covers shapes, layers and starts.
+rc::Gen<beam_command> op_gen(const op_mix& mix, const gen_state& s, bool can_decode) {
+  std::vector<std::pair<int, rc::Gen<beam_command>>> choices;
+  auto add = [&](int weight, rc::Gen<beam_command> g) {
+    if (weight > 0) choices.emplace_back(weight, std::move(g));
+  };
+  const std::size_t most = s.max_steps;
+  add(mix.append, on_layer(s, at_length(s, [most](std::size_t room) {
+        return uniform_in<std::size_t>(1, std::max<std::size_t>(1, std::min(most, room)) + 1);
+      })));
+  add(mix.fill, on_layer(s, at_length(s, [](std::size_t room) { return rc::gen::just(room); })));
+  add(mix.overfill, on_layer(s, at_length(s, [](std::size_t room) {
+        return rc::gen::map(uniform_in<std::size_t>(1, 4), [room](std::size_t extra) { return room + extra; });
+      })));
+  add(mix.empty, on_layer(s, at_length(s, [](std::size_t) { return rc::gen::just<std::size_t>(0); })));
+  add(mix.rollback, rollback_gen(s));
+  add(mix.bad_shape, bad_update_gen(s));
+  add(mix.reorder, reorder_gen(s));
+  add(mix.bad_reorder, bad_reorder_gen(s));
+  if (can_decode) {
+    add(mix.decode, decode_gen(s, false));
+    add(mix.bad_decode, decode_gen(s, true));
+  }
+  return weighted(std::move(choices));
+}
+
+/// L, B, H, Hq = G H, T, D. H = Hq, H = 1 (multi-query) and grouped heads all occur; picking
+/// by index lets a failing case shrink towards the smallest shape.
+rc::Gen<cache_config> config_gen(bool long_traces, bool deep) {
+  static const std::vector<std::size_t> quick_dims = {1, 2, 3, 4, 8, 16}, deep_dims = {1, 2, 3, 4, 5, 8, 16, 32, 64};
+  static const std::vector<std::size_t> groups = {1, 2, 4};
+  const std::vector<std::size_t>& dims = deep ? deep_dims : quick_dims;
+  const std::size_t max_cap = deep ? 64 : (long_traces ? 24 : 10), max_count = deep ? 4 : 3;  // of layers, rows and kv heads
+  auto pick = [](const std::vector<std::size_t>& from) {
+    return rc::gen::map(uniform_in<std::size_t>(0, from.size()), [&from](std::size_t i) { return from[i]; });
+  };
+  auto count = uniform_in<std::size_t>(1, max_count + 1);
+  return rc::gen::apply(
+      [](std::size_t layers, std::size_t batch, std::size_t heads, std::size_t group, std::size_t cap, std::size_t d) {
+        cache_config c{cache_kind::beam, cap, d, d};
+        c.layers = layers, c.batch = batch, c.heads = heads, c.q_heads = heads * group;
+        return c;
+      },
+      count, count, count, pick(groups), uniform_in<std::size_t>(1, max_cap + 1), pick(dims));
+}
+
+}  // namespace
+
+property_run run_beam_property(const property& p, const implementation& impl, const run_options& o) {
+  return run_commands<beam_model>(
+      p, impl, o, config_gen(p.long_traces, o.deep),
+      [](const cache_config& c, const numeric_profile& prof) { return beam_model(c, prof); },
+      [](const beam_model& m, const gen_context& ctx) {
+        gen_state s{ctx.src, m.config(), {}, ctx.max_steps};
+        for (std::size_t l = 0; l < m.config().layers; ++l) s.lengths.push_back(m.length(l));
+        return op_gen(ctx.mix, s, ctx.can_decode);
+      });
+}
+
+}  // namespace kvconform

@@ -1,0 +1,116 @@
+// The properties of the beam kind (layers x batch x heads, rollback, reorder, GQA, masks) and its generation loops.
+#include <random>
+
+#include "properties/kinds/beam/inputs.h"
+#include "properties/generate/generation.h"
+#include "properties/generate/property.h"
+
+namespace kvconform {
+
+namespace {
+constexpr cache_kind beam_only[] = {cache_kind::beam};
+
+/// An update of n > 1 steps as n single-step updates at start, start + 1, ...: a prefill must
+/// leave the state n decode steps leave. (Generators for it never overfill: a refused bulk
+/// update would otherwise differ from its accepted first steps.)
+std::vector<op> update_as_steps(const op& o) {
+  if (o.kind != op_kind::update || o.k.shape.size() != 4 || o.k.shape != o.v.shape || o.k.shape[2] < 2) return {o};
+  const std::size_t rows = o.k.shape[0] * o.k.shape[1], n = o.k.shape[2], d = o.k.shape[3];
+  std::vector<op> steps;
+  for (std::size_t t = 0; t < n; ++t) {
+    op s = o;
+    s.start = o.start + static_cast<std::int64_t>(t);
+    s.k.shape[2] = s.v.shape[2] = 1;
+    s.k.data.clear(), s.v.data.clear();
+    for (std::size_t r = 0; r < rows; ++r) {
+      const auto at = static_cast<std::ptrdiff_t>((r * n + t) * d), end = at + static_cast<std::ptrdiff_t>(d);
+      s.k.data.insert(s.k.data.end(), o.k.data.begin() + at, o.k.data.begin() + end);
+      s.v.data.insert(s.v.data.end(), o.v.data.begin() + at, o.v.data.begin() + end);
+    }
+    steps.push_back(std::move(s));
+  }
+  return steps;
+}
+
+/// Every row's real rows (0 of them makes a fully masked row) decoded twice in every layer: behind
+/// `size` positions of left padding, then rolled back and behind max_len. The oracle's exact
+/// result ignores masked positions, so both decodes are judged against the one unpadded answer
+/// within the bound, and padding must take exactly zero weight.
+void decode_with_more_padding(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
+  const auto classes = all_input_classes();
+  const row_source src(classes[seed % classes.size()], c.d_k, c.d_v, seed);
+  std::mt19937_64 rng(seed);
+  std::vector<std::size_t> real(c.batch);
+  for (std::size_t& r : real) r = rng() % (size + 1);
+  const tensor q = beam_query(src, c.batch, c.q_heads);
+  for (const std::size_t len : {size, c.capacity}) {
+    std::vector<std::size_t> pads;
+    for (std::size_t r : real) pads.push_back(len - r);
+    for (std::size_t l = 0; l < c.layers; ++l) {
+      op u{.kind = op_kind::update, .layer = static_cast<std::int64_t>(l), .start = 0};
+      for (std::size_t b = 0; b < c.batch; ++b)
+        for (std::size_t h = 0; h < c.heads; ++h) {
+          const std::uint64_t lane = seed + (l * c.batch + b) * c.heads + h;
+          src.rows(0, pads[b], ~lane ^ len, u.k.data, u.v.data);  // padding: any rows, different each time
+          src.rows(0, real[b], lane, u.k.data, u.v.data);         // the real rows, the same each time
+        }
+      u.k.shape = u.v.shape = {c.batch, c.heads, len, c.d_k};
+      const op d{.kind = op_kind::decode, .q = q, .layer = static_cast<std::int64_t>(l), .mask = left_padding_mask(pads, len)};
+      if (!s.step(u) || !s.step(d)) return;
+    }
+  }
+}
+
+/// Greedy generation from left-padded prompts of `size` positions until the cache is full.
+void greedy_generation(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
+  compare_with_recompute(s, c, seed, size, c.capacity - size, search_mode::greedy);
+}
+
+/// Beam search of width B from one prompt of `size` positions until the cache is full.
+void beam_search(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
+  compare_with_recompute(s, c, seed, size, c.capacity - size, search_mode::beam);
+}
+}  // namespace
+
+void add_beam_properties(std::vector<property>& ps) {
+  auto add = [&](std::string name, std::string summary) -> property& {
+    return add_property(ps, std::move(name), std::move(summary), beam_only);
+  };
+
+  auto& state = add("beam_state_matches_model", "every layer x row x kv head equals the model after any mix of prefills, decode steps, rollbacks, reorders and refusals");
+  state.mix = {.append = 4, .fill = 1, .overfill = 1, .empty = 1, .bad_shape = 1, .decode = 2, .bad_decode = 1, .rollback = 2, .reorder = 2, .bad_reorder = 1};
+
+  auto& prefill = add("beam_prefill_equals_steps", "an update of n steps leaves the state of n single-step updates (a prefill equals n decode steps)");
+  prefill.mix = {.append = 4, .fill = 2, .empty = 1, .decode = 1, .rollback = 2, .reorder = 1};
+  prefill.rewrite = update_as_steps;
+
+  auto& rollback = add("beam_rollback_truncates", "an update starting below the length truncates first: the length becomes start + n and the rolled-back positions are gone (speculative decoding)");
+  rollback.mix = {.append = 3, .fill = 1, .empty = 1, .decode = 1, .rollback = 4};
+
+  auto& layers = add("beam_layers_independent", "each layer keeps its own length and rows: updates, rollbacks and refusals on one layer change no other");
+  layers.mix = {.append = 4, .overfill = 1, .empty = 1, .bad_shape = 1, .decode = 1, .rollback = 3};
+
+  auto& gather = add("beam_reorder_gathers", "reorder equals a gather of the model in every layer (repeats, drops, permutations, identity), and later updates to a repeated row never reach its twin");
+  gather.mix = {.append = 3, .fill = 1, .decode = 1, .rollback = 1, .reorder = 4};
+
+  auto& mask = add("beam_mask_left_padding", "left padding takes exactly zero weight, a fully masked row gives zeros, and more left padding leaves every row's output within the bound of the unpadded result");
+  mask.needs = {"decode"};
+  mask.drive = decode_with_more_padding;
+
+  auto& gqa = add("beam_gqa_heads", "query head h reads kv head h / (Hq / H), for H = Hq, H = 1 and grouped heads, within the bound");
+  gqa.needs = {"decode"};
+  gqa.mix = {.append = 3, .fill = 1, .decode = 5, .rollback = 1, .reorder = 1};
+
+  auto& memory = add("beam_memory_formulas", "bytes = 2 L B H T D sizeof(scalar), bytes per token = 2 L H D sizeof(scalar), and the largest B x T within a 1 MiB budget");
+  memory.mix = {.append = 1, .empty = 0, .decode = 0};
+
+  auto& greedy = add("beam_generation_equals_recompute", "greedy generation of left-padded prompts through the cache equals recomputing every pass from scratch bit for bit (tokens and logits), with P + N K/V computations against the sum of the prefix lengths");
+  greedy.needs = {"decode"};
+  greedy.drive = greedy_generation;
+
+  auto& search = add("beam_search_equals_recompute", "beam search of width B through reorder equals a beam search that recomputes every beam from scratch, bit for bit");
+  search.needs = {"decode"};
+  search.drive = beam_search;
+}
+
+}  // namespace kvconform

@@ -1,0 +1,163 @@
+// The paged_cache concept and its adapter: trace handles to the implementation's sequence ids and back.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "properties/executor/adapter.h"
+
+namespace kvconform {
+
+/// The sequence id type of a paged cache: what create() returns.
+template <class C>
+using sequence_id_t = decltype(std::declval<C&>().create());
+
+/// paged(num_blocks, block_size, d_k, d_v) whose sequences are integral ids from create() and
+/// fork(seq); append(seq, k, v), release(seq), size(seq), keys(seq)/values(seq) views; and the
+/// introspection the block properties judge: num_blocks(), free_blocks(), block_table(seq) (block
+/// numbers in [0, num_blocks)), ref_count(block) and bytes_in_use(). Refusals are kvconform::error
+/// exceptions. Never a flat_cache, so the two make_implementation overloads never compete.
+template <class C>
+concept paged_cache = !flat_cache<C> && std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t> &&
+    requires(C& c, const C& cc, sequence_id_t<C> s, array_view a, std::size_t block) {
+      requires std::integral<sequence_id_t<C>>;
+      { c.fork(s) } -> std::same_as<sequence_id_t<C>>;
+      c.release(s);
+      c.append(s, a, a);
+      { cc.size(s) } -> std::convertible_to<std::size_t>;
+      { cc.keys(s)(0, 0) } -> std::convertible_to<double>;
+      { cc.values(s)(0, 0) } -> std::convertible_to<double>;
+      { cc.num_blocks() } -> std::convertible_to<std::size_t>;
+      { cc.free_blocks() } -> std::convertible_to<std::size_t>;
+      { *std::begin(cc.block_table(s)) } -> std::convertible_to<std::size_t>;
+      { cc.ref_count(block) } -> std::convertible_to<std::size_t>;
+      { cc.bytes_in_use() } -> std::convertible_to<std::size_t>;
+    };
+
+/// The optional decode capability: c.decode_step(seq, q) with .output and .weights.
+template <class C>
+concept paged_decoding = requires(const C& cc, sequence_id_t<C> s, array_view a) {
+  cc.decode_step(s, a).output;
+  cc.decode_step(s, a).weights;
+};
+
+/// The optional preempt policy: constructed with a fifth argument `preempt = true`, an append
+/// that does not fit releases other sequences and returns their ids.
+template <class C>
+concept paged_preempting = std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t, bool> &&
+    requires(C& c, sequence_id_t<C> s, array_view a) {
+      { *std::begin(c.append(s, a, a)) } -> std::convertible_to<sequence_id_t<C>>;
+    };
+
+/// Adapts any paged_cache to `subject`. Trace handles count create and fork ops (refused forks
+/// included); the adapter keeps each handle's id, passes a released sequence's old id on (so the
+/// implementation's own check refuses it) and maps preempted ids back to handles.
+template <paged_cache C>
+class paged_subject final : public subject {
+ public:
+  explicit paged_subject(const cache_config& c) : cache_(construct(c)), config_(c) {}
+
+  op_outcome apply(const call& c) override {
+    if (config_.preempt && !paged_preempting<C>) return {.unsupported = true};
+    const op& o = c.o;
+    return outcome_of([&](op_outcome& r) {
+      switch (o.kind) {
+        case op_kind::create:
+          handles_.emplace_back();  // the handle is used up even if create throws
+          handles_.back() = {cache_.create(), true};
+          break;
+        case op_kind::fork: {
+          const id from = id_of(o.seq);
+          handles_.emplace_back();
+          handles_.back() = {cache_.fork(from), true};
+          break;
+        }
+        case op_kind::release:
+          cache_.release(id_of(o.seq));
+          if (issued(o.seq)) handles_[static_cast<std::size_t>(o.seq)].live = false;
+          break;
+        case op_kind::append:
+          if constexpr (paged_preempting<C>) {
+            for (const auto& victim : cache_.append(id_of(o.seq), c.k, c.v)) r.preempted.push_back(preempted_handle(victim));
+          } else {
+            cache_.append(id_of(o.seq), c.k, c.v);
+          }
+          break;
+        case op_kind::decode:
+          if constexpr (paged_decoding<C>) copy_decode(cache_.decode_step(id_of(o.seq), c.q), r);
+          else r.unsupported = true;
+          break;
+        default: r.unsupported = true;  // beam ops have no paged meaning
+      }
+    });
+  }
+
+  snapshot observe() override {
+    const C& c = cache_;
+    snapshot s;
+    for (std::size_t h = 0; h < handles_.size(); ++h) {
+      if (!handles_[h].live) continue;
+      const id sid = *handles_[h].sequence;
+      stream st;
+      st.name = "seq " + std::to_string(h);
+      st.d_k = config_.d_k, st.d_v = config_.d_v;
+      copy_rows(c.keys(sid), st.keys);
+      copy_rows(c.values(sid), st.values);
+      for (const auto& b : c.block_table(sid)) st.blocks.push_back(static_cast<std::int64_t>(b));
+      s.streams.push_back(std::move(st));
+    }
+    s.counters.emplace_back("free_blocks", static_cast<std::int64_t>(c.free_blocks()));
+    s.counters.emplace_back("bytes_in_use", static_cast<std::int64_t>(c.bytes_in_use()));
+    for (std::size_t b = 0; b < static_cast<std::size_t>(c.num_blocks()); ++b)
+      if (const auto refs = static_cast<std::int64_t>(c.ref_count(b)); refs > 0) s.block_refs.emplace_back(static_cast<std::int64_t>(b), refs);
+    return s;
+  }
+
+ private:
+  using id = sequence_id_t<C>;
+  struct handle {
+    std::optional<id> sequence;  ///< empty when its create or fork was refused
+    bool live = false;
+  };
+
+  static C construct(const cache_config& c) {
+    if constexpr (paged_preempting<C>) return C(c.capacity, c.block_size, c.d_k, c.d_v, c.preempt);
+    else return C(c.capacity, c.block_size, c.d_k, c.d_v);
+  }
+  /// The id behind a handle; for a handle that never named a sequence, an id no
+  /// implementation is expected to have issued, so that the implementation refuses it itself.
+  id id_of(std::int64_t h) const {
+    return issued(h) ? *handles_[static_cast<std::size_t>(h)].sequence : std::numeric_limits<id>::max();
+  }
+  bool issued(std::int64_t h) const {
+    return h >= 0 && static_cast<std::size_t>(h) < handles_.size() && handles_[static_cast<std::size_t>(h)].sequence;
+  }
+  /// The live handle of a preempted id, now released; -1 (which no model expects) if none.
+  std::int64_t preempted_handle(id victim) {
+    for (std::size_t h = 0; h < handles_.size(); ++h)
+      if (handles_[h].live && handles_[h].sequence == victim) return handles_[h].live = false, static_cast<std::int64_t>(h);
+    return -1;
+  }
+
+  C cache_;
+  cache_config config_;
+  std::vector<handle> handles_;
+};
+
+/// A registry entry for a paged-kind type; "decode" and "preempt" when it has them.
+template <paged_cache C>
+implementation make_implementation(std::string name, std::string group, std::string note) {
+  implementation i = adapted_implementation<C, paged_subject<C>>(std::move(name), cache_kind::paged, std::move(group), std::move(note),
+                                                                 paged_decoding<C>);
+  if constexpr (paged_preempting<C>) i.capabilities.push_back("preempt");
+  return i;
+}
+
+}  // namespace kvconform

@@ -1,7 +1,0 @@
-// The kvconform executable: the shared command line over every built-in implementation.
-#include "properties/cli.h"
-#include "properties/registry.h"
-
-int main(int argc, char** argv) {
-  return kvconform::run_cli(argc, argv, kvconform::builtin_implementations(), "kvconform: conformance harness for transformer KV caches");
-}

@@ -1,0 +1,26 @@
+// A port: a cache in another language, driven over a line-delimited JSON protocol on its stdin/stdout.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "properties/executor/subject.h"
+
+namespace kvconform {
+
+/// How to run a port and how long to wait for it.
+struct port_options {
+  std::vector<std::string> command;           ///< program and arguments
+  int timeout_ms = 5000;                      ///< per request, including start-up for the first
+  std::size_t max_answer_bytes = 16u << 20;   ///< one answer line
+};
+
+/// An implementation of `kind` served by a subprocess speaking the protocol of
+/// docs/port-protocol.md. One process serves every case (a `reset` starts each); a port that
+/// exits or answers garbage is restarted for the next case, one that hangs is killed and
+/// every later request fails at once, so a run never waits more than one time limit per hang.
+/// Failures carry the check name "port" and the tail of the port's stderr.
+implementation make_port_implementation(cache_kind kind, const port_options& o);
+
+}  // namespace kvconform

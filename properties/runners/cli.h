@@ -1,0 +1,15 @@
+// The command line every gate runner shares: the built-in kvconform and each kvconform_add_suite runner.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "properties/executor/subject.h"
+
+namespace kvconform {
+
+/// Parses argv and runs list / gate / replay / selftest over `impls`. Returns the exit code:
+/// 0 all pass, 1 a failure, 2 a usage or input error.
+int run_cli(int argc, char** argv, const std::vector<implementation>& impls, const std::string& description);
+
+}  // namespace kvconform

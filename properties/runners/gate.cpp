@@ -1,0 +1,118 @@
+// Gate orchestration: selection, the regression store, and saving failures.
+#include "properties/runners/gate.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "properties/trace/trace_json.h"
+
+namespace kvconform {
+
+namespace {
+namespace fs = std::filesystem;
+
+/// Content-addressed name, so the same minimal trace found twice is stored once.
+std::string store_path(const std::string& store, const std::string& impl, const std::string& property, const trace& t) {
+  return (fs::path(store) / impl / (property + "-" + content_hash(to_json(t)).substr(0, 12) + ".json")).string();
+}
+
+bool has_all(const implementation& impl, const property& p, std::string& missing) {
+  for (const std::string& need : p.needs)
+    if (std::find(impl.capabilities.begin(), impl.capabilities.end(), need) == impl.capabilities.end()) {
+      missing = need;
+      return false;
+    }
+  return true;
+}
+
+/// The first stored trace for (impl, property) that still fails, if any.
+std::optional<std::pair<std::string, verdict>> replay_store(const std::string& store, const implementation& impl,
+                                                            const property& p, std::ostream& log) {
+  const fs::path dir = fs::path(store) / impl.name;
+  std::error_code ec;
+  if (store.empty() || !fs::is_directory(dir, ec)) return std::nullopt;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".json" && e.path().filename().string().rfind(p.name + "-", 0) == 0) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    try {
+      const trace t = load_trace(f.string());
+      if (t.property != p.name) continue;
+      const verdict v = check_trace(&p, t, impl);
+      log << "  replayed stored " << f.string() << ": " << (v.ok() ? "passes now" : "still fails") << "\n";
+      if (!v.ok()) return std::pair{f.string(), v};
+    } catch (const std::exception& e) {
+      log << "  warning: skipped unreadable stored trace " << e.what() << "\n";
+    }
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+const char* to_string(status s) {
+  switch (s) {
+    case status::pass: return "PASS";
+    case status::fail: return "FAIL";
+    case status::not_supported: return "NOT SUPPORTED";
+  }
+  return "?";
+}
+
+bool any_failed(const std::vector<impl_report>& r) {
+  for (const auto& i : r)
+    for (const auto& p : i.properties)
+      if (p.result == status::fail) return true;
+  return false;
+}
+
+std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o, std::ostream& log) {
+  std::vector<impl_report> out;
+  for (const implementation* impl : impls) {
+    impl_report ir{impl, {}};
+    for (const property& p : all_properties()) {
+      if (!p.applies_to(impl->kind) || fnmatch(o.property_glob.c_str(), p.name.c_str(), 0) != 0) continue;
+      property_report pr;
+      pr.property = p.name;
+      const auto start = std::chrono::steady_clock::now();
+      std::string missing;
+      if (!has_all(*impl, p, missing)) {
+        pr.result = status::not_supported;
+        pr.message = "needs capability \"" + missing + "\"";
+      } else if (auto stored = replay_store(o.store, *impl, p, log)) {
+        pr.result = status::fail, pr.cases = 0, pr.source = stored->first;
+        pr.fail = stored->second.fail, pr.stats = stored->second.stats;
+        pr.counterexample = load_trace(stored->first), pr.saved_path = stored->first;
+      } else {
+        property_run run = run_property(p, *impl, o.run);
+        pr.cases = run.cases, pr.stats = run.stats, pr.fail = run.fail;
+        pr.source = p.fixed ? "fixed" : "generated";
+        if (!run.error.empty()) pr.result = status::fail, pr.message = run.error;
+        if (run.fail) {
+          pr.result = status::fail;
+          run.counterexample->implementation = impl->name;
+          run.counterexample->property = p.name;
+          run.counterexample->note = run.fail->signature() + ": " + run.fail->message;
+          pr.counterexample = std::move(run.counterexample);
+          if (!o.store.empty()) {
+            pr.saved_path = store_path(o.store, impl->name, p.name, *pr.counterexample);
+            save_trace(*pr.counterexample, pr.saved_path);
+          }
+        }
+      }
+      if (pr.fail) pr.message = pr.fail->signature() + ": " + pr.fail->message;
+      pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      log << "  " << impl->name << " / " << p.name << ": " << to_string(pr.result) << " (" << pr.cases << " cases, "
+          << pr.seconds << " s)\n";
+      ir.properties.push_back(std::move(pr));
+    }
+    out.push_back(std::move(ir));
+  }
+  return out;
+}
+
+}  // namespace kvconform

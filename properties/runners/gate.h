@@ -1,0 +1,52 @@
+// The gate: every selected property on every selected implementation, with a regression store.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "properties/generate/run_property.h"
+
+namespace kvconform {
+
+enum class status { pass, fail, not_supported };
+const char* to_string(status s);
+
+/// One cell of the matrix.
+struct property_report {
+  std::string property;
+  status result = status::pass;
+  int cases = 0;
+  decode_stats stats;
+  std::optional<failure> fail;
+  std::optional<trace> counterexample;
+  std::string message;     ///< failure or NOT SUPPORTED reason
+  std::string saved_path;  ///< where the failing trace was written
+  std::string source;      ///< "generated", "fixed", or the stored trace that still fails
+  double seconds = 0;
+};
+
+struct impl_report {
+  const implementation* impl = nullptr;
+  std::vector<property_report> properties;
+};
+
+struct gate_options {
+  run_options run;
+  std::string property_glob = "*";
+  std::string store = "kvconform-failures";  ///< "" disables the store
+};
+
+/// Runs the gate. Stored failures for an (implementation, property) are replayed first; a
+/// stored trace that still fails is the result, otherwise cases are generated. Every new
+/// failing minimal trace is saved before returning. Progress lines go to `log`.
+std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o, std::ostream& log);
+
+/// The matrix, the failure details with replay commands, and an "N passed, N failed" line.
+void print_report(const std::vector<impl_report>& r, std::ostream& out);
+void write_junit(const std::vector<impl_report>& r, const std::string& path);
+void write_json(const std::vector<impl_report>& r, const std::string& path);
+bool any_failed(const std::vector<impl_report>& r);
+
+}  // namespace kvconform

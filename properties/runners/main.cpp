@@ -1,0 +1,7 @@
+// The kvconform executable: the shared command line over every built-in implementation.
+#include "properties/runners/cli.h"
+#include "properties/runners/builtin.h"
+
+int main(int argc, char** argv) {
+  return kvconform::run_cli(argc, argv, kvconform::builtin_implementations(), "kvconform: conformance harness for transformer KV caches");
+}

@@ -1,0 +1,136 @@
+// The kill matrix: for each mutant the property that killed it first and the cases it took.
+#include "properties/runners/selftest.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+
+namespace kvconform {
+
+namespace {
+/// A variant must stay well inside the bound: correct code measures below ~0.1 of it.
+constexpr double variant_ratio_limit = 0.5;
+
+int median_of(std::vector<int> v) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+}  // namespace
+
+int mutant_result::median() const { return median_of(cases_to_kill); }
+int mutant_result::worst() const { return cases_to_kill.empty() ? -1 : *std::max_element(cases_to_kill.begin(), cases_to_kill.end()); }
+
+int selftest_report::median_cases_to_kill() const {
+  std::vector<int> m;
+  for (const auto& r : mutants) m.push_back(r.median());
+  return median_of(m);
+}
+int selftest_report::worst_cases_to_kill() const {
+  int w = 0;
+  for (const auto& r : mutants) w = std::max(w, r.worst());
+  return w;
+}
+bool selftest_report::ok() const {
+  for (const auto& m : mutants)
+    if (m.killed < m.seeds) return false;
+  for (const auto& v : variants)
+    if (!v.passed || v.worst_ratio > variant_ratio_limit) return false;
+  return true;
+}
+
+selftest_report run_selftest(const std::vector<implementation>& impls, const run_options& base, int seeds, std::ostream& log) {
+  selftest_report r;
+  for (const implementation& impl : impls) {
+    if (impl.group == "mutant") {
+      mutant_result m;
+      m.impl = &impl;
+      std::map<std::string, int> first_counts;
+      std::vector<int> expected_cases;
+      for (int s = 0; s < seeds; ++s) {
+        run_options o = base;
+        o.seed = base.seed + static_cast<std::uint64_t>(s);
+        o.shrink = false;
+        int best = -1;
+        std::string best_name;
+        for (const property& p : all_properties()) {
+          if (!p.applies_to(impl.kind)) continue;
+          const property_run run = run_property(p, impl, o);
+          if (!run.fail && run.error.empty()) continue;
+          if (best < 0 || run.cases < best) best = run.cases, best_name = p.name;
+          if (p.name == impl.killer) expected_cases.push_back(run.cases);
+        }
+        ++m.seeds;
+        if (best < 0) continue;
+        ++m.killed;
+        m.cases_to_kill.push_back(best);
+        ++first_counts[best_name];
+      }
+      for (const auto& [name, count] : first_counts)
+        if (m.first_killer.empty() || count > first_counts[m.first_killer]) m.first_killer = name;
+      m.expected_killer_median = median_of(expected_cases);
+      log << "  mutant " << impl.name << ": killed on " << m.killed << "/" << m.seeds << " seeds\n";
+      r.mutants.push_back(std::move(m));
+    } else if (impl.group == "variant") {
+      variant_result v;
+      v.impl = &impl;
+      for (const property& p : all_properties()) {
+        if (!p.applies_to(impl.kind)) continue;
+        const property_run run = run_property(p, impl, base);
+        v.worst_ratio = std::max(v.worst_ratio, run.stats.worst_ratio);
+        if ((run.fail || !run.error.empty()) && v.passed)
+          v.passed = false, v.failed_property = p.name, v.message = run.fail ? run.fail->signature() + ": " + run.fail->message : run.error;
+      }
+      log << "  variant " << impl.name << ": " << (v.passed ? "PASS" : "FAIL") << "\n";
+      r.variants.push_back(std::move(v));
+    }
+  }
+  return r;
+}
+
+void print_selftest(const selftest_report& r, std::ostream& out) {
+  out << std::left << std::setw(28) << "mutant" << std::setw(7) << "kind" << std::setw(8) << "killed" << std::setw(34)
+      << "first killer" << std::setw(16) << "cases med/max" << "registered killer (median cases)\n";
+  int killed = 0;
+  for (const auto& m : r.mutants) {
+    killed += m.killed == m.seeds;
+    out << std::left << std::setw(28) << m.impl->name << std::setw(7) << to_string(m.impl->kind) << std::setw(8)
+        << (std::to_string(m.killed) + "/" + std::to_string(m.seeds)) << std::setw(34) << (m.first_killer.empty() ? "-" : m.first_killer)
+        << std::setw(16) << (std::to_string(m.median()) + " / " + std::to_string(m.worst())) << m.impl->killer << " ("
+        << (m.expected_killer_median < 0 ? std::string("never failed") : std::to_string(m.expected_killer_median)) << ")\n";
+  }
+  out << "\n" << std::left << std::setw(28) << "variant" << std::setw(8) << "status" << "worst err/bound\n";
+  int passed = 0;
+  for (const auto& v : r.variants) {
+    const bool good = v.passed && v.worst_ratio <= variant_ratio_limit;
+    passed += good;
+    out << std::left << std::setw(28) << v.impl->name << std::setw(8) << (good ? "PASS" : "FAIL") << std::setprecision(3) << v.worst_ratio
+        << (v.passed ? "" : "  " + v.failed_property + ": " + v.message) << "\n";
+  }
+  out << "\n"
+      << killed << " of " << r.mutants.size() << " mutants killed on every seed (median cases to kill " << r.median_cases_to_kill()
+      << ", worst " << r.worst_cases_to_kill() << "); " << passed << " of " << r.variants.size() << " variants pass\n";
+  out << (killed + passed) << " passed, " << (r.mutants.size() + r.variants.size() - static_cast<std::size_t>(killed + passed)) << " failed\n";
+}
+
+void write_selftest_json(const selftest_report& r, const std::string& path) {
+  nlohmann::json j = {{"schema", "kvconform-selftest"}, {"version", 1}, {"median_cases_to_kill", r.median_cases_to_kill()},
+                      {"worst_cases_to_kill", r.worst_cases_to_kill()}, {"ok", r.ok()}};
+  for (const auto& m : r.mutants)
+    j["mutants"].push_back({{"name", m.impl->name}, {"kind", to_string(m.impl->kind)}, {"note", m.impl->note},
+                            {"seeds", m.seeds}, {"killed", m.killed}, {"first_killer", m.first_killer},
+                            {"cases_to_kill", m.cases_to_kill}, {"median", m.median()}, {"worst", m.worst()},
+                            {"registered_killer", m.impl->killer}, {"registered_killer_median", m.expected_killer_median}});
+  for (const auto& v : r.variants)
+    j["variants"].push_back({{"name", v.impl->name}, {"profile", v.impl->profile.describe()}, {"passed", v.passed},
+                             {"worst_err_over_bound", v.worst_ratio}, {"failed_property", v.failed_property}, {"message", v.message}});
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << j.dump(2) << "\n";
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace kvconform

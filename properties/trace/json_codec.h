@@ -1,0 +1,33 @@
+// JSON pieces of the trace format, shared by the trace codec, the port protocol and the vectors.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "properties/trace/trace_json.h"
+
+namespace kvconform::codec {
+
+using json = nlohmann::json;
+
+/// Throws trace_format_error naming the field (`where`) and the problem.
+[[noreturn]] void bad(const std::string& where, const std::string& what);
+/// A double as JSON: shortest round-trip decimal, -0.0 kept, "nan" / "inf" / "-inf" strings.
+json number(double x);
+double number_from(const json& j, const std::string& where);
+json numbers(const std::vector<double>& v);
+std::vector<double> numbers_from(const json& j, const std::string& where);
+std::size_t count_from(const json& j, const std::string& where, std::size_t max = std::size_t{1} << 20);
+std::int64_t integer_from(const json& j, const std::string& where);
+const json& field(const json& obj, const char* key, const std::string& where);
+json tensor_json(const tensor& t);
+tensor tensor_from(const json& j, const std::string& where);
+json config_json(const cache_config& c);
+cache_config config_from(const json& j);
+/// An op with exactly the fields its kind uses ("op" names it).
+json op_json(const op& o, cache_kind kind);
+op op_from(const json& j, cache_kind kind, const std::string& where);
+
+}  // namespace kvconform::codec

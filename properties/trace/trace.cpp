@@ -1,0 +1,201 @@
+// Names, rendering and snapshot comparison for the trace language.
+#include "properties/trace/trace.h"
+
+#include <bit>
+#include <cstring>
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+namespace kvconform {
+
+namespace {
+template <class E, std::size_t N>
+std::optional<E> find_name(const std::string& s, const char* const (&names)[N]) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (s == names[i]) return static_cast<E>(i);
+  return std::nullopt;
+}
+const char* const kind_names[] = {"flat", "ring", "paged", "beam"};
+const char* const op_names[] = {"append", "decode", "create", "fork", "release", "update", "reorder"};
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+/// A row for messages: up to four values at full precision.
+std::string row_text(const std::vector<double>& r) {
+  std::ostringstream s;
+  s.precision(17);
+  s << '[';
+  for (std::size_t i = 0; i < r.size() && i < 4; ++i) s << (i ? ", " : "") << r[i];
+  s << (r.size() > 4 ? ", ...]" : "]");
+  return s.str();
+}
+
+std::string shape_string(const tensor& t) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < t.shape.size(); ++i) s += (i ? "," : "") + std::to_string(t.shape[i]);
+  return s + (t.shape.size() == 1 ? ",)" : ")");
+}
+/// Block tables and reference counts up to a renaming of block ids: the model's block a must
+/// be the same implementation block wherever it appears, and distinct model blocks distinct.
+std::string diff_blocks(const snapshot& e, const snapshot& o) {
+  std::map<std::int64_t, std::int64_t> to_impl, to_model;
+  std::ostringstream s;
+  for (std::size_t i = 0; i < e.streams.size(); ++i) {
+    const auto &want = e.streams[i].blocks, &got = o.streams[i].blocks;
+    const std::string& name = e.streams[i].name;
+    if (want.size() != got.size()) return name + " has " + std::to_string(got.size()) + " blocks, expected " + std::to_string(want.size());
+    for (std::size_t j = 0; j < want.size(); ++j) {
+      const auto [it, fresh] = to_impl.emplace(want[j], got[j]);
+      const auto [back, fresh_back] = to_model.emplace(got[j], want[j]);
+      if (!fresh && it->second != got[j])
+        return name + " block " + std::to_string(j) + " is " + std::to_string(got[j]) + ", but the model shares it with block " +
+               std::to_string(it->second) + " (a copy where the model shares)";
+      if (!fresh_back && back->second != want[j])
+        return name + " block " + std::to_string(j) + " is block " + std::to_string(got[j]) +
+               ", which another table also holds where the model has separate blocks (shared where the model copied)";
+    }
+  }
+  std::map<std::int64_t, std::int64_t> refs(o.block_refs.begin(), o.block_refs.end());
+  for (const auto& [block, count] : e.block_refs) {
+    const std::int64_t mine = to_impl.count(block) ? to_impl[block] : -1;
+    const std::int64_t got = refs.count(mine) ? refs[mine] : 0;
+    if (got != count) s << "block " << mine << " has reference count " << got << ", expected " << count << " (tables holding it)";
+    if (!s.str().empty()) return s.str();
+    refs.erase(mine);
+  }
+  if (!refs.empty())
+    s << "block " << refs.begin()->first << " has reference count " << refs.begin()->second << " but no table holds it (leaked)";
+  return s.str();
+}
+}  // namespace
+
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string content_hash(std::string_view text) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s(16, '0');
+  for (std::uint64_t x = fnv1a(text), i = 16; i-- > 0; x >>= 4) s[i] = digits[x & 15];
+  return s;
+}
+
+const char* to_string(cache_kind k) { return kind_names[static_cast<int>(k)]; }
+std::optional<cache_kind> kind_from_string(const std::string& s) { return find_name<cache_kind>(s, kind_names); }
+const char* to_string(op_kind k) { return op_names[static_cast<int>(k)]; }
+
+std::span<const op_kind> ops_of(cache_kind k) {
+  static constexpr op_kind rows_ops[] = {op_kind::append, op_kind::decode};
+  static constexpr op_kind paged_ops[] = {op_kind::create, op_kind::fork, op_kind::release, op_kind::append, op_kind::decode};
+  static constexpr op_kind beam_ops[] = {op_kind::update, op_kind::reorder, op_kind::decode};
+  switch (k) {
+    case cache_kind::paged: return paged_ops;
+    case cache_kind::beam: return beam_ops;
+    default: return rows_ops;
+  }
+}
+std::optional<op_kind> op_kind_from_string(const std::string& s) { return find_name<op_kind>(s, op_names); }
+
+bool tensor::consistent() const {
+  if (shape.size() > 4) return false;
+  std::size_t n = 1;
+  for (std::size_t d : shape) n *= d;
+  return n == data.size();
+}
+
+array_view tensor::view_of(const double* storage) const {
+  array_view a;
+  a.data = storage;
+  for (std::size_t d : shape) a.dims[a.rank++] = d;
+  return a;
+}
+
+bool operator==(const tensor& a, const tensor& b) { return a.shape == b.shape && same_bits(a.data, b.data); }
+
+std::string describe(const op& o) {
+  const std::string seq = " seq " + std::to_string(o.seq);
+  switch (o.kind) {
+    case op_kind::append: return "append" + std::string(o.seq ? seq : "") + " k" + shape_string(o.k) + " v" + shape_string(o.v);
+    case op_kind::decode:
+      return "decode" + std::string(o.seq ? seq : "") + (o.q.shape.size() > 1 ? " layer " + std::to_string(o.layer) : "") +
+             " q" + shape_string(o.q) + (o.mask.shape.empty() ? "" : " mask" + shape_string(o.mask));
+    case op_kind::create: return "create";
+    case op_kind::fork: return "fork" + seq;
+    case op_kind::release: return "release" + seq;
+    case op_kind::update:
+      return "update layer " + std::to_string(o.layer) + " start " + std::to_string(o.start) + " k" + shape_string(o.k) + " v" + shape_string(o.v);
+    case op_kind::reorder: {
+      std::string s = "reorder [";
+      for (std::size_t i = 0; i < o.index.size(); ++i) s += (i ? "," : "") + std::to_string(o.index[i]);
+      return s + "]";
+    }
+  }
+  return "?";
+}
+
+std::string describe(const cache_config& c) {
+  std::ostringstream s;
+  s << to_string(c.kind) << '(';
+  switch (c.kind) {
+    case cache_kind::flat:
+    case cache_kind::ring: s << c.capacity << ", d_k=" << c.d_k << ", d_v=" << c.d_v; break;
+    case cache_kind::paged:
+      s << "blocks=" << c.capacity << ", block_size=" << c.block_size << ", d_k=" << c.d_k << ", d_v=" << c.d_v << (c.preempt ? ", preempt" : "");
+      break;
+    case cache_kind::beam:
+      s << "L=" << c.layers << ", B=" << c.batch << ", H=" << c.heads << ", Hq=" << c.q_heads << ", T=" << c.capacity << ", D=" << c.d_k;
+      break;
+  }
+  s << ')';
+  return s.str();
+}
+
+std::string diff(const snapshot& e, const snapshot& o) {
+  std::ostringstream s;
+  for (const auto& [name, value] : e.counters) {
+    bool found = false;
+    for (const auto& [oname, ovalue] : o.counters) {
+      if (oname != name) continue;
+      found = true;
+      if (ovalue != value) s << name << " is " << ovalue << ", expected " << value;
+    }
+    if (!found) s << "counter " << name << " missing";
+    if (!s.str().empty()) return s.str();
+  }
+  if (e.streams.size() != o.streams.size())
+    return std::to_string(o.streams.size()) + " streams, expected " + std::to_string(e.streams.size());
+  for (std::size_t i = 0; i < e.streams.size(); ++i) {
+    const stream &a = e.streams[i], &b = o.streams[i];
+    const std::string where = a.name.empty() ? "" : " of " + a.name;
+    if (a.name != b.name) return "stream " + b.name + ", expected " + a.name;
+    if (a.d_k != b.d_k || a.d_v != b.d_v || b.keys.size() != b.rows() * b.d_k ||
+        b.values.size() != b.rows() * b.d_v || b.rows() != a.rows())
+      s << "view" << where << " is " << b.keys.size() / (b.d_k ? b.d_k : 1) << " x " << b.d_k
+        << " keys / " << b.values.size() / (b.d_v ? b.d_v : 1) << " x " << b.d_v << " values, expected "
+        << a.rows() << " x " << a.d_k << " / " << a.rows() << " x " << a.d_v;
+    else
+      // Whole arrays compare bit for bit first; rows are only cut out to name the first difference.
+      for (auto [name, want, got, w] : {std::tuple{"key", &a.keys, &b.keys, a.d_k}, std::tuple{"value", &a.values, &b.values, a.d_v}}) {
+        if (!s.str().empty() || same_bits(*want, *got)) continue;
+        for (std::size_t r = 0; r < a.rows(); ++r) {
+          auto row = [r, w = w](const std::vector<double>& m) {
+            return std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(r * w), m.begin() + static_cast<std::ptrdiff_t>((r + 1) * w));
+          };
+          if (same_bits(row(*want), row(*got))) continue;
+          s << name << " row " << r << where << " is " << row_text(row(*got)) << ", expected " << row_text(row(*want));
+          break;
+        }
+      }
+    if (s.str().empty() && a.positions != b.positions) s << "positions" << where << " differ";
+    if (!s.str().empty()) return s.str();
+  }
+  return diff_blocks(e, o);
+}
+
+}  // namespace kvconform

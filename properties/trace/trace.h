@@ -1,0 +1,131 @@
+// The trace language: the one vocabulary of operations shared by generators, fuzzers, JSON and ports.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "impls/common/array_view.h"
+
+namespace kvconform {
+
+/// The cache kinds of DESIGN section 2.
+enum class cache_kind { flat, ring, paged, beam };
+const char* to_string(cache_kind k);
+std::optional<cache_kind> kind_from_string(const std::string& s);
+
+/// A dense row-major array with its shape, owned by a trace op.
+struct tensor {
+  std::vector<std::size_t> shape;
+  std::vector<double> data;
+
+  static tensor vector(std::vector<double> d) {
+    const std::size_t n = d.size();
+    return {{n}, std::move(d)};
+  }
+  static tensor matrix(std::size_t rows, std::size_t cols, std::vector<double> d) {
+    return {{rows, cols}, std::move(d)};
+  }
+  /// True when data.size() equals the product of the shape (rank <= 4).
+  bool consistent() const;
+  array_view view() const { return view_of(data.data()); }
+  array_view view_of(const double* storage) const;
+  friend bool operator==(const tensor&, const tensor&);  ///< bitwise on data
+};
+
+/// Operation names and the fields each uses:
+/// - `append` k, v (and `seq` for paged); `decode` q (`seq` for paged; `layer`, `mask` for beam);
+/// - paged: `create` (a new sequence), `fork` seq (a new sequence sharing seq's blocks), `release` seq;
+/// - beam: `update` layer, k, v, start; `reorder` index.
+/// Sequences are named by handle: the 0-based count of create and fork ops before them in
+/// the trace (released handles are never reused), whatever ids the implementation uses.
+enum class op_kind { append, decode, create, fork, release, update, reorder };
+const char* to_string(op_kind k);
+std::optional<op_kind> op_kind_from_string(const std::string& s);
+/// The ops a cache kind has: flat and ring append and decode; paged adds create, fork and
+/// release; beam has update, reorder and decode.
+std::span<const op_kind> ops_of(cache_kind k);
+
+/// Values an op must produce, when a trace pins them (the seed's worked example, vectors).
+struct pinned {
+  std::optional<bool> accepted;
+  std::optional<std::size_t> size;
+  std::vector<double> output, weights;  ///< compared after rounding to `decimals`
+  int decimals = 8;
+};
+
+/// One operation of a trace with its data.
+struct op {
+  op_kind kind = op_kind::append;
+  tensor k, v, q;
+  std::int64_t seq = 0;              ///< paged: sequence handle
+  std::int64_t layer = 0;            ///< beam: layer of update and decode
+  std::int64_t start = 0;            ///< beam update: first position written
+  tensor mask;                       ///< beam decode: (B, len), 1 attends, 0 is left padding; empty = all attend
+  std::vector<std::int64_t> index;   ///< beam reorder: new row b is old row index[b]
+  std::optional<pinned> expect;
+};
+
+/// The construction parameters of a cache. `capacity` is max_len (flat), the window (ring),
+/// the number of blocks (paged) or max_len T (beam; there d_k = d_v = head_dim D).
+struct cache_config {
+  cache_kind kind = cache_kind::flat;
+  std::size_t capacity = 0, d_k = 0, d_v = 0;
+  std::size_t block_size = 0;                                 ///< paged
+  bool preempt = false;                                       ///< paged: preempt instead of refusing
+  std::size_t layers = 0, batch = 0, heads = 0, q_heads = 0;  ///< beam: L, B, kv heads H, query heads Hq
+  friend bool operator==(const cache_config&, const cache_config&) = default;
+};
+
+/// A replayable trace: the cache it builds, its ops, and where it came from.
+struct trace {
+  static constexpr int schema_version = 1;
+  cache_config config;
+  std::vector<op> ops;
+  std::string implementation;  ///< registry name it failed on, if any
+  std::string property;        ///< the property that produced it, if any
+  std::string note;            ///< the failure message when saved
+  /// For a trace a driver made (a generation loop): the driver's seed and size, so that replay
+  /// runs the driver again and repeats the comparisons it makes beyond the ops themselves.
+  std::optional<std::uint64_t> drive_seed;
+  std::size_t drive_size = 0;
+};
+
+/// FNV-1a of `text`, and the same as 16 hex digits: stable names for stored traces, fuzz
+/// artifacts and corpus files, and per-property seeds.
+std::uint64_t fnv1a(std::string_view text);
+std::string content_hash(std::string_view text);
+
+/// A short human-readable rendering of an op (shapes, not data), for messages and `show`.
+std::string describe(const op& o);
+std::string describe(const cache_config& c);
+
+/// Everything observable about a cache between ops, in a form every kind shares: named
+/// streams of rows (flat and ring have one, paged one per live sequence, beam one per layer,
+/// row and head), named integer counters (size, total, free_blocks, ...) and, for block
+/// pools, each stream's block table and every referenced block's reference count.
+struct stream {
+  std::string name;
+  std::size_t d_k = 0, d_v = 0;
+  std::vector<double> keys, values;     ///< rows x d_k and rows x d_v
+  std::vector<std::int64_t> positions;  ///< absolute step index per row, when the kind has them
+  std::vector<std::int64_t> blocks;     ///< block table, when the kind has one
+  std::size_t rows() const { return d_k ? keys.size() / d_k : 0; }
+};
+struct snapshot {
+  std::vector<stream> streams;
+  std::vector<std::pair<std::string, std::int64_t>> counters;
+  std::vector<std::pair<std::int64_t, std::int64_t>> block_refs;  ///< block id -> reference count (> 0 only)
+};
+
+/// The first difference between an expected and an observed snapshot, or "" when equal.
+/// Rows compare bit-for-bit; block ids compare up to renaming (the implementation may pick
+/// any free block), so sharing, copy-on-write and reference counts must match exactly.
+std::string diff(const snapshot& expected, const snapshot& observed);
+
+}  // namespace kvconform

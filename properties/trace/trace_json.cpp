@@ -1,0 +1,299 @@
+// Trace <-> JSON through nlohmann::json, with the non-finite and size rules of the format.
+#include "properties/trace/trace_json.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "properties/trace/json_codec.h"
+
+namespace kvconform::codec {
+
+namespace {
+constexpr const char* schema_name = "kvconform-trace";
+// Keeps a hostile file from making a cache allocate gigabytes before the first op.
+constexpr std::size_t max_config_cells = std::size_t{1} << 24;
+constexpr std::size_t max_dim = 1 << 20;
+
+}  // namespace
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  throw trace_format_error(where + ": " + what);
+}
+
+json number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return x;  // nlohmann writes the shortest decimal that round-trips, and keeps -0.0
+}
+
+double number_from(const json& j, const std::string& where) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  bad(where, "expected a number or \"nan\", \"inf\", \"-inf\"");
+}
+
+std::size_t count_from(const json& j, const std::string& where, std::size_t max) {
+  if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<std::int64_t>() >= 0))
+    bad(where, "expected a non-negative integer");
+  const auto v = j.get<std::uint64_t>();
+  if (v > max) bad(where, "value " + std::to_string(v) + " exceeds the limit " + std::to_string(max));
+  return static_cast<std::size_t>(v);
+}
+
+const json& field(const json& obj, const char* key, const std::string& where) {
+  if (!obj.is_object()) bad(where, "expected an object");
+  const auto it = obj.find(key);
+  if (it == obj.end()) bad(where, std::string("missing field \"") + key + "\"");
+  return *it;
+}
+
+std::vector<double> numbers_from(const json& j, const std::string& where) {
+  if (!j.is_array()) bad(where, "expected an array of numbers");
+  std::vector<double> out;
+  out.reserve(j.size());
+  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(number_from(j[i], where + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+json numbers(const std::vector<double>& v) {
+  json a = json::array();
+  for (double x : v) a.push_back(number(x));
+  return a;
+}
+
+json tensor_json(const tensor& t) { return {{"shape", t.shape}, {"data", numbers(t.data)}}; }
+
+tensor tensor_from(const json& j, const std::string& where) {
+  tensor t;
+  const json& shape = field(j, "shape", where);
+  if (!shape.is_array() || shape.size() > 4) bad(where + ".shape", "expected an array of at most 4 sizes");
+  for (std::size_t i = 0; i < shape.size(); ++i) t.shape.push_back(count_from(shape[i], where + ".shape[" + std::to_string(i) + "]"));
+  t.data = numbers_from(field(j, "data", where), where + ".data");
+  if (!t.consistent()) bad(where, "data has " + std::to_string(t.data.size()) + " values, which does not match the shape");
+  return t;
+}
+
+json pinned_json(const pinned& p) {
+  json j = json::object();
+  if (p.accepted) j["accepted"] = *p.accepted;
+  if (p.size) j["size"] = *p.size;
+  if (!p.output.empty()) j["output"] = numbers(p.output);
+  if (!p.weights.empty()) j["weights"] = numbers(p.weights);
+  if (!p.output.empty() || !p.weights.empty()) j["decimals"] = p.decimals;
+  return j;
+}
+
+pinned pinned_from(const json& j, const std::string& where) {
+  if (!j.is_object()) bad(where, "expected an object");
+  pinned p;
+  if (j.contains("accepted")) {
+    if (!j["accepted"].is_boolean()) bad(where + ".accepted", "expected true or false");
+    p.accepted = j["accepted"].get<bool>();
+  }
+  if (j.contains("size")) p.size = count_from(j["size"], where + ".size", max_config_cells);
+  if (j.contains("output")) p.output = numbers_from(j["output"], where + ".output");
+  if (j.contains("weights")) p.weights = numbers_from(j["weights"], where + ".weights");
+  if (j.contains("decimals")) p.decimals = static_cast<int>(count_from(j["decimals"], where + ".decimals", 17));
+  return p;
+}
+
+cache_config config_from(const json& j) {
+  const std::string where = "config";
+  cache_config c;
+  const json& kind = field(j, "kind", where);
+  const auto k = kind.is_string() ? kind_from_string(kind.get<std::string>()) : std::nullopt;
+  if (!k) bad(where + ".kind", "unknown cache kind " + kind.dump());
+  c.kind = *k;
+  auto positive = [&](const char* name) {
+    const std::size_t v = count_from(field(j, name, where), where + "." + name);
+    if (v == 0) bad(where + "." + name, "must be positive");
+    return v;
+  };
+  c.capacity = positive("capacity");
+  c.d_k = positive("d_k");
+  c.d_v = positive("d_v");
+  // In double: a hostile file's product of sizes may not fit 64 bits.
+  double cells = static_cast<double>(c.capacity) * static_cast<double>(c.d_k + c.d_v);
+  if (c.kind == cache_kind::paged) {
+    c.block_size = positive("block_size");
+    if (j.contains("preempt")) {
+      if (!j["preempt"].is_boolean()) bad(where + ".preempt", "expected true or false");
+      c.preempt = j["preempt"].get<bool>();
+    }
+    cells *= static_cast<double>(c.block_size);
+  }
+  if (c.kind == cache_kind::beam) {
+    c.layers = positive("layers"), c.batch = positive("batch"), c.heads = positive("heads"), c.q_heads = positive("q_heads");
+    if (c.d_k != c.d_v) bad(where, "a beam cache has one head_dim: d_k must equal d_v");
+    if (c.q_heads % c.heads != 0) bad(where, "q_heads must be a multiple of heads");
+    cells *= static_cast<double>(c.layers) * static_cast<double>(c.batch) * static_cast<double>(c.heads);
+  }
+  if (cells > static_cast<double>(max_config_cells)) bad(where, "the cache would exceed " + std::to_string(max_config_cells) + " cells");
+  return c;
+}
+
+json config_json(const cache_config& c) {
+  json j = {{"kind", to_string(c.kind)}, {"capacity", c.capacity}, {"d_k", c.d_k}, {"d_v", c.d_v}};
+  if (c.kind == cache_kind::paged) j["block_size"] = c.block_size, j["preempt"] = c.preempt;
+  if (c.kind == cache_kind::beam) j["layers"] = c.layers, j["batch"] = c.batch, j["heads"] = c.heads, j["q_heads"] = c.q_heads;
+  return j;
+}
+
+std::int64_t integer_from(const json& j, const std::string& where) {
+  if (!j.is_number_integer()) bad(where, "expected an integer");
+  return j.get<std::int64_t>();
+}
+
+namespace {
+/// The fields each op carries (trace.h, op_kind).
+struct op_fields {
+  bool k_v = false, q = false, seq = false, layer = false, start = false, mask = false, index = false;
+};
+op_fields fields_of(op_kind k, cache_kind kind) {
+  switch (k) {
+    case op_kind::append: return {.k_v = true, .seq = kind == cache_kind::paged};
+    case op_kind::decode: return {.q = true, .seq = kind == cache_kind::paged, .layer = kind == cache_kind::beam, .mask = kind == cache_kind::beam};
+    case op_kind::create: return {};
+    case op_kind::fork:
+    case op_kind::release: return {.seq = true};
+    case op_kind::update: return {.k_v = true, .layer = true, .start = true};
+    case op_kind::reorder: return {.index = true};
+  }
+  return {};
+}
+}  // namespace
+
+json op_json(const op& o, cache_kind kind) {
+  json jo = {{"op", to_string(o.kind)}};
+  const op_fields f = fields_of(o.kind, kind);
+  if (f.k_v) jo["k"] = tensor_json(o.k), jo["v"] = tensor_json(o.v);
+  if (f.q) jo["q"] = tensor_json(o.q);
+  if (f.seq) jo["seq"] = o.seq;
+  if (f.layer) jo["layer"] = o.layer;
+  if (f.start) jo["start"] = o.start;
+  if (f.mask && !o.mask.shape.empty()) jo["mask"] = tensor_json(o.mask);
+  if (f.index) jo["index"] = o.index;
+  if (o.expect) jo["expect"] = pinned_json(*o.expect);
+  return jo;
+}
+
+op op_from(const json& j, cache_kind kind, const std::string& where) {
+  const json& name = field(j, "op", where);
+  const auto which = name.is_string() ? op_kind_from_string(name.get<std::string>()) : std::nullopt;
+  if (!which) bad(where + ".op", "unknown op " + name.dump());
+  const auto vocabulary = ops_of(kind);
+  if (std::find(vocabulary.begin(), vocabulary.end(), *which) == vocabulary.end()) {
+    std::string names;
+    for (op_kind k : vocabulary) names += (names.empty() ? "" : ", ") + std::string(to_string(k));
+    bad(where + ".op", std::string("a ") + to_string(kind) + " cache has no op " + name.dump() + " (its ops: " + names + ")");
+  }
+  op o;
+  o.kind = *which;
+  const op_fields f = fields_of(o.kind, kind);
+  if (f.k_v) {
+    o.k = tensor_from(field(j, "k", where), where + ".k");
+    o.v = tensor_from(field(j, "v", where), where + ".v");
+  }
+  if (f.q) o.q = tensor_from(field(j, "q", where), where + ".q");
+  if (f.seq) o.seq = integer_from(field(j, "seq", where), where + ".seq");
+  if (f.layer) o.layer = integer_from(field(j, "layer", where), where + ".layer");
+  if (f.start) o.start = integer_from(field(j, "start", where), where + ".start");
+  if (f.mask && j.contains("mask")) o.mask = tensor_from(j["mask"], where + ".mask");
+  if (f.index) {
+    const json& idx = field(j, "index", where);
+    if (!idx.is_array() || idx.size() > max_dim) bad(where + ".index", "expected an array of integers");
+    for (std::size_t n = 0; n < idx.size(); ++n) o.index.push_back(integer_from(idx[n], where + ".index[" + std::to_string(n) + "]"));
+  }
+  if (j.contains("expect")) o.expect = pinned_from(j["expect"], where + ".expect");
+  return o;
+}
+
+}  // namespace kvconform::codec
+
+namespace kvconform {
+
+using namespace codec;
+
+std::string to_json(const trace& t, int indent) {
+  json j;
+  j["schema"] = schema_name;
+  j["version"] = trace::schema_version;
+  if (!t.implementation.empty()) j["implementation"] = t.implementation;
+  if (!t.property.empty()) j["property"] = t.property;
+  if (!t.note.empty()) j["note"] = t.note;
+  j["config"] = config_json(t.config);
+  if (t.drive_seed) j["drive"] = {{"seed", *t.drive_seed}, {"size", t.drive_size}};
+  json ops = json::array();
+  for (const op& o : t.ops) ops.push_back(op_json(o, t.config.kind));
+  j["ops"] = std::move(ops);
+  return j.dump(indent) + "\n";
+}
+
+trace trace_from_json(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw trace_format_error(std::string("not valid JSON: ") + e.what());
+  }
+  const json& schema = field(j, "schema", "trace");
+  if (schema != schema_name) bad("trace.schema", std::string("expected \"") + schema_name + "\"");
+  const json& version = field(j, "version", "trace");
+  if (version != trace::schema_version) bad("trace.version", "unsupported version " + version.dump() + " (this build reads " + std::to_string(trace::schema_version) + ")");
+  trace t;
+  for (auto [key, dst] : {std::pair{"implementation", &t.implementation}, {"property", &t.property}, {"note", &t.note}})
+    if (j.contains(key)) {
+      if (!j[key].is_string()) bad(std::string("trace.") + key, "expected a string");
+      *dst = j[key].get<std::string>();
+    }
+  t.config = config_from(field(j, "config", "trace"));
+  if (j.contains("drive")) {
+    const json& d = j["drive"];
+    const json& seed = field(d, "seed", "trace.drive");
+    if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0)) bad("trace.drive.seed", "expected a non-negative integer");
+    t.drive_seed = seed.get<std::uint64_t>();
+    t.drive_size = count_from(field(d, "size", "trace.drive"), "trace.drive.size");
+  }
+  const json& ops = field(j, "ops", "trace");
+  if (!ops.is_array()) bad("ops", "expected an array");
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    op o = op_from(ops[i], t.config.kind, "ops[" + std::to_string(i) + "]");
+    t.ops.push_back(std::move(o));
+  }
+  return t;
+}
+
+trace load_trace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw trace_format_error(path + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return trace_from_json(text.str());
+  } catch (const trace_format_error& e) {
+    throw trace_format_error(path + ": " + e.what());
+  }
+}
+
+void save_trace(const trace& t, const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << to_json(t);
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, p);
+}
+
+}  // namespace kvconform

@@ -1,0 +1,190 @@
+// Vectors: each test's expected observations come from the model, the float128 oracle and the bound.
+#include "properties/vectors/vectors.h"
+
+#include <boost/multiprecision/float128.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "oracle/numeric/attention_oracle.h"
+#include "oracle/numeric/bound.h"
+#include "oracle/models/model.h"
+#include "properties/generate/run_property.h"
+#include "properties/trace/json_codec.h"
+#include "properties/generate/property.h"
+#include "properties/vectors/vectors_schema.h"
+
+namespace kvconform {
+
+namespace {
+using codec::json;
+using f128 = boost::multiprecision::float128;
+
+/// The expected observation after each op: outcome, state, and decode results with bounds.
+/// Published bounds add half an ulp of the published value: it is the oracle rounded to double.
+json observations(const trace& t, const numeric_profile& prof, bool& any_refused, bool& ambiguous) {
+  auto m = make_model(t.config, prof);
+  json out = json::array();
+  for (std::size_t i = 0; i < t.ops.size(); ++i) {
+    const expectation e = m->apply(t.ops[i]);
+    json o = {{"op", i}, {"outcome", e.accepted ? "accepted" : "refused"}};
+    if (!e.accepted) {
+      any_refused = true;
+      const json reasons = refusal_names(e.reasons);
+      ambiguous = ambiguous || reasons.size() > 1;
+      o["reasons"] = reasons;
+    }
+    if (!e.preempted.empty()) o["preempted"] = e.preempted;
+    json decodes = json::array();
+    for (const attention_problem& p : e.problems) {
+      const auto r = attention_oracle<f128>(p);
+      std::vector<double> s(p.n), w(p.n), od(p.d_v);
+      for (std::size_t k = 0; k < p.n; ++k) s[k] = double(r.s[k]), w[k] = double(r.w[k]);
+      for (std::size_t c = 0; c < p.d_v; ++c) od[c] = double(r.o[c]);
+      attention_bound b = compute_bound(p, s, double(r.m), w, od, prof);
+      auto half_ulp = [](double x) { return 0.5 * (std::nextafter(std::fabs(x), INFINITY) - std::fabs(x)); };
+      for (std::size_t c = 0; c < p.d_v; ++c) b.output[c] += half_ulp(od[c]);
+      for (std::size_t k = 0; k < p.n; ++k) b.weights[k] += half_ulp(w[k]);
+      ambiguous = ambiguous || !b.in_domain;
+      decodes.push_back({{"output", codec::numbers(od)}, {"weights", codec::numbers(w)}, {"output_bound", codec::numbers(b.output)},
+                         {"weight_bound", codec::numbers(b.weights)}, {"numeric", b.in_domain}});
+    }
+    if (!decodes.empty()) o["decode"] = decodes;
+    const snapshot snap = m->observe();
+    json streams = json::array();
+    for (const stream& st : snap.streams) {
+      json js = {{"name", st.name}, {"keys", codec::tensor_json({{st.rows(), st.d_k}, st.keys})}, {"values", codec::tensor_json({{st.rows(), st.d_v}, st.values})}};
+      if (!st.positions.empty()) js["positions"] = st.positions;
+      if (!st.blocks.empty()) js["blocks"] = st.blocks;
+      streams.push_back(std::move(js));
+    }
+    json counters = json::object();
+    for (const auto& [name, value] : snap.counters) counters[name] = value;
+    o["state"] = {{"streams", streams}, {"counters", counters}};
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+struct test_case {
+  trace t;
+  std::string comment;
+  std::vector<std::string> flags;
+};
+
+/// Traces the gate's own generators make for `property_name` on `ref`: `per_class` traces for
+/// each input class (or `count` traces drawing from every class when per_class is 0).
+std::vector<test_case> generated_tests(const implementation& ref, const std::string& property_name, std::uint64_t seed,
+                                       std::size_t per_class, std::size_t count, const std::string& flag) {
+  std::vector<test_case> tests;
+  const property* base = find_property(property_name);
+  if (!base || !base->applies_to(ref.kind)) return tests;
+  run_options o;
+  o.seed = seed, o.cases = 10, o.max_size = 12;  // short traces: they are read by people and ports
+  // A refusal test must contain a refused op; the model says which ops are.
+  auto has_refusal = [&](const trace& t) {
+    auto m = make_model(t.config, ref.profile);
+    for (const op& x : t.ops)
+      if (!m->apply(x).accepted) return true;
+    return false;
+  };
+  auto collect = [&](property p, std::size_t want, const std::string& comment, std::vector<std::string> flags) {
+    std::size_t got = 0;
+    o.on_trace = [&](const trace& t) {
+      if (got < want && !t.ops.empty() && (flag != "Refusal" || has_refusal(t))) ++got, tests.push_back({t, comment, flags});
+    };
+    run_property(p, ref, o);
+  };
+  if (per_class == 0) {
+    collect(*base, count, base->summary, {flag, "Property_" + base->name});
+    return tests;
+  }
+  for (const input_class& c : all_input_classes()) {
+    property p = *base;
+    p.classes = std::span<const input_class>(&c, 1);
+    collect(p, per_class, std::string("input class ") + to_string(c) + ": " + base->summary, {std::string("InputClass_") + to_string(c)});
+  }
+  return tests;
+}
+
+/// The shrunk trace that kills each mutant of `kind`, from the property registered to kill it.
+std::vector<test_case> mutant_tests(cache_kind kind, const std::vector<implementation>& impls, std::uint64_t seed) {
+  std::vector<test_case> tests;
+  run_options o;
+  o.seed = seed;
+  for (const implementation& impl : impls) {
+    if (impl.group != "mutant" || impl.kind != kind) continue;
+    const property* p = find_property(impl.killer);
+    if (!p) continue;
+    const property_run run = run_property(*p, impl, o);
+    if (!run.counterexample) continue;
+    trace t = *run.counterexample;
+    t.note.clear();
+    tests.push_back({t, "kills mutant " + impl.name + " (" + impl.note + ") under " + p->name, {"Mutant", "Property_" + p->name}});
+  }
+  return tests;
+}
+
+json group_json(const std::string& kind, const cache_config& c, const numeric_profile& prof) {
+  return {{"type", "KvCacheTrace"}, {"kind", kind}, {"config", codec::config_json(c)}, {"profile", prof.describe()}, {"tests", json::array()}};
+}
+}  // namespace
+
+std::vector<std::string> write_vectors(const std::string& dir, const std::vector<cache_kind>& kinds,
+                                       const std::vector<implementation>& impls, std::uint64_t seed) {
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> written;
+  for (cache_kind kind : kinds) {
+    const implementation* ref = nullptr;
+    for (const implementation& i : impls)
+      if (i.kind == kind && i.group == "reference") ref = &i;
+    if (!ref) continue;
+    std::vector<test_case> tests = generated_tests(*ref, "decode_within_bound", seed, 1, 0, "");
+    for (auto& t : generated_tests(*ref, "refused_append_unchanged", seed, 0, 3, "Refusal")) tests.push_back(std::move(t));
+    for (const property& p : all_properties())
+      if (p.fixed && p.applies_to(kind)) tests.push_back({p.fixed(), p.summary, {"Pinned", "Property_" + p.name}});
+    for (auto& t : mutant_tests(kind, impls, seed)) tests.push_back(std::move(t));
+
+    std::map<std::string, json> groups;  // one group per configuration
+    int id = 0;
+    for (test_case& tc : tests) {
+      bool refused = false, ambiguous = false;
+      json expected = observations(tc.t, ref->profile, refused, ambiguous);
+      json ops = json::array();
+      for (const op& o : tc.t.ops) {
+        json jo = codec::op_json(o, kind);
+        jo.erase("expect");  // what to expect is in "expected"
+        ops.push_back(std::move(jo));
+      }
+      const std::string key = codec::config_json(tc.t.config).dump();
+      if (!groups.count(key)) groups[key] = group_json(to_string(kind), tc.t.config, ref->profile);
+      groups[key]["tests"].push_back({{"tcId", ++id}, {"comment", tc.comment}, {"flags", tc.flags}, {"ops", ops}, {"expected", expected},
+                                       {"result", ambiguous ? "acceptable" : refused ? "invalid" : "valid"}});
+    }
+    json file = {{"algorithm", std::string("kvconform-") + to_string(kind)},
+                 {"schema", vectors_schema_name},
+                 {"generatorVersion", "1"},
+                 {"numberOfTests", id},
+                 {"header", {"Traces of one cache kind with the observation expected after every op.",
+                             "result: valid = every op is accepted; invalid = the trace has ops that must be refused (and change nothing); "
+                             "acceptable = several refusal reasons are allowed, or a decode lies outside the numeric domain (numbers there are not judged).",
+                             "A decode passes when |got - output| <= output_bound per component and |got - weight| <= weight_bound per key; "
+                             "bounds are the derived bound of DESIGN section 4 (F = 2) plus half an ulp of the published value."}},
+                 {"notes", {{"InputClass", "scores forced into a regime (overflow, underflow, ties, cancellation) that reveals a class of bugs"},
+                            {"Refusal", "invalid shapes, full caches and empty decodes must be refused with nothing changed"},
+                            {"Pinned", "values the seed task states exactly"},
+                            {"Mutant", "the minimal trace on which a deliberately broken cache of the zoo diverges"}}},
+                 {"testGroups", json::array()}};
+    for (auto& [key, g] : groups) file["testGroups"].push_back(std::move(g));
+    const std::string path = (std::filesystem::path(dir) / (std::string("kvconform_") + to_string(kind) + "_test.json")).string();
+    std::ofstream(path) << file.dump(1) << "\n";
+    written.push_back(path);
+  }
+  const std::string schema_path = (std::filesystem::path(dir) / vectors_schema_name).string();
+  std::ofstream(schema_path) << vectors_schema_text;
+  written.push_back(schema_path);
+  return written;
+}
+
+}  // namespace kvconform
