@@ -1,13 +1,14 @@
 # kvconform_add_suite: a gate runner for one cache type, with the matrix, reports, store, replay and exit codes.
 #
-#   kvconform_add_suite(<target> HEADER <file> TYPE <c++ type> KIND flat|ring|paged|beam
-#                       [NAME <short>] [PROFILE quick|deep])
+#   kvconform_add_suite(<target> HEADER <file> TYPE <c++ type> KIND <kind> [NAME <short>] [PROFILE quick|deep])
 #
-# Builds <target> from a generated main that registers TYPE (which only has to satisfy the
-# kind's concept) and runs the kvconform command line over it, and registers
+# KIND is a row of the kind table (KVCONFORM_KINDS: flat, ring, paged, beam). Builds <target> from a
+# generated main that registers TYPE (which only has to satisfy kvconform::<kind>_cache, from
+# properties/plugin.h) and runs the kvconform command line over it, and registers
 # `<target> gate --profile PROFILE` with ctest (failing traces go to <target>-failures/ in the
 # build folder).
 set(_kvconform_suite_template "${CMAKE_CURRENT_LIST_DIR}/kvconform_suite.cpp.in")
+include(${CMAKE_CURRENT_LIST_DIR}/kinds.cmake)
 
 function(kvconform_add_suite target)
   cmake_parse_arguments(PARSE_ARGV 1 S "" "HEADER;TYPE;KIND;NAME;PROFILE" "")
@@ -22,13 +23,11 @@ function(kvconform_add_suite target)
   if(NOT S_PROFILE)
     set(S_PROFILE quick)
   endif()
-  set(concepts flat flat_only_cache ring ring_cache paged paged_cache beam beam_cache)
-  list(FIND concepts ${S_KIND} at)
+  list(FIND KVCONFORM_KINDS "${S_KIND}" at)
   if(at LESS 0 OR NOT S_PROFILE MATCHES "^(quick|deep)$")
-    message(FATAL_ERROR "kvconform_add_suite(${target}): KIND must be flat, ring, paged or beam and PROFILE quick or deep")
+    list(JOIN KVCONFORM_KINDS ", " kinds)
+    message(FATAL_ERROR "kvconform_add_suite(${target}): KIND must be one of ${kinds} and PROFILE quick or deep")
   endif()
-  math(EXPR at "${at} + 1")
-  list(GET concepts ${at} KVCONFORM_SUITE_CONCEPT)
   set(KVCONFORM_SUITE_TARGET ${target})
   set(KVCONFORM_SUITE_HEADER ${S_HEADER})
   set(KVCONFORM_SUITE_TYPE ${S_TYPE})

@@ -9,9 +9,10 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_CXX_FLAGS="$CXXFLAGS ${gcc_include:+-idirafter $gcc_include}" \
   -DKVCONFORM_BUILD_TESTS=OFF -DKVCONFORM_FUZZ_ENGINE=ON -DKVCONFORM_FUZZ_LINK="$LIB_FUZZING_ENGINE"
-cmake --build "$build" -j"$(nproc)" --target flat_fuzzer ring_fuzzer paged_fuzzer beam_fuzzer trace_json_fuzzer
-for t in flat_fuzzer ring_fuzzer paged_fuzzer beam_fuzzer trace_json_fuzzer; do
+cmake --build "$build" -j"$(nproc)" --target kvconform_fuzz_targets
+# The target list is fuzz/CMakeLists.txt's, written into the build.
+while read -r t; do
   cp "$build/fuzz/$t" "$OUT/"
   (cd "$src/fuzz/corpus/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
   cp "$src/fuzz/$t.dict" "$src/fuzz/$t.options" "$OUT/"
-done
+done <"$build/fuzz/fuzz_targets.txt"

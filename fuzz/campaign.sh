@@ -8,7 +8,8 @@ seconds=${1:-600}
 jobs=${2:-$(nproc)}
 results=${KVCONFORM_CAMPAIGN_DIR:-$here/../kvconform-campaign}
 mkdir -p "$results"
-for t in flat_fuzzer ring_fuzzer paged_fuzzer beam_fuzzer trace_json_fuzzer; do
+[ -f "$bin/fuzz_targets.txt" ] || { echo "missing $bin/fuzz_targets.txt: build the fuzz preset first"; exit 2; }
+for t in $(cat "$bin/fuzz_targets.txt"); do
   [ -x "$bin/$t" ] || { echo "missing $bin/$t: build the fuzz preset first"; exit 2; }
   work=$results/$t
   mkdir -p "$work/corpus" "$work/crashes"

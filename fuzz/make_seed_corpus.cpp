@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   constexpr std::size_t wanted = 20;  // seeds per target; more cases are run for kinds whose traces rarely fit
   std::size_t written = 0, skipped = 0;
   for (const kv::implementation& impl : kv::builtin_implementations()) {
-    if (impl.group != "reference") continue;
+    if (impl.group != kv::impl_group::reference) continue;
     const std::string target = std::string(kv::to_string(impl.kind)) + "_fuzzer";
     std::size_t mine = 0;
     kv::run_options o;
@@ -50,12 +50,12 @@ int main(int argc, char** argv) {
       if (!kv::fuzz::encodable(t)) return void(++skipped);  // outside the fuzz limits: it would not decode back to itself
       const auto bytes = kv::fuzz::encode_trace(t);
       write(out / target, std::string(bytes.begin(), bytes.end()));
-      write(out / "trace_json_fuzzer", kv::to_json(t, -1));
+      write(out / KVCONFORM_TRACE_PARSER_FUZZER, kv::to_json(t, -1));
       written += 2, ++mine;
     };
     for (o.cases = cases; mine < wanted && o.cases <= 64; o.cases *= 2)
-      for (const kv::property& p : kv::all_properties())
-        if (p.applies_to(impl.kind) && !p.fixed) kv::run_property(p, impl, o);
+      for (const kv::property* p : kv::properties_of(impl.kind))
+        if (!p->fixed) kv::run_property(*p, impl, o);
   }
   std::cout << "wrote " << written << " seeds, skipped " << skipped << " traces outside the fuzz limits\n";
   return 0;

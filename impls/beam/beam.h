@@ -1,4 +1,4 @@
-// The reference beam KV cache (seed "Design and implement a KV cache"): layers x batch x kv heads, double precision.
+// The reference beam KV cache (docs/design.md §2, beam): layers x batch x kv heads, double precision.
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-// The reference fixed-capacity KV cache (seed task "Fixed-capacity KV cache"), double precision.
+// The reference fixed-capacity KV cache (docs/design.md §2, flat), double precision.
 #pragma once
 
 #include <Eigen/Core>

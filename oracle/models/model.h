@@ -8,20 +8,10 @@
 
 #include "oracle/numeric/attention_problem.h"
 #include "oracle/numeric/numeric_profile.h"
+#include "properties/trace/refusal.h"
 #include "properties/trace/trace.h"
 
 namespace kvconform {
-
-/// Why an op may be refused. A model returns the set of acceptable reasons, because a correct
-/// cache may check, say, width before or after capacity. An implementation that reports no
-/// reason (a status-returning cache without one) answers `refuse_unspecified`, which matches any.
-enum refusal : unsigned { refuse_none = 0, refuse_capacity = 1, refuse_shape = 2, refuse_empty = 4, refuse_index = 8, refuse_unspecified = 16 };
-/// The protocol and vectors names of the reasons in `reasons` (capacity, shape, empty, index).
-std::vector<std::string> refusal_names(unsigned reasons);
-/// The reason a name stands for; refuse_none for a name that is not one.
-unsigned refusal_from_name(const std::string& name);
-/// "capacity or shape", or "none".
-std::string describe_refusals(unsigned reasons);
 
 /// What the model says an op must do. A refused op changes nothing in the model.
 struct expectation {
@@ -55,8 +45,5 @@ attention_problem decode_problem(const Rows& keys, const Rows& values, const ten
   for (double x : q.data) p.q.push_back(round_to(storage, x));
   return p;
 }
-
-/// The model for a cache config and an implementation's profile (oracle/model.cpp picks the kind's).
-std::unique_ptr<model> make_model(const cache_config& c, const numeric_profile& p);
 
 }  // namespace kvconform

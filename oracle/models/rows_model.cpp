@@ -15,7 +15,7 @@ expectation rows_model::apply(const op& o) {
     const auto steps = append_steps(o, config_.d_k, config_.d_v);
     if (!steps)
       refuse(refuse_shape);
-    else if (config_.kind == cache_kind::flat && size() + *steps > config_.capacity)
+    else if (rule_ == full::refuse && size() + *steps > config_.capacity)
       refuse(refuse_capacity);
     if (!e.accepted) return e;
     for (std::size_t i = 0; i < *steps; ++i) {
@@ -41,7 +41,7 @@ snapshot rows_model::observe() const {
   for (const row& k : keys_) st.keys.insert(st.keys.end(), k.begin(), k.end());
   for (const row& v : values_) st.values.insert(st.values.end(), v.begin(), v.end());
   s.counters.emplace_back("size", static_cast<std::int64_t>(size()));
-  if (config_.kind == cache_kind::ring) {
+  if (rule_ == full::evict) {
     for (std::int64_t p = total_ - static_cast<std::int64_t>(size()); p < total_; ++p) st.positions.push_back(p);
     s.counters.emplace_back("total", total_);
   }

@@ -10,10 +10,12 @@
 namespace kvconform {
 
 /// Exact rows in a deque plus the count of steps ever appended. Flat and ring differ in one
-/// rule only: when len + n > capacity, flat refuses and ring drops the oldest rows.
+/// rule only: when len + n > capacity, a flat cache refuses and a window (ring) drops the oldest
+/// rows; a window also reports each row's absolute position and the total.
 class rows_model final : public model {
  public:
-  rows_model(const cache_config& c, const numeric_profile& p) : config_(c), profile_(p) {}
+  enum class full { refuse, evict };
+  rows_model(const cache_config& c, const numeric_profile& p, full rule) : config_(c), profile_(p), rule_(rule) {}
 
   expectation apply(const op& o) override;
   snapshot observe() const override;
@@ -26,6 +28,7 @@ class rows_model final : public model {
   using row = std::vector<double>;
   cache_config config_;
   numeric_profile profile_;
+  full rule_;
   std::deque<row> keys_, values_;
   std::int64_t total_ = 0;
 };

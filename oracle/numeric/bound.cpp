@@ -1,4 +1,4 @@
-// Evaluation of the componentwise bound; every term is explained in the numerics study, section 3.
+// Evaluation of the componentwise bound; every term is explained in docs/numerics.md §3.
 #include "oracle/numeric/bound.h"
 
 #include <algorithm>

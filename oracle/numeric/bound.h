@@ -1,4 +1,4 @@
-// The derived componentwise error bound of DESIGN section 4 for one decode.
+// The derived componentwise error bound for one decode (docs/numerics.md §3).
 #pragma once
 
 #include <vector>
@@ -8,9 +8,9 @@
 
 namespace kvconform {
 
-/// Safety factor F: covers vendor exp errors and unmodelled roundings (numerics study 3.4).
+/// Safety factor F: covers vendor exp errors and unmodelled roundings (docs/numerics.md §3.3).
 inline constexpr double bound_safety_factor = 2.0;
-/// Constants of the exp error model |err| <= u (c_e + c_t |x|) (numerics study 3.1).
+/// Constants of the exp error model |err| <= u (c_e + c_t |x|) (docs/numerics.md §3.3).
 inline constexpr double bound_c_e = 4.0, bound_c_t = 4.0;
 
 /// Per-component bounds on |o^_c - o_c| and per-key bounds on |w^_i - w_i|.

@@ -17,7 +17,7 @@ double smallest_normal(precision p);
 double round_to(precision p, double x);
 const char* to_string(precision p);
 
-/// The numeric profile of DESIGN section 4. Defaults describe a double, two-pass cache.
+/// The numeric profile (docs/numerics.md §2). Defaults describe a double, two-pass cache.
 struct numeric_profile {
   precision storage = precision::f64;  ///< what stored rows and q are rounded to before use
   precision working = precision::f64;  ///< accumulation precision (gives u)

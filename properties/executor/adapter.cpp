@@ -1,7 +1,7 @@
-// Refusal mapping shared by every in-process adapter.
+// Refusal mapping shared by every in-process adapter, and the names of groups and capabilities.
 #include "properties/executor/adapter.h"
 
-#include "oracle/models/model.h"
+#include <iterator>
 
 namespace kvconform {
 
@@ -22,6 +22,34 @@ op_outcome refusal_from_current_exception() {
     r.reason = refuse_none, r.message = e.what();  // a refusal of no known kind never matches
   }
   return r;
+}
+
+const char* to_string(impl_group g) {
+  switch (g) {
+    case impl_group::reference: return "reference";
+    case impl_group::mutant: return "mutant";
+    case impl_group::variant: return "variant";
+  }
+  return "?";
+}
+
+namespace {
+constexpr capability all_capabilities[] = {capability::decode, capability::preempt};
+}  // namespace
+
+const char* to_string(capability c) { return c == capability::decode ? "decode" : "preempt"; }
+
+std::optional<capability> capability_set::missing_from(capability_set have) const {
+  for (capability c : all_capabilities)
+    if (has(c) && !have.has(c)) return c;
+  return std::nullopt;
+}
+
+std::string capability_set::describe() const {
+  std::string s;
+  for (capability c : all_capabilities)
+    if (has(c)) s += (s.empty() ? "" : ", ") + std::string(to_string(c));
+  return s;
 }
 
 }  // namespace kvconform

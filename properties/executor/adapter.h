@@ -1,51 +1,77 @@
-// The C++ concepts a cache type satisfies per kind, and the adapter to the executor's interface.
+// What every kind's adapter shares: views, decode results, both error styles, profiles and registration.
 #pragma once
 
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <memory>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "impls/common/errors.h"
-#include "oracle/models/model.h"
+#include "oracle/numeric/numeric_profile.h"
 #include "properties/executor/subject.h"
+#include "properties/trace/refusal.h"
 
 namespace kvconform {
 
-/// flat(max_len, d_k, d_v) with append(k, v), size() and keys()/values() views (rows(),
-/// cols(), (i, j)). Refusals are kvconform::error exceptions or a returned status (see
-/// call_cache). No base class is needed.
-template <class C>
-concept flat_cache = std::constructible_from<C, std::size_t, std::size_t, std::size_t> &&
-    requires(C& c, const C& cc, array_view a) {
-      c.append(a, a);
-      { cc.size() } -> std::convertible_to<std::size_t>;
-      { cc.keys()(0, 0) } -> std::convertible_to<double>;
-      { cc.values()(0, 0) } -> std::convertible_to<double>;
-      { cc.keys().rows() } -> std::convertible_to<std::ptrdiff_t>;
-    };
-
-/// The optional decode capability: a free decode_step(q, cache) returning .output and .weights
-/// (indexable, with size()), or an optional-like holding them (empty = refused).
-template <class C>
-concept decoding_cache = requires(const C& cc, array_view a) { decode_step(a, cc); };
-
-/// A flat cache that evicts instead of refusing, and reports absolute positions and total().
-template <class C>
-concept ring_cache = flat_cache<C> && requires(const C& cc) {
-  { cc.total() } -> std::convertible_to<std::int64_t>;
-  cc.positions();
+/// A read-only matrix view: rows(), cols() and (i, j) (Eigen matrices and maps have them).
+template <class M>
+concept matrix_view = requires(const M& m, std::ptrdiff_t i) {
+  { m.rows() } -> std::convertible_to<std::ptrdiff_t>;
+  { m.cols() } -> std::convertible_to<std::ptrdiff_t>;
+  { m(i, i) } -> std::convertible_to<double>;
 };
 
-/// A flat cache that is not a ring (kvconform_add_suite's KIND flat).
-template <class C>
-concept flat_only_cache = flat_cache<C> && !ring_cache<C>;
+/// A decode result: `.output` and `.weights`, each with size() and [i].
+template <class D>
+concept decode_result_like = requires(const D& d, std::ptrdiff_t i) {
+  { d.output.size() } -> std::convertible_to<std::ptrdiff_t>;
+  { d.output[i] } -> std::convertible_to<double>;
+  { d.weights.size() } -> std::convertible_to<std::ptrdiff_t>;
+  { d.weights[i] } -> std::convertible_to<double>;
+};
 
-/// A type's numeric profile (DESIGN 4), for types that cannot carry a member: specialise with
-/// `static constexpr numeric_profile value`.
+/// A returned status: `bool`, or a class with ok() and no value() (absl::Status-like). A false
+/// status is a refusal, with the reason an ADL `kvconform_refusal(status)` gives, if any.
+template <class S>
+concept status_like = std::same_as<std::remove_cvref_t<S>, bool> ||
+                      (requires(const S& s) {
+                        { s.ok() } -> std::convertible_to<bool>;
+                      } && !requires(const S& s) { s.value(); });
+
+/// A returned value that may be absent: optional- or expected-like (has_value(), *r) or
+/// StatusOr-like (ok(), value()). An absent value is a refusal, as for a status.
+template <class R>
+concept result_like = requires(const R& r) {
+  { r.has_value() } -> std::convertible_to<bool>;
+  *r;
+} || requires(const R& r) {
+  { r.ok() } -> std::convertible_to<bool>;
+  r.value();
+};
+
+/// What a cache call gives when it succeeds: R itself, or the value inside a result_like R.
+template <class R>
+struct unwrapped {
+  using type = R;
+};
+template <result_like R>
+  requires requires(const R& r) { *r; }
+struct unwrapped<R> {
+  using type = std::remove_cvref_t<decltype(*std::declval<const R&>())>;
+};
+template <result_like R>
+  requires(!requires(const R& r) { *r; })
+struct unwrapped<R> {
+  using type = std::remove_cvref_t<decltype(std::declval<const R&>().value())>;
+};
+template <class R>
+using unwrapped_t = typename unwrapped<std::remove_cvref_t<R>>::type;
+
+/// A type's numeric profile (docs/numerics.md §2), for types that cannot carry a member:
+/// specialise with `static constexpr numeric_profile value`.
 template <class C>
 struct declared_profile {};
 
@@ -61,135 +87,97 @@ numeric_profile profile_of() {
 /// Maps the exception in flight to a refusal; rethrows anything that is not a kvconform::error.
 op_outcome refusal_from_current_exception();
 
-/// A returned status as an outcome: refused when `!s.ok()` (or `!s` for bool-like statuses),
-/// with the reason an ADL `kvconform_refusal(s)` gives (a `refusal`), else unspecified.
+template <status_like S>
+bool status_ok(const S& s) {
+  if constexpr (std::same_as<std::remove_cvref_t<S>, bool>) return s;
+  else return static_cast<bool>(s.ok());
+}
+
+/// The refusal a false status or an absent result stands for.
 template <class S>
-op_outcome outcome_of_status(const S& s) {
+op_outcome refusal_of(const S& s) {
   op_outcome r;
-  if constexpr (requires { s.ok(); }) r.accepted = static_cast<bool>(s.ok());
-  else r.accepted = static_cast<bool>(s);
-  if (r.accepted) return r;
+  r.accepted = false;
   r.reason = refuse_unspecified;
   if constexpr (requires { kvconform_refusal(s); }) r.reason = static_cast<unsigned>(kvconform_refusal(s));
   return r;
 }
 
-/// Runs one cache call under either error style: exceptions, or a returned status.
-template <class F>
-op_outcome call_cache(F&& f) {
-  try {
-    if constexpr (std::is_void_v<decltype(f())>) {
-      f();
-      return {};
-    } else {
-      return outcome_of_status(f());
-    }
-  } catch (...) {
-    return refusal_from_current_exception();
-  }
-}
-
-/// Runs `body(outcome)`; a kvconform::error it throws becomes the refusal (anything else escapes).
-template <class F>
-op_outcome outcome_of(F&& body) {
+/// Runs one cache call under either error style and returns its outcome: a kvconform::error
+/// thrown, a false status or an absent result is a refusal (anything else thrown escapes, for
+/// the executor to report). When the call succeeds with a value (the value inside a result),
+/// `use(outcome, value)` reads it (a decode's numbers, a new sequence id, preempted victims).
+template <class Call, class Use>
+op_outcome call_cache(Call&& call, Use&& use) {
   op_outcome r;
   try {
-    body(r);
+    using R = decltype(call());
+    if constexpr (std::is_void_v<R>) {
+      call();
+    } else {
+      decltype(auto) got = call();
+      if constexpr (status_like<R>) {
+        if (!status_ok(got)) return refusal_of(got);
+      } else if constexpr (result_like<R>) {
+        if constexpr (requires { got.has_value(); }) {
+          if (!got.has_value()) return refusal_of(got);
+          use(r, *got);
+        } else {
+          if (!got.ok()) return refusal_of(got);
+          use(r, got.value());
+        }
+      } else {
+        use(r, got);
+      }
+    }
   } catch (...) {
     return refusal_from_current_exception();
   }
   return r;
 }
+/// A call whose value, if any, is not needed.
+template <class Call>
+op_outcome call_cache(Call&& call) {
+  return call_cache(std::forward<Call>(call), [](op_outcome&, const auto&) {});
+}
 
-/// Appends a matrix view's rows (rows(), cols(), (i, j)) to `out`, row-major: how every adapter
-/// reads a cache's views into a snapshot.
-template <class M>
+/// Appends a matrix view's rows to `out`, row-major: how every adapter reads a cache's views.
+template <matrix_view M>
 void copy_rows(const M& m, std::vector<double>& out) {
   for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(m.rows()); ++i)
     for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(m.cols()); ++j) out.push_back(m(i, j));
 }
 
-/// Copies a decode result's .output and .weights (indexable, with size()) into an outcome.
-template <class D>
+/// Copies a decode result's numbers into an outcome.
+template <decode_result_like D>
 void copy_decode(const D& d, op_outcome& r) {
-  for (std::size_t i = 0; i < static_cast<std::size_t>(d.output.size()); ++i) r.output.push_back(d.output[i]);
-  for (std::size_t i = 0; i < static_cast<std::size_t>(d.weights.size()); ++i) r.weights.push_back(d.weights[i]);
+  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.output.size()); ++i) r.output.push_back(d.output[i]);
+  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.weights.size()); ++i) r.weights.push_back(d.weights[i]);
 }
 
-/// A decode result as an outcome; an empty optional-like result is a refusal.
-template <class D>
-op_outcome outcome_of_decode(const D& d) {
-  if constexpr (requires { d.has_value(); *d; }) {
-    if (!d.has_value()) return outcome_of_status(false);
-    return outcome_of_decode(*d);
-  } else {
-    op_outcome r;
-    copy_decode(d, r);
-    return r;
-  }
+/// The outcome of a decode call: its numbers, or its refusal.
+template <class Call>
+op_outcome decode_outcome(Call&& call) {
+  return call_cache(std::forward<Call>(call), [](op_outcome& r, const auto& d) { copy_decode(d, r); });
+}
+
+/// An op the implementation cannot do: NOT SUPPORTED, never a pass.
+inline op_outcome unsupported() {
+  op_outcome r;
+  r.unsupported = true;
+  return r;
 }
 
 /// A registry entry for C of `kind`, whose caches `Subject` (the kind's adapter of C) wraps.
 template <class C, class Subject>
-implementation adapted_implementation(std::string name, cache_kind kind, std::string group, std::string note, bool decodes) {
+implementation adapted_implementation(implementation_info info, cache_kind kind, capability_set capabilities) {
   implementation i;
-  i.name = std::move(name);
+  static_cast<implementation_info&>(i) = std::move(info);
   i.kind = kind;
-  i.group = std::move(group);
-  i.note = std::move(note);
   i.profile = profile_of<C>();
-  if (decodes) i.capabilities.push_back("decode");
+  i.capabilities = capabilities;
   i.make = [](const cache_config& c) { return std::make_unique<Subject>(c); };
   return i;
-}
-
-/// Adapts any flat_cache (and, when it has them, ring positions) to `subject`.
-template <flat_cache C>
-class rows_subject final : public subject {
- public:
-  explicit rows_subject(const cache_config& c) : cache_(c.capacity, c.d_k, c.d_v) {}
-
-  op_outcome apply(const call& c) override {
-    if (c.o.kind == op_kind::append) return call_cache([&] { return cache_.append(c.k, c.v); });
-    if constexpr (decoding_cache<C>) {
-      op_outcome r;
-      const op_outcome refused = call_cache([&] {
-        r = outcome_of_decode(decode_step(c.q, std::as_const(cache_)));
-      });
-      return refused.accepted ? r : refused;
-    } else {
-      op_outcome r;
-      r.unsupported = true;
-      return r;
-    }
-  }
-
-  snapshot observe() override {
-    const C& c = cache_;
-    snapshot s;
-    stream st;
-    st.d_k = static_cast<std::size_t>(c.keys().cols());
-    st.d_v = static_cast<std::size_t>(c.values().cols());
-    copy_rows(c.keys(), st.keys);
-    copy_rows(c.values(), st.values);
-    s.counters.emplace_back("size", static_cast<std::int64_t>(c.size()));
-    if constexpr (ring_cache<C>) {
-      for (auto p : c.positions()) st.positions.push_back(static_cast<std::int64_t>(p));
-      s.counters.emplace_back("total", static_cast<std::int64_t>(c.total()));
-    }
-    s.streams.push_back(std::move(st));
-    return s;
-  }
-
- private:
-  C cache_;
-};
-
-/// A registry entry for a flat-kind type (ring when it is a ring_cache).
-template <flat_cache C>
-implementation make_implementation(std::string name, std::string group, std::string note) {
-  return adapted_implementation<C, rows_subject<C>>(std::move(name), ring_cache<C> ? cache_kind::ring : cache_kind::flat,
-                                                    std::move(group), std::move(note), decoding_cache<C>);
 }
 
 }  // namespace kvconform

@@ -37,7 +37,7 @@ decode_verdict check_decode(const attention_problem& p, const double* output, co
   bool live_inputs_finite = all_finite(p.q, 0, p.q.size());
   for (std::size_t i = 0; i < p.n; ++i)
     if (p.is_live(i)) live_inputs_finite = live_inputs_finite && all_finite(p.keys, i * p.d_k, (i + 1) * p.d_k);
-  if (!live_inputs_finite) {  // DESIGN 4 edge rule: a NaN/Inf score poisons every output
+  if (!live_inputs_finite) {  // edge rule (docs/numerics.md §4.3): a NaN/Inf score poisons every output
     for (std::size_t c = 0; c < p.d_v; ++c)
       if (!std::isnan(output[c])) return fail("decode-finite", "output[" + std::to_string(c) + "] = " + num(output[c]) + ", expected NaN (non-finite q or key)");
     return v;
@@ -76,7 +76,7 @@ decode_verdict check_decode(const attention_problem& p, const double* output, co
     const std::string name = "output[" + std::to_string(c) + "]";
     bool column_finite = true;
     for (std::size_t i = 0; i < p.n; ++i) column_finite = column_finite && (!p.is_live(i) || std::isfinite(p.values[i * p.d_v + c]));
-    if (!column_finite) {  // DESIGN 4 edge rule: NaN/Inf in a value column makes it non-finite
+    if (!column_finite) {  // edge rule (docs/numerics.md §4.3): NaN/Inf in a value column makes it non-finite
       if (std::isfinite(output[c])) return fail("decode-finite", name + " = " + num(output[c]) + ", expected non-finite (non-finite value column)");
     } else if (!judge("decode-bound", name, output[c], o.o[c], b.output[c])) {
       return v;

@@ -12,7 +12,7 @@ namespace kvconform {
 /// (decode-finite, decode-bound, decode-weights, decode-masked).
 struct decode_verdict {
   std::string check, message;
-  double ratio = 0;       ///< worst err / bound (F = 2, as DESIGN 4 writes it); > 1 fails
+  double ratio = 0;       ///< worst err / bound (F = 2, docs/numerics.md §3.1); > 1 fails
   bool numeric = false;   ///< false when the inputs are outside the numeric domain
 };
 

@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "properties/executor/decode_check.h"
+#include "properties/kinds/kind.h"
 
 namespace kvconform {
 

@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,15 +50,48 @@ class subject {
   virtual snapshot observe() = 0;
 };
 
-/// A registered implementation: a name, its kind, its declared numeric profile and a factory.
-struct implementation {
+/// What a registered implementation is for: the gate runs references; `selftest` proves every
+/// mutant (deliberately wrong) is killed and every variant (a correct alternative) passes.
+enum class impl_group { reference, mutant, variant };
+const char* to_string(impl_group g);
+
+/// Optional abilities of an implementation. A property that needs one the implementation lacks
+/// is NOT SUPPORTED: never run, never a pass, never a kill.
+enum class capability : unsigned { decode = 1u << 0, preempt = 1u << 1 };
+const char* to_string(capability c);
+
+/// A set of capabilities.
+class capability_set {
+ public:
+  constexpr capability_set() = default;
+  constexpr capability_set(std::initializer_list<capability> cs) {
+    for (capability c : cs) add(c);
+  }
+  constexpr void add(capability c) { bits_ |= static_cast<unsigned>(c); }
+  constexpr bool has(capability c) const { return (bits_ & static_cast<unsigned>(c)) != 0; }
+  /// The first capability of this set that `have` lacks, if any.
+  std::optional<capability> missing_from(capability_set have) const;
+  /// "decode, preempt".
+  std::string describe() const;
+
+ private:
+  unsigned bits_ = 0;
+};
+
+/// What a plug-in says about a cache it registers.
+struct implementation_info {
   std::string name;
+  impl_group group = impl_group::reference;
+  std::string note;    ///< one line: what it is, or the bug it models and where it comes from
+  std::string killer;  ///< mutants: the property expected to kill it (checked against the catalogue)
+};
+
+/// A registered implementation: who it is, its kind, its declared numeric profile and capabilities,
+/// and a factory for its caches.
+struct implementation : implementation_info {
   cache_kind kind = cache_kind::flat;
-  std::string group;  ///< "reference", "mutant" (deliberately wrong) or "variant" (correct alternative)
-  std::string note;   ///< one line: what it is, or the bug it models and where it comes from
-  std::string killer; ///< mutants: the property expected to kill it
   numeric_profile profile;
-  std::vector<std::string> capabilities;  ///< optional abilities, e.g. "decode"
+  capability_set capabilities;
   std::function<std::unique_ptr<subject>(const cache_config&)> make;
 };
 

@@ -1,38 +1,55 @@
-// The property catalogue of every kind, and the one way a trace is judged.
-#include "properties/generate/property.h"
-
+// The property catalogue of every kind (from the kind table), and the one way a trace is judged.
 #include <algorithm>
+
+#include "properties/generate/statements.h"
+#include "properties/kinds/kind.h"
 
 namespace kvconform {
 
-namespace {
-std::vector<property> make_catalogue() {
-  std::vector<property> ps;
-  add_rows_properties(ps);
-  add_beam_properties(ps);
-  add_paged_properties(ps);
-  return ps;
-}
-}  // namespace
-
-property& add_property(std::vector<property>& ps, std::string name, std::string summary, std::span<const cache_kind> kinds) {
+property& add_property(std::vector<property>& ps, cache_kind kind, std::string name, std::string summary) {
   property p;
   p.name = std::move(name);
   p.summary = std::move(summary);
-  p.kinds.assign(kinds.begin(), kinds.end());
+  p.kind = kind;
   return ps.emplace_back(std::move(p));
 }
 
-bool property::applies_to(cache_kind k) const { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); }
+property& add_property(std::vector<property>& ps, cache_kind kind, const statement& s) {
+  property& p = add_property(ps, kind, s.name, s.summary);
+  p.needs = s.needs;
+  p.long_traces = s.long_traces;
+  if (s.large_scores) p.classes = large_score_classes();
+  return p;
+}
+
+std::vector<op> one_d_as_one_row(const op& o) {
+  op r = o;
+  if (o.kind == op_kind::append && o.k.shape.size() == 1 && o.v.shape.size() == 1) {
+    r.k.shape = {1, o.k.shape[0]};
+    r.v.shape = {1, o.v.shape[0]};
+  }
+  return {r};
+}
 
 const std::vector<property>& all_properties() {
-  static const std::vector<property> ps = make_catalogue();
+  static const std::vector<property> ps = [] {
+    std::vector<property> all;
+    for (const kind_descriptor* k : all_kinds()) k->add_properties(all);
+    return all;
+  }();
   return ps;
 }
 
-const property* find_property(const std::string& name) {
+std::vector<const property*> properties_of(cache_kind k) {
+  std::vector<const property*> mine;
   for (const property& p : all_properties())
-    if (p.name == name) return &p;
+    if (p.kind == k) mine.push_back(&p);
+  return mine;
+}
+
+const property* find_property(const std::string& name, cache_kind k) {
+  for (const property& p : all_properties())
+    if (p.kind == k && p.name == name) return &p;
   return nullptr;
 }
 

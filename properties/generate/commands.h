@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
 
 namespace kvconform {
@@ -95,10 +96,9 @@ op decode_op(const op_target& t, bool bad, int variant);
 /// elementOf) so that a failing case shrinks towards the smallest.
 rc::Gen<std::size_t> width_gen(bool deep);
 
-/// What a kind's op generator gets besides the model state.
+/// What a kind's op generator gets besides the model state (its op mix it captures itself).
 struct gen_context {
   std::shared_ptr<const row_source> src;  ///< the trace's input class and anchor
-  op_mix mix;
   bool can_decode = true;
   std::size_t max_steps = 4;  ///< steps of an ordinary append
 };
@@ -123,7 +123,7 @@ property_run run_commands(const property& p, const implementation& impl, const r
     out.fail = s.failed();
     return true;
   };
-  const bool can_decode = std::find(impl.capabilities.begin(), impl.capabilities.end(), "decode") != impl.capabilities.end();
+  const bool can_decode = impl.capabilities.has(capability::decode);
   const std::span<const input_class> classes = p.classes.empty() ? all_input_classes() : p.classes;
   run_rapidcheck(p, o, [&] {
     const cache_config config = *config_gen;
@@ -143,7 +143,6 @@ property_run run_commands(const property& p, const implementation& impl, const r
     const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
     gen_context ctx;
     ctx.src = std::make_shared<const row_source>(cls, config.d_k, config.d_v, anchor);
-    ctx.mix = p.mix;
     ctx.can_decode = can_decode;
     ctx.max_steps = p.long_traces ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
     const Model initial = make_model(config, impl.profile);
@@ -169,10 +168,5 @@ property_run run_commands(const property& p, const implementation& impl, const r
   }, out);
   return out;
 }
-
-/// Per-kind entry points (one generator source each).
-property_run run_rows_property(const property& p, const implementation& impl, const run_options& o);
-property_run run_beam_property(const property& p, const implementation& impl, const run_options& o);
-property_run run_paged_property(const property& p, const implementation& impl, const run_options& o);
 
 }  // namespace kvconform

@@ -1,4 +1,4 @@
-// The input classes of DESIGN section 4: key, value and query generators that force each regime.
+// The input classes (docs/numerics.md §4.1): key, value and query generators that force each regime.
 #pragma once
 
 #include <cstddef>

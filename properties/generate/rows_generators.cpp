@@ -2,8 +2,9 @@
 #include <algorithm>
 #include <memory>
 
-#include "oracle/models/rows_model.h"
 #include "properties/generate/commands.h"
+#include "properties/generate/rows_generators.h"
+#include "properties/generate/statements.h"
 
 namespace kvconform {
 
@@ -14,6 +15,7 @@ using rows_command = command_ptr<rows_model>;
 struct gen_state {
   std::shared_ptr<const row_source> src;
   cache_config config;
+  rows_model::full rule;
   std::size_t size = 0;
   std::int64_t total = 0;
   std::size_t max_steps = 4;
@@ -36,18 +38,19 @@ rc::Gen<rows_command> decode_gen(const gen_state& s, bool bad) {
 }
 
 /// One op drawn by weight from the property's mix, sized from the model's state.
-rc::Gen<rows_command> op_gen(const op_mix& mix, const gen_state& s, bool can_decode) {
+rc::Gen<rows_command> op_gen(const rows_mix& mix, const gen_state& s, bool can_decode) {
   const std::size_t cap = s.config.capacity;
-  const std::size_t room = s.config.kind == cache_kind::flat ? cap - s.size : cap;
+  const bool refuses = s.rule == rows_model::full::refuse;
+  const std::size_t room = refuses ? cap - s.size : cap;
   std::vector<std::pair<int, rc::Gen<rows_command>>> choices;
   auto add = [&](int weight, rc::Gen<rows_command> g) {
     if (weight > 0) choices.emplace_back(weight, std::move(g));
   };
   add(mix.append, append_gen(s, uniform_in<std::size_t>(1, s.max_steps + 1)));
-  if (s.config.kind == cache_kind::flat) {
+  if (refuses) {
     add(mix.fill, append_gen(s, rc::gen::just(std::max<std::size_t>(room, 1))));
     add(mix.overfill, append_gen(s, rc::gen::map(uniform_in<std::size_t>(1, 4), [room](std::size_t extra) { return room + extra; })));
-  } else {  // ring: appends of about the window, crossing the wrap point, and n > W
+  } else {  // a window: appends of about its size, crossing the wrap point, and n > W
     const std::size_t to_wrap = cap - static_cast<std::size_t>(s.total % static_cast<std::int64_t>(cap));
     add(mix.fill, append_gen(s, rc::gen::elementOf(std::vector<std::size_t>{cap, to_wrap, cap > 1 ? cap - 1 : 1, cap + 1})));
     add(mix.overfill, append_gen(s, rc::gen::elementOf(std::vector<std::size_t>{cap + 1, 2 * cap + 1, 3 * cap})));
@@ -69,13 +72,31 @@ rc::Gen<cache_config> config_gen(cache_kind kind, bool long_traces, bool deep) {
 
 }  // namespace
 
-property_run run_rows_property(const property& p, const implementation& impl, const run_options& o) {
-  return run_commands<rows_model>(
-      p, impl, o, config_gen(impl.kind, p.long_traces, o.deep),
-      [](const cache_config& c, const numeric_profile& prof) { return rows_model(c, prof); },
-      [](const rows_model& m, const gen_context& ctx) {
-        return op_gen(ctx.mix, gen_state{ctx.src, m.config(), m.size(), m.total(), ctx.max_steps}, ctx.can_decode);
-      });
+case_generator rows_cases(rows_model::full rule, rows_mix mix) {
+  return [rule, mix](const property& p, const implementation& impl, const run_options& o) {
+    return run_commands<rows_model>(
+        p, impl, o, config_gen(impl.kind, p.long_traces, o.deep),
+        [rule](const cache_config& c, const numeric_profile& prof) { return rows_model(c, prof, rule); },
+        [rule, mix](const rows_model& m, const gen_context& ctx) {
+          return op_gen(mix, gen_state{ctx.src, m.config(), rule, m.size(), m.total(), ctx.max_steps}, ctx.can_decode);
+        });
+  };
+}
+
+void add_rows_statements(std::vector<property>& ps, cache_kind kind, rows_model::full rule) {
+  auto add = [&](const statement& s, rows_mix mix) -> property& {
+    property& p = add_property(ps, kind, s);
+    p.generate = rows_cases(rule, mix);
+    return p;
+  };
+  namespace st = statements;
+  add(st::refused_unchanged, {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2});
+  add(st::copy_semantics, {.append = 6, .fill = 1, .empty = 1, .decode = 3});
+  add(st::views_filled_rows, {.append = 5, .fill = 1, .empty = 2, .decode = 4});
+  add(st::one_d_equals_one_row, {.append = 6, .fill = 1, .empty = 1, .decode = 1}).rewrite = one_d_as_one_row;
+  add(st::order_preserved, {.append = 8, .fill = 1, .empty = 1, .decode = 1});
+  add(st::large_scores, {.append = 4, .fill = 1, .decode = 4});
+  add(st::decode_within_bound, {.append = 4, .fill = 1, .empty = 1, .decode = 4, .bad_decode = 1});
 }
 
 }  // namespace kvconform

@@ -1,4 +1,4 @@
-// Dispatch of a property run to its kind's generators, the RapidCheck result mapping, and the ops every kind generates.
+// Running a property (its fixed trace or its kind's generators), the RapidCheck result mapping, and the ops every kind generates.
 #include <rapidcheck/detail/TestListenerAdapter.h>
 
 #include "properties/generate/commands.h"
@@ -84,16 +84,12 @@ property_run run_property(const property& p, const implementation& impl, const r
     if (v.fail) out.counterexample = std::move(t);
     return out;
   }
-  switch (impl.kind) {
-    case cache_kind::flat:
-    case cache_kind::ring: return run_rows_property(p, impl, o);
-    case cache_kind::beam: return run_beam_property(p, impl, o);
-    case cache_kind::paged: return run_paged_property(p, impl, o);
-    default: break;
+  if (!p.generate) {
+    property_run none;
+    none.error = "property " + p.name + " has neither a fixed trace nor generators";
+    return none;
   }
-  property_run unknown;
-  unknown.error = std::string("no generators for kind ") + to_string(impl.kind);
-  return unknown;
+  return p.generate(p, impl, o);
 }
 
 }  // namespace kvconform

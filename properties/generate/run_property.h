@@ -1,4 +1,4 @@
-// Running a property on an implementation with RapidCheck: generate, execute, shrink, keep the trace.
+// Running a property on an implementation: a fixed trace, or generated cases that shrink on failure.
 #pragma once
 
 #include <cstdint>

@@ -15,7 +15,7 @@
 #include <memory>
 #include <sstream>
 
-#include "oracle/models/model.h"
+#include "properties/trace/refusal.h"
 #include "properties/trace/json_codec.h"
 
 namespace kvconform {
@@ -238,11 +238,11 @@ implementation make_port_implementation(cache_kind kind, const port_options& o) 
   implementation i;
   i.name = "port";
   i.kind = kind;
-  i.group = "reference";
+  i.group = impl_group::reference;
   std::string cmd;
   for (const auto& a : o.command) cmd += (cmd.empty() ? "" : " ") + a;
   i.note = "port: " + cmd;
-  i.capabilities = {"decode"};
+  i.capabilities = {capability::decode};
   auto process = std::make_shared<port_process>(o);
   auto next_id = std::make_shared<std::int64_t>(0);
   i.make = [process, next_id](const cache_config& c) { return std::make_unique<port_subject>(process, c, ++*next_id); };

@@ -1,4 +1,4 @@
-// The registry of built-in implementations: references, and deliberately broken mutants.
+// The registry of built-in implementations: every kind's reference, mutants and valid variants.
 #pragma once
 
 #include <string>
@@ -8,9 +8,15 @@
 
 namespace kvconform {
 
-/// Every built-in implementation, references first.
+/// Every built-in implementation, kind by kind in table order, each kind's reference first.
 const std::vector<implementation>& builtin_implementations();
 /// By exact name, or nullptr.
 const implementation* find_implementation(const std::string& name);
+
+namespace kinds {
+#define KVCONFORM_DECLARE_BUILTINS(name) std::vector<implementation> name##_builtins();
+KVCONFORM_KINDS(KVCONFORM_DECLARE_BUILTINS)
+#undef KVCONFORM_DECLARE_BUILTINS
+}  // namespace kinds
 
 }  // namespace kvconform

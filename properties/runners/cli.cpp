@@ -1,20 +1,20 @@
-// The kvconform command line over a list of implementations: list, gate, replay, selftest.
+// The kvconform command line over a list of implementations: list, gate, replay, selftest, vectors, port.
+#include "properties/runners/cli.h"
+
 #include <CLI/CLI.hpp>
 #include <rapidcheck/detail/Configuration.h>
 
 #include <cstdlib>
 #include <iostream>
 
-#include "properties/runners/gate.h"
-#include "properties/runners/cli.h"
 #include "properties/port/port.h"
-#include "properties/vectors/vectors.h"
+#include "properties/runners/gate.h"
 #include "properties/runners/selftest.h"
+#include "properties/trace/kind_spec.h"
 #include "properties/trace/trace_json.h"
+#include "properties/vectors/vectors.h"
 
 namespace kvconform {
-
-namespace kv = kvconform;
 
 namespace {
 constexpr int exit_pass = 0, exit_fail = 1, exit_usage = 2;
@@ -22,17 +22,6 @@ constexpr int exit_pass = 0, exit_fail = 1, exit_usage = 2;
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-/// The implementations this runner knows (built-in, or one suite's).
-const std::vector<implementation>* known = nullptr;
-
-const kv::implementation& implementation_named(const std::string& name) {
-  for (const auto& i : *known)
-    if (i.name == name) return i;
-  std::string names;
-  for (const auto& i : *known) names += (names.empty() ? "" : ", ") + i.name;
-  throw usage_error("unknown implementation \"" + name + "\" (known: " + names + ")");
-}
 
 /// Run options for a profile; RC_PARAMS (seed, max_success, max_size) still steers RapidCheck.
 /// Without RC_PARAMS, RapidCheck would announce a random seed this run does not use, so it is
@@ -54,108 +43,161 @@ void announce_seed(std::uint64_t seed) {
   if (const char* env = std::getenv("RC_PARAMS"); !env || !*env) setenv("RC_PARAMS", ("seed=" + std::to_string(seed)).c_str(), 1);
 }
 
-int list() {
-  std::cout << "implementations:\n";
-  for (const auto& i : *known)
-    std::cout << "  " << i.name << "  [" << kv::to_string(i.kind) << ", " << i.group << "; " << i.profile.describe() << "]\n      "
-              << i.note << "\n";
-  std::cout << "properties:\n";
-  for (const auto& p : kv::all_properties()) {
-    std::string kinds;
-    for (auto k : p.kinds) kinds += (kinds.empty() ? "" : ", ") + std::string(kv::to_string(k));
-    std::cout << "  " << p.name << "  [" << kinds << "]\n      " << p.summary << "\n";
-  }
-  return exit_pass;
-}
-
-struct gate_flags {
+/// The options `gate` and `port` share: what to run, how much, and where the reports go.
+struct run_flags {
   std::vector<std::string> impls;
   std::string property = "*", profile = "quick", junit, json, store = "kvconform-failures";
   std::optional<std::uint64_t> seed;
   std::optional<int> cases;
+
+  void add_to(CLI::App* cmd) {
+    cmd->add_option("--property", property, "Glob over property names")->capture_default_str();
+    cmd->add_option("--profile", profile, "quick (every commit) or deep (nightly)")
+        ->check(CLI::IsMember({"quick", "deep"}))
+        ->capture_default_str();
+    cmd->add_option("--seed", seed, "Base seed (default 1, or RC_PARAMS seed)");
+    cmd->add_option("--cases", cases, "Generated cases per property")->check(CLI::PositiveNumber);
+    cmd->add_option("--junit", junit, "Write JUnit XML here");
+    cmd->add_option("--json", json, "Write a JSON report here");
+    cmd->add_option("--store", store, "Regression store directory (\"\" disables)")->capture_default_str();
+  }
 };
 
-/// The options `gate` and `port` share: what to run, how much, and where the reports go.
-void add_run_flags(CLI::App* cmd, gate_flags& f) {
-  cmd->add_option("--property", f.property, "Glob over property names")->capture_default_str();
-  cmd->add_option("--profile", f.profile, "quick (every commit) or deep (nightly)")->check(CLI::IsMember({"quick", "deep"}))->capture_default_str();
-  cmd->add_option("--seed", f.seed, "Base seed (default 1, or RC_PARAMS seed)");
-  cmd->add_option("--cases", f.cases, "Generated cases per property")->check(CLI::PositiveNumber);
-  cmd->add_option("--junit", f.junit, "Write JUnit XML here");
-  cmd->add_option("--json", f.json, "Write a JSON report here");
-  cmd->add_option("--store", f.store, "Regression store directory (\"\" disables)")->capture_default_str();
-}
+/// One runner's command line: the implementations it knows and the subcommands over them.
+class command_line {
+ public:
+  command_line(const std::vector<implementation>& impls, std::string runner) : impls_(impls), runner_(std::move(runner)) {}
 
-int gate(const gate_flags& f, std::vector<const implementation*> selected = {}) {
-  kv::gate_options o;
-  o.property_glob = f.property;
-  o.store = f.store;
-  o.run = options_for(f.profile);
-  if (f.seed) o.run.seed = *f.seed;
-  if (f.cases) o.run.cases = *f.cases;
-  announce_seed(o.run.seed);
-  for (const auto& name : f.impls) selected.push_back(&implementation_named(name));
-  if (selected.empty())
-    for (const auto& i : *known)
-      if (i.group == "reference") selected.push_back(&i);
-  std::cerr << "kvconform gate: profile " << f.profile << ", seed " << o.run.seed << ", " << o.run.cases << " cases per property\n";
-  const auto report = kv::run_gate(selected, o, std::cerr);
-  kv::print_report(report, std::cout);
-  if (!f.junit.empty()) kv::write_junit(report, f.junit);
-  if (!f.json.empty()) kv::write_json(report, f.json);
-  return kv::any_failed(report) ? exit_fail : exit_pass;
-}
-
-int selftest(const std::string& profile, int seeds, const std::string& json) {
-  const run_options o = options_for(profile);
-  announce_seed(o.seed);
-  std::cerr << "kvconform selftest: profile " << profile << ", " << seeds << " seeds per mutant\n";
-  const auto report = kv::run_selftest(*known, o, seeds, std::cerr);
-  kv::print_selftest(report, std::cout);
-  if (!json.empty()) kv::write_selftest_json(report, json);
-  return report.ok() ? exit_pass : exit_fail;
-}
-
-/// Replays trace files, each on the implementation it names, on `impl_override`, or on `fixed`.
-int replay(const std::vector<std::string>& files, const std::string& impl_override, const implementation* fixed = nullptr) {
-  int rc = exit_pass;
-  for (const std::string& file : files) {
-    const kv::trace t = kv::load_trace(file);
-    const std::string name = impl_override.empty() ? t.implementation : impl_override;
-    if (name.empty() && !fixed) throw usage_error(file + ": the trace names no implementation; pass --impl NAME");
-    const kv::implementation& impl = fixed ? *fixed : implementation_named(name);
-    if (impl.kind != t.config.kind)
-      throw usage_error(file + ": a " + kv::to_string(t.config.kind) + " trace cannot run on " + impl.name + " (" + kv::to_string(impl.kind) + ")");
-    const kv::property* p = t.property.empty() ? nullptr : kv::find_property(t.property);
-    const kv::verdict v = kv::check_trace(p, t, impl);
-    if (v.ok()) {
-      std::cout << "PASS " << file << " on " << impl.name << " (" << t.ops.size() << " ops)\n";
-      continue;
+  int list() const {
+    std::cout << "implementations:\n";
+    for (const auto& i : impls_)
+      std::cout << "  " << i.name << "  [" << to_string(i.kind) << ", " << to_string(i.group) << "; " << i.profile.describe() << "]\n      "
+                << i.note << (i.killer.empty() ? "" : " (killed by " + i.killer + ")") << "\n";
+    for (const kind_spec* k : kind_specs()) {
+      std::cout << k->name << " properties:\n";
+      for (const property* p : properties_of(k->kind)) std::cout << "  " << p->name << "\n      " << p->summary << "\n";
     }
-    rc = exit_fail;
-    std::cout << "FAIL " << file << " on " << impl.name << ": " << v.fail->signature() << ": " << v.fail->message << "\n"
-              << "  at op " << v.fail->op_index << " of " << t.ops.size() << ": " << kv::describe(t.ops[v.fail->op_index]) << "\n";
+    return exit_pass;
   }
-  return rc;
+
+  /// Runs the gate over `selected` (default: --impl names, else every reference). `hint` says how
+  /// to replay a saved failure.
+  int gate(const run_flags& f, std::vector<const implementation*> selected, std::function<std::string(const std::string&)> hint) const {
+    gate_options o;
+    o.property_glob = f.property;
+    o.store = f.store;
+    o.run = options_for(f.profile);
+    o.replay_hint = std::move(hint);
+    if (f.seed) o.run.seed = *f.seed;
+    if (f.cases) o.run.cases = *f.cases;
+    announce_seed(o.run.seed);
+    for (const auto& name : f.impls) selected.push_back(&named(name));
+    if (selected.empty())
+      for (const auto& i : impls_)
+        if (i.group == impl_group::reference) selected.push_back(&i);
+    std::cerr << "kvconform gate: profile " << f.profile << ", seed " << o.run.seed << ", " << o.run.cases << " cases per property\n";
+    const auto report = run_gate(selected, o, std::cerr);
+    print_report(report, std::cout);
+    if (!f.junit.empty()) write_junit(report, f.junit);
+    if (!f.json.empty()) write_json(report, f.json);
+    return any_failed(report) ? exit_fail : exit_pass;
+  }
+
+  int selftest(const std::string& profile, int seeds, const std::string& json) const {
+    const run_options o = options_for(profile);
+    announce_seed(o.seed);
+    std::cerr << "kvconform selftest: profile " << profile << ", " << seeds << " seeds per mutant\n";
+    const auto report = run_selftest(impls_, o, seeds, std::cerr);
+    print_selftest(report, std::cout);
+    if (!json.empty()) write_selftest_json(report, json);
+    return report.ok() ? exit_pass : exit_fail;
+  }
+
+  /// Replays trace files, each on the implementation it names, on `impl_override`, or on `fixed`.
+  int replay(const std::vector<std::string>& files, const std::string& impl_override, const implementation* fixed = nullptr) const {
+    int rc = exit_pass;
+    for (const std::string& file : files) {
+      const trace t = load_trace(file);
+      const std::string name = impl_override.empty() ? t.implementation : impl_override;
+      if (name.empty() && !fixed) throw usage_error(file + ": the trace names no implementation; pass --impl NAME");
+      const implementation& impl = fixed ? *fixed : named(name);
+      if (impl.kind != t.config.kind)
+        throw usage_error(file + ": a " + to_string(t.config.kind) + " trace cannot run on " + impl.name + " (" + to_string(impl.kind) + ")");
+      const property* p = t.property.empty() ? nullptr : find_property(t.property, impl.kind);
+      const verdict v = check_trace(p, t, impl);
+      if (v.ok()) {
+        std::cout << "PASS " << file << " on " << impl.name << " (" << t.ops.size() << " ops)\n";
+        continue;
+      }
+      rc = exit_fail;
+      std::cout << "FAIL " << file << " on " << impl.name << ": " << v.fail->signature() << ": " << v.fail->message << "\n"
+                << "  at op " << v.fail->op_index << " of " << t.ops.size() << ": " << describe(t.ops[v.fail->op_index]) << "\n";
+    }
+    return rc;
+  }
+
+  int vectors(const std::string& out, const std::string& kind, std::uint64_t seed) const {
+    std::vector<cache_kind> kinds;
+    for (const kind_spec* k : kind_specs())
+      if (kind.empty() || kind == k->name) kinds.push_back(k->kind);
+    announce_seed(seed);
+    for (const std::string& f : write_vectors(out, kinds, impls_, seed)) std::cout << "wrote " << f << "\n";
+    return exit_pass;
+  }
+
+  const implementation& named(const std::string& name) const {
+    for (const auto& i : impls_)
+      if (i.name == name) return i;
+    std::string names;
+    for (const auto& i : impls_) names += (names.empty() ? "" : ", ") + i.name;
+    throw usage_error("unknown implementation \"" + name + "\" (known: " + names + ")");
+  }
+  const std::string& runner() const { return runner_; }
+
+ private:
+  const std::vector<implementation>& impls_;
+  std::string runner_;
+};
+
+/// The shell-quoted words of a command line, for a replay hint.
+std::string shell_words(const std::vector<std::string>& words) {
+  std::string s;
+  for (const std::string& w : words) {
+    const bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@") == std::string::npos;
+    s += (s.empty() ? "" : " ") + (plain ? w : "'" + w + "'");  // names with quotes in them are not expected
+  }
+  return s;
+}
+
+std::vector<std::string> kind_name_list() {
+  std::vector<std::string> names;
+  for (const kind_spec* k : kind_specs()) names.emplace_back(k->name);
+  return names;
 }
 }  // namespace
 
 int run_cli(int argc, char** argv, const std::vector<implementation>& impls, const std::string& description) {
-  known = &impls;
+  if (const auto problems = registry_problems(impls); !problems.empty()) {
+    for (const std::string& p : problems) std::cerr << "kvconform: " << p << "\n";
+    return exit_usage;
+  }
+  const command_line cmd(impls, argc > 0 ? argv[0] : "kvconform");
   CLI::App app{description};
   app.require_subcommand(1);
   auto* list_cmd = app.add_subcommand("list", "List implementations and properties");
 
-  gate_flags gf;
+  run_flags gf;
   auto* gate_cmd = app.add_subcommand("gate", "Run the properties on implementations and print the matrix");
   gate_cmd->add_option("--impl", gf.impls, "Implementation to test (repeatable; default: every reference)");
-  add_run_flags(gate_cmd, gf);
+  gf.add_to(gate_cmd);
 
   std::string st_profile = "quick", st_json;
   int st_seeds = 5;
   auto* selftest_cmd = app.add_subcommand("selftest", "Prove every mutant is killed and every valid variant passes");
   selftest_cmd->add_option("--profile", st_profile, "quick or deep")->check(CLI::IsMember({"quick", "deep"}))->capture_default_str();
-  selftest_cmd->add_option("--seeds", st_seeds, "Seeds per mutant (cases to kill is the median over them)")->check(CLI::Range(1, 1000))->capture_default_str();
+  selftest_cmd->add_option("--seeds", st_seeds, "Seeds per mutant (cases to kill is the median over them)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   selftest_cmd->add_option("--json", st_json, "Write the kill matrix as JSON here");
 
   std::vector<std::string> files;
@@ -164,13 +206,14 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
   replay_cmd->add_option("files", files, "Trace files")->required();
   replay_cmd->add_option("--impl", replay_impl, "Run on this implementation instead of the one the trace names");
 
-  gate_flags pf;
+  run_flags pf;
   std::string port_kind;
   port_options po;
   std::vector<std::string> port_replay;
-  auto* port_cmd = app.add_subcommand("port", "Drive a cache in another language over the line protocol (docs/port-protocol.md): port [options] -- COMMAND [ARGS...]");
-  port_cmd->add_option("--kind", port_kind, "Cache kind the port implements")->required()->check(CLI::IsMember({"flat", "ring", "paged", "beam"}));
-  add_run_flags(port_cmd, pf);
+  auto* port_cmd = app.add_subcommand(
+      "port", "Drive a cache in another language over the line protocol (docs/port-protocol.md): port [options] -- COMMAND [ARGS...]");
+  port_cmd->add_option("--kind", port_kind, "Cache kind the port implements")->required()->check(CLI::IsMember(kind_name_list()));
+  pf.add_to(port_cmd);
   port_cmd->add_option("--timeout-ms", po.timeout_ms, "Time limit per request")->check(CLI::Range(1, 3600000))->capture_default_str();
   port_cmd->add_option("--replay", port_replay, "Replay this trace file on the port instead of generating (repeatable)")
       ->expected(1)
@@ -188,7 +231,7 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
   std::uint64_t vectors_seed = 1;
   auto* vectors_cmd = app.add_subcommand("vectors", "Write Wycheproof-style test vectors and their JSON Schema");
   vectors_cmd->add_option("--out", vectors_out, "Directory to write into")->required();
-  vectors_cmd->add_option("--kind", vectors_kind, "Only this kind")->check(CLI::IsMember({"flat", "ring", "paged", "beam"}));
+  vectors_cmd->add_option("--kind", vectors_kind, "Only this kind")->check(CLI::IsMember(kind_name_list()));
   vectors_cmd->add_option("--seed", vectors_seed, "Seed of the generated data")->capture_default_str();
 
   try {
@@ -202,27 +245,26 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
     return exit_usage;
   }
   try {
-    if (*list_cmd) return list();
-    if (*gate_cmd) return gate(gf);
-    if (*replay_cmd) return replay(files, replay_impl);
-    if (*selftest_cmd) return selftest(st_profile, st_seeds, st_json);
-    if (*vectors_cmd) {
-      std::vector<cache_kind> kinds;
-      for (cache_kind k : {cache_kind::flat, cache_kind::ring, cache_kind::paged, cache_kind::beam})
-        if (vectors_kind.empty() || vectors_kind == to_string(k)) kinds.push_back(k);
-      announce_seed(vectors_seed);
-      for (const std::string& f : write_vectors(vectors_out, kinds, *known, vectors_seed)) std::cout << "wrote " << f << "\n";
-      return exit_pass;
-    }
+    if (*list_cmd) return cmd.list();
+    if (*gate_cmd)
+      return cmd.gate(gf, {}, [&](const std::string& path) { return shell_words({cmd.runner(), "replay", path}); });
+    if (*replay_cmd) return cmd.replay(files, replay_impl);
+    if (*selftest_cmd) return cmd.selftest(st_profile, st_seeds, st_json);
+    if (*vectors_cmd) return cmd.vectors(vectors_out, vectors_kind, vectors_seed);
     if (*port_cmd) {
       if (po.command.empty()) throw usage_error("port: give the port's command after --");
       const implementation port = make_port_implementation(*kind_from_string(port_kind), po);
-      return port_replay.empty() ? gate(pf, {&port}) : replay(port_replay, "", &port);
+      if (!port_replay.empty()) return cmd.replay(port_replay, "", &port);
+      return cmd.gate(pf, {&port}, [&](const std::string& path) {
+        std::vector<std::string> words = {cmd.runner(), "port", "--kind", port_kind, "--replay", path, "--"};
+        words.insert(words.end(), po.command.begin(), po.command.end());
+        return shell_words(words);
+      });
     }
   } catch (const usage_error& e) {
     std::cerr << "kvconform: " << e.what() << "\n";
     return exit_usage;
-  } catch (const kv::trace_format_error& e) {
+  } catch (const trace_format_error& e) {
     std::cerr << "kvconform: malformed trace: " << e.what() << "\n";
     return exit_usage;
   } catch (const std::exception& e) {

@@ -20,15 +20,6 @@ std::string store_path(const std::string& store, const std::string& impl, const 
   return (fs::path(store) / impl / (property + "-" + content_hash(to_json(t)).substr(0, 12) + ".json")).string();
 }
 
-bool has_all(const implementation& impl, const property& p, std::string& missing) {
-  for (const std::string& need : p.needs)
-    if (std::find(impl.capabilities.begin(), impl.capabilities.end(), need) == impl.capabilities.end()) {
-      missing = need;
-      return false;
-    }
-  return true;
-}
-
 /// The first stored trace for (impl, property) that still fails, if any.
 std::optional<std::pair<std::string, verdict>> replay_store(const std::string& store, const implementation& impl,
                                                             const property& p, std::ostream& log) {
@@ -63,6 +54,20 @@ const char* to_string(status s) {
   return "?";
 }
 
+std::vector<std::string> registry_problems(const std::vector<implementation>& impls) {
+  std::vector<std::string> problems;
+  for (std::size_t i = 0; i < impls.size(); ++i) {
+    const implementation& impl = impls[i];
+    for (std::size_t j = 0; j < i; ++j)
+      if (impls[j].name == impl.name) problems.push_back("two implementations are named \"" + impl.name + "\"");
+    if (impl.group != impl_group::mutant) continue;
+    if (impl.killer.empty()) problems.push_back("mutant " + impl.name + " names no property expected to kill it");
+    else if (!find_property(impl.killer, impl.kind))
+      problems.push_back("mutant " + impl.name + ": its killer \"" + impl.killer + "\" is not a property of the " + to_string(impl.kind) + " kind");
+  }
+  return problems;
+}
+
 bool any_failed(const std::vector<impl_report>& r) {
   for (const auto& i : r)
     for (const auto& p : i.properties)
@@ -74,19 +79,19 @@ std::vector<impl_report> run_gate(const std::vector<const implementation*>& impl
   std::vector<impl_report> out;
   for (const implementation* impl : impls) {
     impl_report ir{impl, {}};
-    for (const property& p : all_properties()) {
-      if (!p.applies_to(impl->kind) || fnmatch(o.property_glob.c_str(), p.name.c_str(), 0) != 0) continue;
+    for (const property* pp : properties_of(impl->kind)) {
+      const property& p = *pp;
+      if (fnmatch(o.property_glob.c_str(), p.name.c_str(), 0) != 0) continue;
       property_report pr;
       pr.property = p.name;
       const auto start = std::chrono::steady_clock::now();
-      std::string missing;
-      if (!has_all(*impl, p, missing)) {
+      if (const auto missing = p.needs.missing_from(impl->capabilities)) {
         pr.result = status::not_supported;
-        pr.message = "needs capability \"" + missing + "\"";
+        pr.message = std::string("needs capability \"") + to_string(*missing) + "\"";
       } else if (auto stored = replay_store(o.store, *impl, p, log)) {
         pr.result = status::fail, pr.cases = 0, pr.source = stored->first;
         pr.fail = stored->second.fail, pr.stats = stored->second.stats;
-        pr.counterexample = load_trace(stored->first), pr.saved_path = stored->first;
+        pr.counterexample = load_trace(stored->first), pr.saved_path = stored->first, pr.replay = o.replay_hint(stored->first);
       } else {
         property_run run = run_property(p, *impl, o.run);
         pr.cases = run.cases, pr.stats = run.stats, pr.fail = run.fail;
@@ -101,6 +106,7 @@ std::vector<impl_report> run_gate(const std::vector<const implementation*>& impl
           if (!o.store.empty()) {
             pr.saved_path = store_path(o.store, impl->name, p.name, *pr.counterexample);
             save_trace(*pr.counterexample, pr.saved_path);
+            pr.replay = o.replay_hint(pr.saved_path);
           }
         }
       }

@@ -1,6 +1,7 @@
 // The gate: every selected property on every selected implementation, with a regression store.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@ struct property_report {
   std::optional<trace> counterexample;
   std::string message;     ///< failure or NOT SUPPORTED reason
   std::string saved_path;  ///< where the failing trace was written
+  std::string replay;      ///< the command that replays it
   std::string source;      ///< "generated", "fixed", or the stored trace that still fails
   double seconds = 0;
 };
@@ -36,7 +38,13 @@ struct gate_options {
   run_options run;
   std::string property_glob = "*";
   std::string store = "kvconform-failures";  ///< "" disables the store
+  /// The command that replays a saved trace, with the runner that was actually run.
+  std::function<std::string(const std::string& path)> replay_hint = [](const std::string& path) { return "kvconform replay " + path; };
 };
+
+/// What is wrong with a registry, one line each: a mutant without a registered killer, or one
+/// whose killer is not a property of its kind; a name used twice.
+std::vector<std::string> registry_problems(const std::vector<implementation>& impls);
 
 /// Runs the gate. Stored failures for an (implementation, property) are replayed first; a
 /// stored trace that still fails is the result, otherwise cases are generated. Every new

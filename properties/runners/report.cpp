@@ -77,7 +77,7 @@ void print_report(const std::vector<impl_report>& r, std::ostream& out) {
       out << "\nFAIL " << i.impl->name << " / " << p.property << ": " << p.message << "\n";
       if (p.source.rfind("generated", 0) != 0 && p.source != "fixed") out << "  (a stored failure that still fails)\n";
       if (p.counterexample) out << trace_listing(*p.counterexample, p.fail ? p.fail->op_index : SIZE_MAX);
-      if (!p.saved_path.empty()) out << "  saved:  " << p.saved_path << "\n  replay: kvconform replay " << p.saved_path << "\n";
+      if (!p.saved_path.empty()) out << "  saved:  " << p.saved_path << "\n  replay: " << p.replay << "\n";
     }
   out << "\n" << passed << " passed, " << failed << " failed, " << unsupported << " not supported\n";
 }
@@ -106,7 +106,7 @@ void write_junit(const std::vector<impl_report>& r, const std::string& path) {
       if (p.result == status::fail) {
         x << "      <failure type=\"" << xml_escape(p.fail ? p.fail->check : "error") << "\" message=\"" << xml_escape(p.message) << "\">";
         if (p.counterexample) x << xml_escape(trace_listing(*p.counterexample, p.fail ? p.fail->op_index : SIZE_MAX));
-        if (!p.saved_path.empty()) x << xml_escape("replay: kvconform replay " + p.saved_path);
+        if (!p.saved_path.empty()) x << xml_escape("replay: " + p.replay);
         x << "</failure>\n";
       }
       x << "    </testcase>\n";
@@ -120,7 +120,7 @@ void write_junit(const std::vector<impl_report>& r, const std::string& path) {
 void write_json(const std::vector<impl_report>& r, const std::string& path) {
   nlohmann::json j = {{"schema", "kvconform-gate"}, {"version", 1}, {"implementations", nlohmann::json::array()}};
   for (const auto& i : r) {
-    nlohmann::json ji = {{"name", i.impl->name}, {"kind", to_string(i.impl->kind)}, {"group", i.impl->group},
+    nlohmann::json ji = {{"name", i.impl->name}, {"kind", to_string(i.impl->kind)}, {"group", to_string(i.impl->group)},
                          {"profile", i.impl->profile.describe()}, {"properties", nlohmann::json::array()}};
     for (const auto& p : i.properties) {
       nlohmann::json jp = {{"name", p.property}, {"status", to_string(p.result)}, {"cases", p.cases},
@@ -128,7 +128,7 @@ void write_json(const std::vector<impl_report>& r, const std::string& path) {
                            {"worst_err_over_bound", p.stats.worst_ratio}, {"seconds", p.seconds}};
       if (!p.message.empty()) jp["message"] = p.message;
       if (p.fail) jp["failure"] = {{"check", p.fail->check}, {"op_index", p.fail->op_index}, {"signature", p.fail->signature()}};
-      if (!p.saved_path.empty()) jp["trace"] = p.saved_path, jp["replay"] = "kvconform replay " + p.saved_path;
+      if (!p.saved_path.empty()) jp["trace"] = p.saved_path, jp["replay"] = p.replay;
       ji["properties"].push_back(std::move(jp));
     }
     j["implementations"].push_back(std::move(ji));

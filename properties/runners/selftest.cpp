@@ -43,50 +43,69 @@ bool selftest_report::ok() const {
   return true;
 }
 
+namespace {
+/// The properties `impl` can run: those whose capabilities it has. The others are NOT SUPPORTED,
+/// exactly as in the gate: never a kill for a mutant, never held against a variant.
+std::vector<const property*> runnable(const implementation& impl, std::vector<std::string>* skipped = nullptr) {
+  std::vector<const property*> out;
+  for (const property* p : properties_of(impl.kind)) {
+    if (!p->needs.missing_from(impl.capabilities)) out.push_back(p);
+    else if (skipped) skipped->push_back(p->name);
+  }
+  return out;
+}
+
+mutant_result run_mutant(const implementation& impl, const run_options& base, int seeds) {
+  mutant_result m;
+  m.impl = &impl;
+  std::map<std::string, int> first_counts;
+  std::vector<int> expected_cases;
+  for (int s = 0; s < seeds; ++s) {
+    run_options o = base;
+    o.seed = base.seed + static_cast<std::uint64_t>(s);
+    o.shrink = false;
+    int best = -1;
+    std::string best_name;
+    for (const property* p : runnable(impl)) {
+      const property_run run = run_property(*p, impl, o);
+      if (!run.fail && run.error.empty()) continue;
+      if (best < 0 || run.cases < best) best = run.cases, best_name = p->name;
+      if (p->name == impl.killer) expected_cases.push_back(run.cases);
+    }
+    ++m.seeds;
+    if (best < 0) continue;
+    ++m.killed;
+    m.cases_to_kill.push_back(best);
+    ++first_counts[best_name];
+  }
+  for (const auto& [name, count] : first_counts)
+    if (m.first_killer.empty() || count > first_counts[m.first_killer]) m.first_killer = name;
+  m.expected_killer_median = median_of(expected_cases);
+  return m;
+}
+
+variant_result run_variant(const implementation& impl, const run_options& base) {
+  variant_result v;
+  v.impl = &impl;
+  for (const property* p : runnable(impl, &v.not_supported)) {
+    const property_run run = run_property(*p, impl, base);
+    v.worst_ratio = std::max(v.worst_ratio, run.stats.worst_ratio);
+    if ((run.fail || !run.error.empty()) && v.passed)
+      v.passed = false, v.failed_property = p->name, v.message = run.fail ? run.fail->signature() + ": " + run.fail->message : run.error;
+  }
+  return v;
+}
+}  // namespace
+
 selftest_report run_selftest(const std::vector<implementation>& impls, const run_options& base, int seeds, std::ostream& log) {
   selftest_report r;
   for (const implementation& impl : impls) {
-    if (impl.group == "mutant") {
-      mutant_result m;
-      m.impl = &impl;
-      std::map<std::string, int> first_counts;
-      std::vector<int> expected_cases;
-      for (int s = 0; s < seeds; ++s) {
-        run_options o = base;
-        o.seed = base.seed + static_cast<std::uint64_t>(s);
-        o.shrink = false;
-        int best = -1;
-        std::string best_name;
-        for (const property& p : all_properties()) {
-          if (!p.applies_to(impl.kind)) continue;
-          const property_run run = run_property(p, impl, o);
-          if (!run.fail && run.error.empty()) continue;
-          if (best < 0 || run.cases < best) best = run.cases, best_name = p.name;
-          if (p.name == impl.killer) expected_cases.push_back(run.cases);
-        }
-        ++m.seeds;
-        if (best < 0) continue;
-        ++m.killed;
-        m.cases_to_kill.push_back(best);
-        ++first_counts[best_name];
-      }
-      for (const auto& [name, count] : first_counts)
-        if (m.first_killer.empty() || count > first_counts[m.first_killer]) m.first_killer = name;
-      m.expected_killer_median = median_of(expected_cases);
-      log << "  mutant " << impl.name << ": killed on " << m.killed << "/" << m.seeds << " seeds\n";
-      r.mutants.push_back(std::move(m));
-    } else if (impl.group == "variant") {
-      variant_result v;
-      v.impl = &impl;
-      for (const property& p : all_properties()) {
-        if (!p.applies_to(impl.kind)) continue;
-        const property_run run = run_property(p, impl, base);
-        v.worst_ratio = std::max(v.worst_ratio, run.stats.worst_ratio);
-        if ((run.fail || !run.error.empty()) && v.passed)
-          v.passed = false, v.failed_property = p.name, v.message = run.fail ? run.fail->signature() + ": " + run.fail->message : run.error;
-      }
-      log << "  variant " << impl.name << ": " << (v.passed ? "PASS" : "FAIL") << "\n";
-      r.variants.push_back(std::move(v));
+    if (impl.group == impl_group::mutant) {
+      r.mutants.push_back(run_mutant(impl, base, seeds));
+      log << "  mutant " << impl.name << ": killed on " << r.mutants.back().killed << "/" << r.mutants.back().seeds << " seeds\n";
+    } else if (impl.group == impl_group::variant) {
+      r.variants.push_back(run_variant(impl, base));
+      log << "  variant " << impl.name << ": " << (r.variants.back().passed ? "PASS" : "FAIL") << "\n";
     }
   }
   return r;
@@ -109,7 +128,8 @@ void print_selftest(const selftest_report& r, std::ostream& out) {
     const bool good = v.passed && v.worst_ratio <= variant_ratio_limit;
     passed += good;
     out << std::left << std::setw(28) << v.impl->name << std::setw(8) << (good ? "PASS" : "FAIL") << std::setprecision(3) << v.worst_ratio
-        << (v.passed ? "" : "  " + v.failed_property + ": " + v.message) << "\n";
+        << (v.passed ? "" : "  " + v.failed_property + ": " + v.message)
+        << (v.not_supported.empty() ? "" : "  (" + std::to_string(v.not_supported.size()) + " NOT SUPPORTED)") << "\n";
   }
   out << "\n"
       << killed << " of " << r.mutants.size() << " mutants killed on every seed (median cases to kill " << r.median_cases_to_kill()
@@ -127,7 +147,8 @@ void write_selftest_json(const selftest_report& r, const std::string& path) {
                             {"registered_killer", m.impl->killer}, {"registered_killer_median", m.expected_killer_median}});
   for (const auto& v : r.variants)
     j["variants"].push_back({{"name", v.impl->name}, {"profile", v.impl->profile.describe()}, {"passed", v.passed},
-                             {"worst_err_over_bound", v.worst_ratio}, {"failed_property", v.failed_property}, {"message", v.message}});
+                             {"worst_err_over_bound", v.worst_ratio}, {"failed_property", v.failed_property}, {"message", v.message},
+                             {"not_supported", v.not_supported}});
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << j.dump(2) << "\n";
   if (!out) throw std::runtime_error("cannot write " + path);

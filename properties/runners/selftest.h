@@ -26,6 +26,7 @@ struct variant_result {
   bool passed = true;
   std::string failed_property, message;
   double worst_ratio = 0;
+  std::vector<std::string> not_supported;  ///< properties it lacks a capability for (neither pass nor fail)
 };
 
 struct selftest_report {

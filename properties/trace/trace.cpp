@@ -8,6 +8,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "properties/trace/kind_spec.h"
+
 namespace kvconform {
 
 namespace {
@@ -17,7 +19,6 @@ std::optional<E> find_name(const std::string& s, const char* const (&names)[N]) 
     if (s == names[i]) return static_cast<E>(i);
   return std::nullopt;
 }
-const char* const kind_names[] = {"flat", "ring", "paged", "beam"};
 const char* const op_names[] = {"append", "decode", "create", "fork", "release", "update", "reorder"};
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
@@ -86,20 +87,7 @@ std::string content_hash(std::string_view text) {
   return s;
 }
 
-const char* to_string(cache_kind k) { return kind_names[static_cast<int>(k)]; }
-std::optional<cache_kind> kind_from_string(const std::string& s) { return find_name<cache_kind>(s, kind_names); }
 const char* to_string(op_kind k) { return op_names[static_cast<int>(k)]; }
-
-std::span<const op_kind> ops_of(cache_kind k) {
-  static constexpr op_kind rows_ops[] = {op_kind::append, op_kind::decode};
-  static constexpr op_kind paged_ops[] = {op_kind::create, op_kind::fork, op_kind::release, op_kind::append, op_kind::decode};
-  static constexpr op_kind beam_ops[] = {op_kind::update, op_kind::reorder, op_kind::decode};
-  switch (k) {
-    case cache_kind::paged: return paged_ops;
-    case cache_kind::beam: return beam_ops;
-    default: return rows_ops;
-  }
-}
 std::optional<op_kind> op_kind_from_string(const std::string& s) { return find_name<op_kind>(s, op_names); }
 
 bool tensor::consistent() const {
@@ -140,17 +128,14 @@ std::string describe(const op& o) {
 }
 
 std::string describe(const cache_config& c) {
+  const kind_spec& spec = spec_of(c.kind);
   std::ostringstream s;
-  s << to_string(c.kind) << '(';
-  switch (c.kind) {
-    case cache_kind::flat:
-    case cache_kind::ring: s << c.capacity << ", d_k=" << c.d_k << ", d_v=" << c.d_v; break;
-    case cache_kind::paged:
-      s << "blocks=" << c.capacity << ", block_size=" << c.block_size << ", d_k=" << c.d_k << ", d_v=" << c.d_v << (c.preempt ? ", preempt" : "");
-      break;
-    case cache_kind::beam:
-      s << "L=" << c.layers << ", B=" << c.batch << ", H=" << c.heads << ", Hq=" << c.q_heads << ", T=" << c.capacity << ", D=" << c.d_k;
-      break;
+  s << spec.name << '(';
+  const char* sep = "";
+  for (const config_field& f : spec.config) {
+    if (f.flag && c.*f.flag) s << sep << f.name;
+    if (f.size) s << sep << f.name << '=' << c.*f.size;
+    if (f.size || c.*f.flag) sep = ", ";
   }
   s << ')';
   return s.str();

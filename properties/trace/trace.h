@@ -11,13 +11,16 @@
 #include <vector>
 
 #include "impls/common/array_view.h"
+#include "properties/kinds/kind_list.h"
 
 namespace kvconform {
 
-/// The cache kinds of DESIGN section 2.
-enum class cache_kind { flat, ring, paged, beam };
+#define KVCONFORM_KIND_ENUMERATOR(name) name,
+/// The cache kinds, one per row of the kind table (docs/design.md §2); their vocabularies are in
+/// properties/trace/kind_spec.h.
+enum class cache_kind : unsigned char { KVCONFORM_KINDS(KVCONFORM_KIND_ENUMERATOR) };
+#undef KVCONFORM_KIND_ENUMERATOR
 const char* to_string(cache_kind k);
-std::optional<cache_kind> kind_from_string(const std::string& s);
 
 /// A dense row-major array with its shape, owned by a trace op.
 struct tensor {
@@ -47,9 +50,6 @@ struct tensor {
 enum class op_kind { append, decode, create, fork, release, update, reorder };
 const char* to_string(op_kind k);
 std::optional<op_kind> op_kind_from_string(const std::string& s);
-/// The ops a cache kind has: flat and ring append and decode; paged adds create, fork and
-/// release; beam has update, reorder and decode.
-std::span<const op_kind> ops_of(cache_kind k);
 
 /// Values an op must produce, when a trace pins them (the seed's worked example, vectors).
 struct pinned {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "properties/trace/json_codec.h"
+#include "properties/trace/kind_spec.h"
 
 namespace kvconform::codec {
 
@@ -111,40 +112,33 @@ cache_config config_from(const json& j) {
   cache_config c;
   const json& kind = field(j, "kind", where);
   const auto k = kind.is_string() ? kind_from_string(kind.get<std::string>()) : std::nullopt;
-  if (!k) bad(where + ".kind", "unknown cache kind " + kind.dump());
+  if (!k) bad(where + ".kind", "unknown cache kind " + kind.dump() + " (known: " + kind_names() + ")");
   c.kind = *k;
-  auto positive = [&](const char* name) {
-    const std::size_t v = count_from(field(j, name, where), where + "." + name);
-    if (v == 0) bad(where + "." + name, "must be positive");
-    return v;
-  };
-  c.capacity = positive("capacity");
-  c.d_k = positive("d_k");
-  c.d_v = positive("d_v");
-  // In double: a hostile file's product of sizes may not fit 64 bits.
-  double cells = static_cast<double>(c.capacity) * static_cast<double>(c.d_k + c.d_v);
-  if (c.kind == cache_kind::paged) {
-    c.block_size = positive("block_size");
-    if (j.contains("preempt")) {
-      if (!j["preempt"].is_boolean()) bad(where + ".preempt", "expected true or false");
-      c.preempt = j["preempt"].get<bool>();
+  const kind_spec& spec = spec_of(c.kind);
+  for (const config_field& f : spec.config) {
+    const std::string at = where + "." + f.name;
+    if (f.flag) {
+      if (!j.contains(f.name)) continue;
+      if (!j[f.name].is_boolean()) bad(at, "expected true or false");
+      c.*f.flag = j[f.name].get<bool>();
+    } else {
+      c.*f.size = count_from(field(j, f.name, where), at);
+      if (c.*f.size < f.min) bad(at, "must be at least " + std::to_string(f.min));
     }
-    cells *= static_cast<double>(c.block_size);
   }
-  if (c.kind == cache_kind::beam) {
-    c.layers = positive("layers"), c.batch = positive("batch"), c.heads = positive("heads"), c.q_heads = positive("q_heads");
-    if (c.d_k != c.d_v) bad(where, "a beam cache has one head_dim: d_k must equal d_v");
-    if (c.q_heads % c.heads != 0) bad(where, "q_heads must be a multiple of heads");
-    cells *= static_cast<double>(c.layers) * static_cast<double>(c.batch) * static_cast<double>(c.heads);
-  }
-  if (cells > static_cast<double>(max_config_cells)) bad(where, "the cache would exceed " + std::to_string(max_config_cells) + " cells");
+  if (spec.check)
+    if (const std::string why = spec.check(c); !why.empty()) bad(where, why);
+  // In double: a hostile file's product of sizes may not fit 64 bits.
+  if (spec.cells(c) > static_cast<double>(max_config_cells)) bad(where, "the cache would exceed " + std::to_string(max_config_cells) + " cells");
   return c;
 }
 
 json config_json(const cache_config& c) {
-  json j = {{"kind", to_string(c.kind)}, {"capacity", c.capacity}, {"d_k", c.d_k}, {"d_v", c.d_v}};
-  if (c.kind == cache_kind::paged) j["block_size"] = c.block_size, j["preempt"] = c.preempt;
-  if (c.kind == cache_kind::beam) j["layers"] = c.layers, j["batch"] = c.batch, j["heads"] = c.heads, j["q_heads"] = c.q_heads;
+  json j = {{"kind", to_string(c.kind)}};
+  for (const config_field& f : spec_of(c.kind).config) {
+    if (f.flag) j[f.name] = c.*f.flag;
+    else j[f.name] = c.*f.size;
+  }
   return j;
 }
 
@@ -154,34 +148,27 @@ std::int64_t integer_from(const json& j, const std::string& where) {
 }
 
 namespace {
-/// The fields each op carries (trace.h, op_kind).
-struct op_fields {
-  bool k_v = false, q = false, seq = false, layer = false, start = false, mask = false, index = false;
-};
-op_fields fields_of(op_kind k, cache_kind kind) {
-  switch (k) {
-    case op_kind::append: return {.k_v = true, .seq = kind == cache_kind::paged};
-    case op_kind::decode: return {.q = true, .seq = kind == cache_kind::paged, .layer = kind == cache_kind::beam, .mask = kind == cache_kind::beam};
-    case op_kind::create: return {};
-    case op_kind::fork:
-    case op_kind::release: return {.seq = true};
-    case op_kind::update: return {.k_v = true, .layer = true, .start = true};
-    case op_kind::reorder: return {.index = true};
-  }
-  return {};
+/// The fields `o` carries in a cache of `kind`; throws when the kind has no such op.
+unsigned fields_of(op_kind o, cache_kind kind, const std::string& where) {
+  const kind_spec& spec = spec_of(kind);
+  if (const op_spec* found = spec.find(o)) return found->fields;
+  std::string names;
+  for (const op_spec& x : spec.ops) names += (names.empty() ? "" : ", ") + std::string(to_string(x.kind));
+  bad(where + ".op", std::string("a ") + spec.name + " cache has no op \"" + to_string(o) + "\" (its ops: " + names + ")");
 }
 }  // namespace
 
 json op_json(const op& o, cache_kind kind) {
   json jo = {{"op", to_string(o.kind)}};
-  const op_fields f = fields_of(o.kind, kind);
-  if (f.k_v) jo["k"] = tensor_json(o.k), jo["v"] = tensor_json(o.v);
-  if (f.q) jo["q"] = tensor_json(o.q);
-  if (f.seq) jo["seq"] = o.seq;
-  if (f.layer) jo["layer"] = o.layer;
-  if (f.start) jo["start"] = o.start;
-  if (f.mask && !o.mask.shape.empty()) jo["mask"] = tensor_json(o.mask);
-  if (f.index) jo["index"] = o.index;
+  const unsigned f = fields_of(o.kind, kind, "op");
+  if (f & field_k) jo["k"] = tensor_json(o.k);
+  if (f & field_v) jo["v"] = tensor_json(o.v);
+  if (f & field_q) jo["q"] = tensor_json(o.q);
+  if (f & field_seq) jo["seq"] = o.seq;
+  if (f & field_layer) jo["layer"] = o.layer;
+  if (f & field_start) jo["start"] = o.start;
+  if ((f & field_mask) && !o.mask.shape.empty()) jo["mask"] = tensor_json(o.mask);
+  if (f & field_index) jo["index"] = o.index;
   if (o.expect) jo["expect"] = pinned_json(*o.expect);
   return jo;
 }
@@ -190,25 +177,17 @@ op op_from(const json& j, cache_kind kind, const std::string& where) {
   const json& name = field(j, "op", where);
   const auto which = name.is_string() ? op_kind_from_string(name.get<std::string>()) : std::nullopt;
   if (!which) bad(where + ".op", "unknown op " + name.dump());
-  const auto vocabulary = ops_of(kind);
-  if (std::find(vocabulary.begin(), vocabulary.end(), *which) == vocabulary.end()) {
-    std::string names;
-    for (op_kind k : vocabulary) names += (names.empty() ? "" : ", ") + std::string(to_string(k));
-    bad(where + ".op", std::string("a ") + to_string(kind) + " cache has no op " + name.dump() + " (its ops: " + names + ")");
-  }
   op o;
   o.kind = *which;
-  const op_fields f = fields_of(o.kind, kind);
-  if (f.k_v) {
-    o.k = tensor_from(field(j, "k", where), where + ".k");
-    o.v = tensor_from(field(j, "v", where), where + ".v");
-  }
-  if (f.q) o.q = tensor_from(field(j, "q", where), where + ".q");
-  if (f.seq) o.seq = integer_from(field(j, "seq", where), where + ".seq");
-  if (f.layer) o.layer = integer_from(field(j, "layer", where), where + ".layer");
-  if (f.start) o.start = integer_from(field(j, "start", where), where + ".start");
-  if (f.mask && j.contains("mask")) o.mask = tensor_from(j["mask"], where + ".mask");
-  if (f.index) {
+  const unsigned f = fields_of(o.kind, kind, where);
+  if (f & field_k) o.k = tensor_from(field(j, "k", where), where + ".k");
+  if (f & field_v) o.v = tensor_from(field(j, "v", where), where + ".v");
+  if (f & field_q) o.q = tensor_from(field(j, "q", where), where + ".q");
+  if (f & field_seq) o.seq = integer_from(field(j, "seq", where), where + ".seq");
+  if (f & field_layer) o.layer = integer_from(field(j, "layer", where), where + ".layer");
+  if (f & field_start) o.start = integer_from(field(j, "start", where), where + ".start");
+  if ((f & field_mask) && j.contains("mask")) o.mask = tensor_from(j["mask"], where + ".mask");
+  if (f & field_index) {
     const json& idx = field(j, "index", where);
     if (!idx.is_array() || idx.size() > max_dim) bad(where + ".index", "expected an array of integers");
     for (std::size_t n = 0; n < idx.size(); ++n) o.index.push_back(integer_from(idx[n], where + ".index[" + std::to_string(n) + "]"));

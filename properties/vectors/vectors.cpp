@@ -9,7 +9,7 @@
 
 #include "oracle/numeric/attention_oracle.h"
 #include "oracle/numeric/bound.h"
-#include "oracle/models/model.h"
+#include "properties/kinds/kind.h"
 #include "properties/generate/run_property.h"
 #include "properties/trace/json_codec.h"
 #include "properties/generate/property.h"
@@ -78,8 +78,8 @@ struct test_case {
 std::vector<test_case> generated_tests(const implementation& ref, const std::string& property_name, std::uint64_t seed,
                                        std::size_t per_class, std::size_t count, const std::string& flag) {
   std::vector<test_case> tests;
-  const property* base = find_property(property_name);
-  if (!base || !base->applies_to(ref.kind)) return tests;
+  const property* base = find_property(property_name, ref.kind);
+  if (!base) return tests;
   run_options o;
   o.seed = seed, o.cases = 10, o.max_size = 12;  // short traces: they are read by people and ports
   // A refusal test must contain a refused op; the model says which ops are.
@@ -114,8 +114,8 @@ std::vector<test_case> mutant_tests(cache_kind kind, const std::vector<implement
   run_options o;
   o.seed = seed;
   for (const implementation& impl : impls) {
-    if (impl.group != "mutant" || impl.kind != kind) continue;
-    const property* p = find_property(impl.killer);
+    if (impl.group != impl_group::mutant || impl.kind != kind) continue;
+    const property* p = find_property(impl.killer, kind);
     if (!p) continue;
     const property_run run = run_property(*p, impl, o);
     if (!run.counterexample) continue;
@@ -138,12 +138,12 @@ std::vector<std::string> write_vectors(const std::string& dir, const std::vector
   for (cache_kind kind : kinds) {
     const implementation* ref = nullptr;
     for (const implementation& i : impls)
-      if (i.kind == kind && i.group == "reference") ref = &i;
+      if (i.kind == kind && i.group == impl_group::reference) ref = &i;
     if (!ref) continue;
     std::vector<test_case> tests = generated_tests(*ref, "decode_within_bound", seed, 1, 0, "");
     for (auto& t : generated_tests(*ref, "refused_append_unchanged", seed, 0, 3, "Refusal")) tests.push_back(std::move(t));
-    for (const property& p : all_properties())
-      if (p.fixed && p.applies_to(kind)) tests.push_back({p.fixed(), p.summary, {"Pinned", "Property_" + p.name}});
+    for (const property* p : properties_of(kind))
+      if (p->fixed) tests.push_back({p->fixed(), p->summary, {"Pinned", "Property_" + p->name}});
     for (auto& t : mutant_tests(kind, impls, seed)) tests.push_back(std::move(t));
 
     std::map<std::string, json> groups;  // one group per configuration
@@ -170,7 +170,7 @@ std::vector<std::string> write_vectors(const std::string& dir, const std::vector
                              "result: valid = every op is accepted; invalid = the trace has ops that must be refused (and change nothing); "
                              "acceptable = several refusal reasons are allowed, or a decode lies outside the numeric domain (numbers there are not judged).",
                              "A decode passes when |got - output| <= output_bound per component and |got - weight| <= weight_bound per key; "
-                             "bounds are the derived bound of DESIGN section 4 (F = 2) plus half an ulp of the published value."}},
+                             "bounds are the derived bound of docs/numerics.md section 3 (F = 2) plus half an ulp of the published value."}},
                  {"notes", {{"InputClass", "scores forced into a regime (overflow, underflow, ties, cancellation) that reveals a class of bugs"},
                             {"Refusal", "invalid shapes, full caches and empty decodes must be refused with nothing changed"},
                             {"Pinned", "values the seed task states exactly"},

@@ -4,7 +4,7 @@ source "$(dirname "$0")/lib.sh"
 impl=$2 property=$3 max_ops=$4
 run 1 "$kvconform" gate --impl "$impl" --property "$property"
 contains out.txt "FAIL $impl / $property: "
-contains out.txt "replay: kvconform replay kvconform-failures/$impl/$property-"
+contains out.txt "replay: $kvconform replay kvconform-failures/$impl/$property-"  # the runner that was run
 saved=$(ls kvconform-failures/"$impl"/"$property"-*.json)
 [ "$(echo "$saved" | wc -l)" = 1 ] || fail "expected one saved trace, got: $saved"
 signature=$(grep -m1 "^FAIL $impl / $property: " out.txt | sed "s|^FAIL $impl / $property: ||; s|:.*||")

@@ -1,4 +1,4 @@
-// Mutant (seed interview, beam search; peer survey: gather with repeats): a repeated row shares its twin's storage, so an update to one writes both; beam_reorder_gathers kills it.
+// Mutant (docs/mutants.md, beam-reorder-aliases): a repeated row shares its twin's storage, so an update to one writes both; beam_reorder_gathers kills it.
 #pragma once
 
 #include "impls/beam/beam.h"

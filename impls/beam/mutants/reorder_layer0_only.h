@@ -1,4 +1,4 @@
-// Mutant (peer-survey bug 3, transformers #46612: caches under other keys never reordered): reorder gathers layer 0 only; beam_reorder_gathers kills it.
+// Mutant (docs/mutants.md, beam-reorder-layer0-only; transformers #46612): reorder gathers layer 0 only; beam_reorder_gathers kills it.
 #pragma once
 
 #include "impls/beam/beam.h"

@@ -1,4 +1,4 @@
-// Mutant (seed interview, rollback for speculative decoding; cf. peer-survey bug 10, stale indices after seq_rm): truncation keeps the old length; beam_rollback_truncates kills it.
+// Mutant (docs/mutants.md, beam-truncate-stale-length): truncation keeps the old length; beam_rollback_truncates kills it.
 #pragma once
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Unit tests of the reference beam cache against the contract of DESIGN section 2 "beam".
+// Unit tests of the reference beam cache against the beam contract (docs/design.md §2).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Mutants of the decode arithmetic (numerics study 4.3), one kernel decision each; decode_within_bound or large_scores kills them.
+// Mutants of the decode arithmetic (docs/mutants.md, docs/numerics.md §5.2), one kernel decision each; decode_within_bound or large_scores kills them.
 #pragma once
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Mutant (DESIGN 7 "modifying the caller's input"): decode pre-scales the caller's q in place by 1/sqrt(d_k); copy_semantics kills it.
+// Mutant (docs/mutants.md, flat-modifies-query): decode pre-scales the caller's q in place by 1/sqrt(d_k); copy_semantics kills it.
 #pragma once
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Mutant (seed "wrong answers"; DESIGN 7 "no copy"): keeps pointers to the caller's arrays instead of copies; copy_semantics kills it.
+// Mutant (docs/mutants.md, flat-no-copy): keeps pointers to the caller's arrays instead of copies; copy_semantics kills it.
 #pragma once
 
 #include <vector>

@@ -1,4 +1,4 @@
-// Mutants (seed "wrong answers"): decode over one row too many (a zero row) or one too few, reporting weights for the filled rows; decode_within_bound kills them.
+// Mutants (docs/mutants.md, flat-extra-zero-row and flat-last-row-dropped): decode over one row too many (a zero row) or one too few, reporting weights for the filled rows; decode_within_bound kills them.
 #pragma once
 
 #include <vector>

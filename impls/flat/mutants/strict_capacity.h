@@ -1,4 +1,4 @@
-// Mutant (seed "A KV cache that loses its last slot"): `>=` in the capacity check wastes the last slot; exact_fill kills it.
+// Mutant (docs/mutants.md, flat-strict-capacity): `>=` in the capacity check wastes the last slot; exact_fill kills it.
 #pragma once
 
 #include "impls/flat/flat.h"

@@ -1,4 +1,4 @@
-// Mutant (seed follow-up "views of the whole buffer"): keys()/values() show all max_len rows, unfilled ones included; views_filled_rows kills it.
+// Mutant (docs/mutants.md, flat-whole-buffer-views): keys()/values() show all max_len rows, unfilled ones included; views_filled_rows kills it.
 #pragma once
 
 #include "impls/flat/flat.h"

@@ -1,4 +1,4 @@
-// Unit tests of the reference flat cache against the contract of DESIGN section 2 "flat".
+// Unit tests of the reference flat cache against the flat contract (docs/design.md §2).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Mutant (DESIGN 7, a block leaked on a refused append): blocks are taken one at a time and a dry pool refuses without returning them; refused_append_unchanged kills it.
+// Mutant (docs/mutants.md, paged-leak-on-refusal): blocks are taken one at a time and a dry pool refuses without returning them; refused_append_unchanged kills it.
 #pragma once
 
 #include "impls/paged/paged.h"

@@ -1,4 +1,4 @@
-// Mutant (peer bugs 17/18, mlx rotating cache): an append of n > W rows keeps the first W instead of the last; ring_window_last_steps kills it.
+// Mutant (docs/mutants.md, ring-bulk-keeps-first; mlx-examples PR #1093): an append of n > W rows keeps the first W instead of the last; ring_window_last_steps kills it.
 #pragma once
 
 #include <algorithm>

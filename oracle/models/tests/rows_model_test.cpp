@@ -16,7 +16,7 @@ kv::op append(std::size_t n, std::size_t dk, std::size_t dv, double start = 0) {
 }  // namespace
 
 TEST(RowsModel, FlatRefusesPastCapacityAndAcceptsExactFill) {
-  kv::rows_model m({kv::cache_kind::flat, 3, 1, 1}, {});
+  kv::rows_model m({kv::cache_kind::flat, 3, 1, 1}, {}, kv::rows_model::full::refuse);
   EXPECT_TRUE(m.apply(append(3, 1, 1)).accepted);
   const auto e = m.apply(append(1, 1, 1));
   EXPECT_FALSE(e.accepted);
@@ -25,7 +25,7 @@ TEST(RowsModel, FlatRefusesPastCapacityAndAcceptsExactFill) {
 }
 
 TEST(RowsModel, ShapeErrorsAreRefusedWithNoChange) {
-  kv::rows_model m({kv::cache_kind::flat, 3, 2, 1}, {});
+  kv::rows_model m({kv::cache_kind::flat, 3, 2, 1}, {}, kv::rows_model::full::refuse);
   EXPECT_EQ(m.apply(append(1, 3, 1)).reasons, kv::refuse_shape);
   kv::op mismatch = append(2, 2, 1);
   mismatch.v.shape = {1, 1}, mismatch.v.data.resize(1);
@@ -38,7 +38,7 @@ TEST(RowsModel, ShapeErrorsAreRefusedWithNoChange) {
 }
 
 TEST(RowsModel, RingKeepsTheLastWStepsWithPositions) {
-  kv::rows_model m({kv::cache_kind::ring, 3, 1, 1}, {});
+  kv::rows_model m({kv::cache_kind::ring, 3, 1, 1}, {}, kv::rows_model::full::evict);
   m.apply(append(2, 1, 1, 0));
   m.apply(append(5, 1, 1, 10));  // n > W keeps the last W
   EXPECT_EQ(m.size(), 3u);
@@ -51,7 +51,7 @@ TEST(RowsModel, RingKeepsTheLastWStepsWithPositions) {
 TEST(RowsModel, StorageRoundingFollowsTheProfile) {
   kv::numeric_profile f32;
   f32.storage = kv::precision::f32;
-  kv::rows_model m({kv::cache_kind::flat, 1, 1, 1}, f32);
+  kv::rows_model m({kv::cache_kind::flat, 1, 1, 1}, f32, kv::rows_model::full::refuse);
   kv::op o = append(1, 1, 1);
   o.k.data = {0.1};
   m.apply(o);

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "impls/flat/flat.h"
-#include "properties/executor/adapter.h"
+#include "properties/kinds/flat/adapter.h"
 #include "properties/executor/executor.h"
 #include "properties/generate/property.h"
 
@@ -21,7 +21,7 @@ kv::trace base_trace() {
 
 template <class C>
 std::string failing_check(const kv::trace& t = base_trace()) {
-  const auto impl = kv::make_implementation<C>("under-test", "test", "");
+  const auto impl = kv::make_implementation<C>({"under-test"});
   const kv::verdict v = kv::run_trace(t, impl);
   return v.ok() ? "" : v.fail->check;
 }
@@ -76,7 +76,7 @@ kv::decode_result decode_step(kv::array_view q, const no_scale& c) {  // forgets
 }  // namespace
 
 TEST(Executor, ReferencePassesWithWorstRatioBelowPointOne) {
-  const auto impl = kv::make_implementation<kv::flat>("flat", "reference", "");
+  const auto impl = kv::make_implementation<kv::flat>({"flat"});
   const kv::verdict v = kv::run_trace(base_trace(), impl);
   ASSERT_TRUE(v.ok()) << v.fail->message;
   EXPECT_EQ(v.stats.decodes, 2u);
@@ -92,8 +92,8 @@ TEST(Executor, EachCheckCatchesItsBug) {
 }
 
 TEST(Executor, MissingDecodeIsNotSupportedNeverAPass) {
-  const auto impl = kv::make_implementation<storage_only>("storage-only", "test", "");
-  EXPECT_TRUE(impl.capabilities.empty());
+  const auto impl = kv::make_implementation<storage_only>({"storage-only"});
+  EXPECT_FALSE(impl.capabilities.has(kv::capability::decode));
   EXPECT_EQ(kv::run_trace(base_trace(), impl).fail->check, "not-supported");
 }
 
@@ -103,7 +103,7 @@ TEST(Executor, OutcomeMismatchNamesBothSides) {
   struct never_full : kv::flat {
     never_full(std::size_t, std::size_t dk, std::size_t dv) : basic_flat(8, dk, dv) {}
   };
-  const auto impl = kv::make_implementation<never_full>("never-full", "test", "");
+  const auto impl = kv::make_implementation<never_full>({"never-full"});
   const kv::verdict v = kv::run_trace(t, impl);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.fail->check, "outcome");
@@ -112,8 +112,8 @@ TEST(Executor, OutcomeMismatchNamesBothSides) {
 }
 
 TEST(Executor, PinnedValuesAreChecked) {
-  const auto impl = kv::make_implementation<kv::flat>("flat", "reference", "");
-  const auto* p = kv::find_property("seed_worked_example");
+  const auto impl = kv::make_implementation<kv::flat>({"flat"});
+  const auto* p = kv::find_property("seed_worked_example", kv::cache_kind::flat);
   ASSERT_NE(p, nullptr);
   kv::trace t = p->fixed();
   EXPECT_TRUE(kv::check_trace(p, t, impl).ok());

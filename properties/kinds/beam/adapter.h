@@ -12,35 +12,49 @@
 #include <tuple>
 #include <utility>
 
+#include "impls/common/array_view.h"
 #include "oracle/models/beam_model.h"
 #include "properties/executor/adapter.h"
 
 namespace kvconform {
 
-/// beam(layers, batch, kv_heads, max_len, head_dim) with update(layer, k, v, start) returning a
-/// pair of views, reorder(span of int64 indices), length(layer), keys(layer)/values(layer)
-/// views of (B, H, length, D) (`dimension(i)`, `(b, h, t, j)`, as Eigen::TensorMap has them),
-/// and the memory helpers. Refusals are kvconform::error exceptions. No base class is needed.
+/// A read-only (B, H, length, D) view: dimension(i) and (b, h, t, j), as Eigen::TensorMap has them.
+template <class V>
+concept tensor4_view = requires(const V& v, std::size_t i) {
+  { v.dimension(i) } -> std::convertible_to<std::size_t>;
+  { v(i, i, i, i) } -> std::convertible_to<double>;
+};
+
+/// The pair of views an update gives: std::get<0> keys, std::get<1> values.
+template <class P>
+concept view_pair = requires(const P& p) {
+  { std::get<0>(p) } -> tensor4_view;
+  { std::get<1>(p) } -> tensor4_view;
+};
+
+/// beam(layers, batch, kv_heads, max_len, head_dim) with update(layer, k, v, start) giving a
+/// view_pair of the layer's filled positions (directly, or inside a result_like: empty = refused),
+/// reorder(span of int64 indices) (void, or a status), length(layer), keys(layer)/values(layer)
+/// tensor4 views of (B, H, length, D), and the memory helpers. Refusals are kvconform::error
+/// exceptions or returned statuses. No base class is needed.
 template <class C>
 concept beam_cache = std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t> &&
-    requires(C& c, const C& cc, array_view a, std::size_t i, std::span<const std::int64_t> index) {
-      std::get<0>(c.update(i, a, a, i)).dimension(2);
-      std::get<1>(c.update(i, a, a, i)).dimension(2);
-      c.reorder(index);
-      { cc.length(i) } -> std::convertible_to<std::size_t>;
-      { cc.keys(i)(i, i, i, i) } -> std::convertible_to<double>;
-      { cc.values(i)(i, i, i, i) } -> std::convertible_to<double>;
-      { cc.keys(i).dimension(i) } -> std::convertible_to<std::size_t>;
-      { cc.bytes() } -> std::convertible_to<std::size_t>;
-      { cc.bytes_per_token() } -> std::convertible_to<std::size_t>;
-      { cc.max_batch_tokens(i) } -> std::convertible_to<std::size_t>;
-    };
+                     requires(C& c, const C& cc, array_view a, std::size_t i, std::span<const std::int64_t> index) {
+                       requires view_pair<unwrapped_t<decltype(c.update(i, a, a, i))>>;
+                       c.reorder(index);
+                       { cc.length(i) } -> std::convertible_to<std::size_t>;
+                       { cc.keys(i) } -> tensor4_view;
+                       { cc.values(i) } -> tensor4_view;
+                       { cc.bytes() } -> std::convertible_to<std::size_t>;
+                       { cc.bytes_per_token() } -> std::convertible_to<std::size_t>;
+                       { cc.max_batch_tokens(i) } -> std::convertible_to<std::size_t>;
+                     };
 
-/// The optional decode capability: decode(layer, q, mask) with .output (B, Hq, D) and .weights (B, Hq, length).
+/// The optional decode capability: decode(layer, q, mask) giving a decode result with .output
+/// (B, Hq, D) and .weights (B, Hq, length) flattened, or a result_like of one.
 template <class C>
-concept beam_decoding_cache = requires(const C& cc, array_view a, std::size_t i) {
-  cc.decode(i, a, a).output;
-  cc.decode(i, a, a).weights;
+concept beam_decoding = requires(const C& cc, array_view a, std::size_t i) {
+  requires decode_result_like<unwrapped_t<decltype(cc.decode(i, a, a))>>;
 };
 
 /// Adapts any beam_cache to `subject`. Layer and start arrive as the trace's int64 and are
@@ -51,33 +65,21 @@ class beam_subject final : public subject {
   explicit beam_subject(const cache_config& c) : cache_(c.layers, c.batch, c.heads, c.capacity, c.d_k), config_(c) {}
 
   op_outcome apply(const call& c) override {
-    op_outcome r;
-    try {
-      const auto layer = static_cast<std::size_t>(c.o.layer);
-      switch (c.o.kind) {
-        case op_kind::update: {
-          const auto views = cache_.update(layer, c.k, c.v, static_cast<std::size_t>(c.o.start));
-          // The views update returns must be those of the layer's filled positions.
-          same_view("keys", std::get<0>(views), std::as_const(cache_).keys(layer));
-          same_view("values", std::get<1>(views), std::as_const(cache_).values(layer));
-          break;
-        }
-        case op_kind::reorder: cache_.reorder(std::span<const std::int64_t>(c.o.index)); break;
-        case op_kind::decode:
-          if constexpr (beam_decoding_cache<C>) {
-            const auto d = std::as_const(cache_).decode(layer, c.q, c.mask);
-            for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.output.size()); ++i) r.output.push_back(d.output[i]);
-            for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(d.weights.size()); ++i) r.weights.push_back(d.weights[i]);
-          } else {
-            r.unsupported = true;
-          }
-          break;
-        default: throw shape_error(std::string("beam: no ") + to_string(c.o.kind) + " op");
-      }
-    } catch (...) {
-      return refusal_from_current_exception();
+    const auto layer = static_cast<std::size_t>(c.o.layer);
+    switch (c.o.kind) {
+      case op_kind::update:
+        return call_cache([&] { return cache_.update(layer, c.k, c.v, static_cast<std::size_t>(c.o.start)); },
+                          [&](op_outcome&, const auto& views) {
+                            // The views update gives must be those of the layer's filled positions.
+                            same_view("keys", std::get<0>(views), std::as_const(cache_).keys(layer));
+                            same_view("values", std::get<1>(views), std::as_const(cache_).values(layer));
+                          });
+      case op_kind::reorder: return call_cache([&] { return cache_.reorder(std::span<const std::int64_t>(c.o.index)); });
+      case op_kind::decode:
+        if constexpr (beam_decoding<C>) return decode_outcome([&] { return std::as_const(cache_).decode(layer, c.q, c.mask); });
+        else return unsupported();
+      default: return unsupported();  // the vocabulary of other kinds
     }
-    return r;
   }
 
   snapshot observe() override {
@@ -132,11 +134,12 @@ class beam_subject final : public subject {
   cache_config config_;
 };
 
-/// A registry entry for a beam-kind type.
+/// A registry entry for a beam cache type; "decode" when it has it.
 template <beam_cache C>
-implementation make_implementation(std::string name, std::string group, std::string note) {
-  return adapted_implementation<C, beam_subject<C>>(std::move(name), cache_kind::beam, std::move(group), std::move(note),
-                                                    beam_decoding_cache<C>);
+implementation make_implementation(implementation_info info) {
+  capability_set caps;
+  if (beam_decoding<C>) caps.add(capability::decode);
+  return adapted_implementation<C, beam_subject<C>>(std::move(info), cache_kind::beam, caps);
 }
 
 }  // namespace kvconform

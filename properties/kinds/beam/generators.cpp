@@ -7,8 +7,9 @@
 #include "oracle/models/beam_model.h"
 #include "properties/kinds/beam/inputs.h"
 #include "properties/generate/commands.h"
+#include "properties/kinds/beam/kind.h"
 
-namespace kvconform {
+namespace kvconform::kinds {
 
 namespace {
 using beam_command = command_ptr<beam_model>;
@@ -158,7 +159,7 @@ rc::Gen<beam_command> decode_gen(const gen_state& s, bool bad) {
 /// One op drawn by weight from the property's mix. For beam, `append` is an update at the
 /// layer's length of up to max_steps (never past max_len), `fill` ends exactly at max_len,
 /// `overfill` goes past it, `empty` writes 0 steps, `bad_shape` covers shapes, layers and starts.
-rc::Gen<beam_command> op_gen(const op_mix& mix, const gen_state& s, bool can_decode) {
+rc::Gen<beam_command> op_gen(const beam_mix& mix, const gen_state& s, bool can_decode) {
   std::vector<std::pair<int, rc::Gen<beam_command>>> choices;
   auto add = [&](int weight, rc::Gen<beam_command> g) {
     if (weight > 0) choices.emplace_back(weight, std::move(g));
@@ -205,15 +206,17 @@ rc::Gen<cache_config> config_gen(bool long_traces, bool deep) {
 
 }  // namespace
 
-property_run run_beam_property(const property& p, const implementation& impl, const run_options& o) {
-  return run_commands<beam_model>(
-      p, impl, o, config_gen(p.long_traces, o.deep),
-      [](const cache_config& c, const numeric_profile& prof) { return beam_model(c, prof); },
-      [](const beam_model& m, const gen_context& ctx) {
-        gen_state s{ctx.src, m.config(), {}, ctx.max_steps};
-        for (std::size_t l = 0; l < m.config().layers; ++l) s.lengths.push_back(m.length(l));
-        return op_gen(ctx.mix, s, ctx.can_decode);
-      });
+case_generator beam_cases(beam_mix mix) {
+  return [mix](const property& p, const implementation& impl, const run_options& o) {
+    return run_commands<beam_model>(
+        p, impl, o, config_gen(p.long_traces, o.deep),
+        [](const cache_config& c, const numeric_profile& prof) { return beam_model(c, prof); },
+        [mix](const beam_model& m, const gen_context& ctx) {
+          gen_state s{ctx.src, m.config(), {}, ctx.max_steps};
+          for (std::size_t l = 0; l < m.config().layers; ++l) s.lengths.push_back(m.length(l));
+          return op_gen(mix, s, ctx.can_decode);
+        });
+  };
 }
 
-}  // namespace kvconform
+}  // namespace kvconform::kinds

@@ -1,14 +1,14 @@
 // The properties of the beam kind (layers x batch x heads, rollback, reorder, GQA, masks) and its generation loops.
 #include <random>
 
-#include "properties/kinds/beam/inputs.h"
 #include "properties/generate/generation.h"
-#include "properties/generate/property.h"
+#include "properties/generate/statements.h"
+#include "properties/kinds/beam/inputs.h"
+#include "properties/kinds/beam/kind.h"
 
-namespace kvconform {
+namespace kvconform::kinds {
 
 namespace {
-constexpr cache_kind beam_only[] = {cache_kind::beam};
 
 /// An update of n > 1 steps as n single-step updates at start, start + 1, ...: a prefill must
 /// leave the state n decode steps leave. (Generators for it never overfill: a refused bulk
@@ -73,44 +73,63 @@ void beam_search(session& s, const cache_config& c, std::uint64_t seed, std::siz
 }  // namespace
 
 void add_beam_properties(std::vector<property>& ps) {
-  auto add = [&](std::string name, std::string summary) -> property& {
-    return add_property(ps, std::move(name), std::move(summary), beam_only);
+  constexpr cache_kind beam = cache_kind::beam;
+  auto shared = [&](const statement& s, beam_mix mix) -> property& {
+    property& p = add_property(ps, beam, s);
+    p.generate = beam_cases(mix);
+    return p;
   };
+  namespace st = statements;
+  shared(st::refused_unchanged, {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2, .bad_reorder = 3});
+  shared(st::copy_semantics, {.append = 6, .fill = 1, .empty = 1, .decode = 3});
+  shared(st::views_filled_rows, {.append = 5, .fill = 1, .empty = 2, .decode = 4});
+  shared(st::order_preserved, {.append = 8, .fill = 1, .empty = 1, .decode = 1});
+  shared(st::large_scores, {.append = 4, .fill = 1, .decode = 4});
+  shared(st::decode_within_bound, {.append = 4, .fill = 1, .empty = 1, .decode = 4, .bad_decode = 1});
 
-  auto& state = add("beam_state_matches_model", "every layer x row x kv head equals the model after any mix of prefills, decode steps, rollbacks, reorders and refusals");
-  state.mix = {.append = 4, .fill = 1, .overfill = 1, .empty = 1, .bad_shape = 1, .decode = 2, .bad_decode = 1, .rollback = 2, .reorder = 2, .bad_reorder = 1};
-
-  auto& prefill = add("beam_prefill_equals_steps", "an update of n steps leaves the state of n single-step updates (a prefill equals n decode steps)");
-  prefill.mix = {.append = 4, .fill = 2, .empty = 1, .decode = 1, .rollback = 2, .reorder = 1};
-  prefill.rewrite = update_as_steps;
-
-  auto& rollback = add("beam_rollback_truncates", "an update starting below the length truncates first: the length becomes start + n and the rolled-back positions are gone (speculative decoding)");
-  rollback.mix = {.append = 3, .fill = 1, .empty = 1, .decode = 1, .rollback = 4};
-
-  auto& layers = add("beam_layers_independent", "each layer keeps its own length and rows: updates, rollbacks and refusals on one layer change no other");
-  layers.mix = {.append = 4, .overfill = 1, .empty = 1, .bad_shape = 1, .decode = 1, .rollback = 3};
-
-  auto& gather = add("beam_reorder_gathers", "reorder equals a gather of the model in every layer (repeats, drops, permutations, identity), and later updates to a repeated row never reach its twin");
-  gather.mix = {.append = 3, .fill = 1, .decode = 1, .rollback = 1, .reorder = 4};
-
-  auto& mask = add("beam_mask_left_padding", "left padding takes exactly zero weight, a fully masked row gives zeros, and more left padding leaves every row's output within the bound of the unpadded result");
-  mask.needs = {"decode"};
-  mask.drive = decode_with_more_padding;
-
-  auto& gqa = add("beam_gqa_heads", "query head h reads kv head h / (Hq / H), for H = Hq, H = 1 and grouped heads, within the bound");
-  gqa.needs = {"decode"};
-  gqa.mix = {.append = 3, .fill = 1, .decode = 5, .rollback = 1, .reorder = 1};
-
-  auto& memory = add("beam_memory_formulas", "bytes = 2 L B H T D sizeof(scalar), bytes per token = 2 L H D sizeof(scalar), and the largest B x T within a 1 MiB budget");
-  memory.mix = {.append = 1, .empty = 0, .decode = 0};
-
-  auto& greedy = add("beam_generation_equals_recompute", "greedy generation of left-padded prompts through the cache equals recomputing every pass from scratch bit for bit (tokens and logits), with P + N K/V computations against the sum of the prefix lengths");
-  greedy.needs = {"decode"};
-  greedy.drive = greedy_generation;
-
-  auto& search = add("beam_search_equals_recompute", "beam search of width B through reorder equals a beam search that recomputes every beam from scratch, bit for bit");
-  search.needs = {"decode"};
-  search.drive = beam_search;
+  auto add = [&](const char* name, const char* summary, beam_mix mix) -> property& {
+    property& p = add_property(ps, beam, name, summary);
+    p.generate = beam_cases(mix);
+    return p;
+  };
+  auto drive = [&](const char* name, const char* summary, void (*driver)(session&, const cache_config&, std::uint64_t, std::size_t)) {
+    property& p = add_property(ps, beam, name, summary);
+    p.needs = {capability::decode};
+    p.drive = driver;
+    p.generate = beam_cases({});  // configs only: the driver makes the ops
+  };
+  add("beam_state_matches_model",
+      "every layer x row x kv head equals the model after any mix of prefills, decode steps, rollbacks, reorders and refusals",
+      {.append = 4, .fill = 1, .overfill = 1, .empty = 1, .bad_shape = 1, .decode = 2, .bad_decode = 1, .rollback = 2, .reorder = 2, .bad_reorder = 1});
+  add("beam_prefill_equals_steps", "an update of n steps leaves the state of n single-step updates (a prefill equals n decode steps)",
+      {.append = 4, .fill = 2, .empty = 1, .decode = 1, .rollback = 2, .reorder = 1})
+      .rewrite = update_as_steps;
+  add("beam_rollback_truncates",
+      "an update starting below the length truncates first: the length becomes start + n and the rolled-back positions are gone "
+      "(speculative decoding)",
+      {.append = 3, .fill = 1, .empty = 1, .decode = 1, .rollback = 4});
+  add("beam_layers_independent", "each layer keeps its own length and rows: updates, rollbacks and refusals on one layer change no other",
+      {.append = 4, .overfill = 1, .empty = 1, .bad_shape = 1, .decode = 1, .rollback = 3});
+  add("beam_reorder_gathers",
+      "reorder equals a gather of the model in every layer (repeats, drops, permutations, identity), and later updates to a repeated "
+      "row never reach its twin",
+      {.append = 3, .fill = 1, .decode = 1, .rollback = 1, .reorder = 4});
+  drive("beam_mask_left_padding",
+        "left padding takes exactly zero weight, a fully masked row gives zeros, and more left padding leaves every row's output "
+        "within the bound of the unpadded result",
+        decode_with_more_padding);
+  add("beam_gqa_heads", "query head h reads kv head h / (Hq / H), for H = Hq, H = 1 and grouped heads, within the bound",
+      {.append = 3, .fill = 1, .decode = 5, .rollback = 1, .reorder = 1})
+      .needs = {capability::decode};
+  add("beam_memory_formulas",
+      "bytes = 2 L B H T D sizeof(scalar), bytes per token = 2 L H D sizeof(scalar), and the largest B x T within a 1 MiB budget",
+      {.append = 1, .empty = 0, .decode = 0});
+  drive("beam_generation_equals_recompute",
+        "greedy generation of left-padded prompts through the cache equals recomputing every pass from scratch bit for bit (tokens "
+        "and logits), with P + N K/V computations against the sum of the prefix lengths",
+        greedy_generation);
+  drive("beam_search_equals_recompute",
+        "beam search of width B through reorder equals a beam search that recomputes every beam from scratch, bit for bit", beam_search);
 }
 
-}  // namespace kvconform
+}  // namespace kvconform::kinds

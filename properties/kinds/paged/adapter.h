@@ -11,50 +11,51 @@
 #include <utility>
 #include <vector>
 
+#include "impls/common/array_view.h"
 #include "properties/executor/adapter.h"
 
 namespace kvconform {
 
-/// The sequence id type of a paged cache: what create() returns.
+/// The sequence id type of a paged cache: what create() gives (directly or inside a result).
 template <class C>
-using sequence_id_t = decltype(std::declval<C&>().create());
+using sequence_id_t = unwrapped_t<decltype(std::declval<C&>().create())>;
 
 /// paged(num_blocks, block_size, d_k, d_v) whose sequences are integral ids from create() and
-/// fork(seq); append(seq, k, v), release(seq), size(seq), keys(seq)/values(seq) views; and the
-/// introspection the block properties judge: num_blocks(), free_blocks(), block_table(seq) (block
-/// numbers in [0, num_blocks)), ref_count(block) and bytes_in_use(). Refusals are kvconform::error
-/// exceptions. Never a flat_cache, so the two make_implementation overloads never compete.
+/// fork(seq) (directly, or inside a result_like: empty = refused); append(seq, k, v) and
+/// release(seq) (void, or a status); keys(seq)/values(seq) matrix views; and the introspection the
+/// block properties judge: num_blocks(), free_blocks(), block_table(seq) (block numbers in
+/// [0, num_blocks)), ref_count(block) and bytes_in_use(). Refusals are kvconform::error
+/// exceptions or returned statuses. No base class is needed.
 template <class C>
-concept paged_cache = !flat_cache<C> && std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t> &&
-    requires(C& c, const C& cc, sequence_id_t<C> s, array_view a, std::size_t block) {
-      requires std::integral<sequence_id_t<C>>;
-      { c.fork(s) } -> std::same_as<sequence_id_t<C>>;
-      c.release(s);
-      c.append(s, a, a);
-      { cc.size(s) } -> std::convertible_to<std::size_t>;
-      { cc.keys(s)(0, 0) } -> std::convertible_to<double>;
-      { cc.values(s)(0, 0) } -> std::convertible_to<double>;
-      { cc.num_blocks() } -> std::convertible_to<std::size_t>;
-      { cc.free_blocks() } -> std::convertible_to<std::size_t>;
-      { *std::begin(cc.block_table(s)) } -> std::convertible_to<std::size_t>;
-      { cc.ref_count(block) } -> std::convertible_to<std::size_t>;
-      { cc.bytes_in_use() } -> std::convertible_to<std::size_t>;
-    };
+concept paged_cache = std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t> &&
+                      std::integral<sequence_id_t<C>> &&
+                      requires(C& c, const C& cc, sequence_id_t<C> s, array_view a, std::size_t block) {
+                        requires std::same_as<unwrapped_t<decltype(c.fork(s))>, sequence_id_t<C>>;
+                        c.release(s);
+                        c.append(s, a, a);
+                        { cc.keys(s) } -> matrix_view;
+                        { cc.values(s) } -> matrix_view;
+                        { cc.num_blocks() } -> std::convertible_to<std::size_t>;
+                        { cc.free_blocks() } -> std::convertible_to<std::size_t>;
+                        { *std::begin(cc.block_table(s)) } -> std::convertible_to<std::size_t>;
+                        std::end(cc.block_table(s));
+                        { cc.ref_count(block) } -> std::convertible_to<std::size_t>;
+                        { cc.bytes_in_use() } -> std::convertible_to<std::size_t>;
+                      };
 
-/// The optional decode capability: c.decode_step(seq, q) with .output and .weights.
+/// The optional decode capability: c.decode_step(seq, q) giving a decode result (or a result_like of one).
 template <class C>
 concept paged_decoding = requires(const C& cc, sequence_id_t<C> s, array_view a) {
-  cc.decode_step(s, a).output;
-  cc.decode_step(s, a).weights;
+  requires decode_result_like<unwrapped_t<decltype(cc.decode_step(s, a))>>;
 };
 
 /// The optional preempt policy: constructed with a fifth argument `preempt = true`, an append
-/// that does not fit releases other sequences and returns their ids.
+/// that does not fit releases other sequences and gives their ids (directly or in a result).
 template <class C>
 concept paged_preempting = std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t, bool> &&
-    requires(C& c, sequence_id_t<C> s, array_view a) {
-      { *std::begin(c.append(s, a, a)) } -> std::convertible_to<sequence_id_t<C>>;
-    };
+                           requires(C& c, sequence_id_t<C> s, array_view a) {
+                             { *std::begin(std::declval<const unwrapped_t<decltype(c.append(s, a, a))>&>()) } -> std::convertible_to<sequence_id_t<C>>;
+                           };
 
 /// Adapts any paged_cache to `subject`. Trace handles count create and fork ops (refused forks
 /// included); the adapter keeps each handle's id, passes a released sequence's old id on (so the
@@ -65,38 +66,33 @@ class paged_subject final : public subject {
   explicit paged_subject(const cache_config& c) : cache_(construct(c)), config_(c) {}
 
   op_outcome apply(const call& c) override {
-    if (config_.preempt && !paged_preempting<C>) return {.unsupported = true};
+    if (config_.preempt && !paged_preempting<C>) return unsupported();
     const op& o = c.o;
-    return outcome_of([&](op_outcome& r) {
-      switch (o.kind) {
-        case op_kind::create:
-          handles_.emplace_back();  // the handle is used up even if create throws
-          handles_.back() = {cache_.create(), true};
-          break;
-        case op_kind::fork: {
-          const id from = id_of(o.seq);
-          handles_.emplace_back();
-          handles_.back() = {cache_.fork(from), true};
-          break;
-        }
-        case op_kind::release:
-          cache_.release(id_of(o.seq));
-          if (issued(o.seq)) handles_[static_cast<std::size_t>(o.seq)].live = false;
-          break;
-        case op_kind::append:
-          if constexpr (paged_preempting<C>) {
-            for (const auto& victim : cache_.append(id_of(o.seq), c.k, c.v)) r.preempted.push_back(preempted_handle(victim));
-          } else {
-            cache_.append(id_of(o.seq), c.k, c.v);
-          }
-          break;
-        case op_kind::decode:
-          if constexpr (paged_decoding<C>) copy_decode(cache_.decode_step(id_of(o.seq), c.q), r);
-          else r.unsupported = true;
-          break;
-        default: r.unsupported = true;  // beam ops have no paged meaning
+    switch (o.kind) {
+      case op_kind::create:
+        handles_.emplace_back();  // the handle is used up even if create is refused
+        return call_cache([&] { return cache_.create(); }, [&](op_outcome&, id s) { handles_.back() = {s, true}; });
+      case op_kind::fork: {
+        const id from = id_of(o.seq);
+        handles_.emplace_back();
+        return call_cache([&] { return cache_.fork(from); }, [&](op_outcome&, id s) { handles_.back() = {s, true}; });
       }
-    });
+      case op_kind::release: {
+        op_outcome r = call_cache([&] { return cache_.release(id_of(o.seq)); });
+        if (r.accepted && issued(o.seq)) handles_[static_cast<std::size_t>(o.seq)].live = false;
+        return r;
+      }
+      case op_kind::append:
+        return call_cache([&] { return cache_.append(id_of(o.seq), c.k, c.v); },
+                          [&](op_outcome& r, const auto& victims) {
+                            if constexpr (paged_preempting<C>)
+                              for (const auto& v : victims) r.preempted.push_back(preempted_handle(v));
+                          });
+      case op_kind::decode:
+        if constexpr (paged_decoding<C>) return decode_outcome([&] { return std::as_const(cache_).decode_step(id_of(o.seq), c.q); });
+        else return unsupported();
+      default: return unsupported();  // the vocabulary of other kinds
+    }
   }
 
   snapshot observe() override {
@@ -151,13 +147,13 @@ class paged_subject final : public subject {
   std::vector<handle> handles_;
 };
 
-/// A registry entry for a paged-kind type; "decode" and "preempt" when it has them.
+/// A registry entry for a paged cache type; "decode" and "preempt" when it has them.
 template <paged_cache C>
-implementation make_implementation(std::string name, std::string group, std::string note) {
-  implementation i = adapted_implementation<C, paged_subject<C>>(std::move(name), cache_kind::paged, std::move(group), std::move(note),
-                                                                 paged_decoding<C>);
-  if constexpr (paged_preempting<C>) i.capabilities.push_back("preempt");
-  return i;
+implementation make_implementation(implementation_info info) {
+  capability_set caps;
+  if (paged_decoding<C>) caps.add(capability::decode);
+  if (paged_preempting<C>) caps.add(capability::preempt);
+  return adapted_implementation<C, paged_subject<C>>(std::move(info), cache_kind::paged, caps);
 }
 
 }  // namespace kvconform

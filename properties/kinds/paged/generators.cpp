@@ -8,8 +8,9 @@
 
 #include "oracle/models/paged_model.h"
 #include "properties/generate/commands.h"
+#include "properties/kinds/paged/kind.h"
 
-namespace kvconform {
+namespace kvconform::kinds {
 
 namespace {
 using paged_command = command_ptr<paged_model>;
@@ -91,8 +92,7 @@ paged_command stale_command(op_kind kind, std::size_t which, std::shared_ptr<con
 }
 
 /// One op drawn by weight from the property's mix.
-rc::Gen<paged_command> op_gen(const paged_model& m, const gen_context& ctx) {
-  const op_mix& mix = ctx.mix;
+rc::Gen<paged_command> op_gen(const paged_mix& mix, const paged_model& m, const gen_context& ctx) {
   const auto src = ctx.src;
   const std::size_t live = m.live().size();
   const auto seed = rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
@@ -166,14 +166,17 @@ rc::Gen<cache_config> config_gen(bool preempt, bool long_traces, bool deep) {
 
 }  // namespace
 
-property_run run_paged_property(const property& p, const implementation& impl, const run_options& o) {
-  // A property that needs the preempt policy runs every trace with it; the others refuse when the pool is exhausted.
-  const bool preempt = std::find(p.needs.begin(), p.needs.end(), "preempt") != p.needs.end();
-  // Several sequences need longer traces than one: to exhaust the pool, fork chains, release and reuse.
-  const double trace_scale = p.long_traces ? 4 : 2;
-  return run_commands<paged_model>(
-      p, impl, o, config_gen(preempt, p.long_traces, o.deep),
-      [](const cache_config& c, const numeric_profile& prof) { return paged_model(c, prof); }, op_gen, trace_scale);
+case_generator paged_cases(paged_mix mix) {
+  return [mix](const property& p, const implementation& impl, const run_options& o) {
+    // A property that needs the preempt policy runs every trace with it; the others refuse when the pool is exhausted.
+    const bool preempt = p.needs.has(capability::preempt);
+    // Several sequences need longer traces than one: to exhaust the pool, fork chains, release and reuse.
+    const double trace_scale = p.long_traces ? 4 : 2;
+    return run_commands<paged_model>(
+        p, impl, o, config_gen(preempt, p.long_traces, o.deep),
+        [](const cache_config& c, const numeric_profile& prof) { return paged_model(c, prof); },
+        [mix](const paged_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, trace_scale);
+  };
 }
 
-}  // namespace kvconform
+}  // namespace kvconform::kinds

@@ -14,8 +14,8 @@ namespace {
 /// The check a property fails with on C, or "" when it passes.
 template <class C>
 std::string failing_check(const std::string& property) {
-  const auto impl = kv::make_implementation<C>("under-test", "test", "");
-  const kv::property* p = kv::find_property(property);
+  const auto impl = kv::make_implementation<C>({"under-test"});
+  const kv::property* p = kv::find_property(property, kv::cache_kind::beam);
   EXPECT_NE(p, nullptr) << property;
   const kv::property_run r = kv::run_property(*p, impl, kv::run_options{});
   EXPECT_TRUE(r.error.empty()) << r.error;
@@ -92,9 +92,9 @@ struct returns_old_views : kv::beam {
 }  // namespace
 
 TEST(BeamProperties, ReferencePassesEveryOneOfThem) {
-  const auto impl = kv::make_implementation<kv::beam>("beam", "reference", "");
-  for (const kv::property& p : kv::all_properties()) {
-    if (!p.applies_to(kv::cache_kind::beam)) continue;
+  const auto impl = kv::make_implementation<kv::beam>({"beam"});
+  for (const kv::property* pp : kv::properties_of(kv::cache_kind::beam)) {
+    const kv::property& p = *pp;
     EXPECT_FALSE(kv::run_property(p, impl, kv::run_options{}).fail) << p.name;
   }
 }
@@ -114,7 +114,7 @@ TEST(BeamProperties, TheAdapterChecksTheViewsAnUpdateReturns) {
   t.config = {kv::cache_kind::beam, 2, 1, 1};
   t.config.layers = t.config.batch = t.config.heads = t.config.q_heads = 1;
   t.ops = {{.kind = kv::op_kind::update, .k = {{1, 1, 1, 1}, {1}}, .v = {{1, 1, 1, 1}, {2}}, .layer = 0, .start = 0}};
-  const auto impl = kv::make_implementation<returns_old_views>("old-views", "test", "");
+  const auto impl = kv::make_implementation<returns_old_views>({"old-views"});
   const kv::verdict v = kv::run_trace(t, impl);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.fail->check, "exception");
@@ -124,7 +124,7 @@ TEST(BeamProperties, TheAdapterChecksTheViewsAnUpdateReturns) {
 TEST(BeamGeneration, SeedCountsSevenKvComputationsWithTheCacheAndTwentyTwoWithout) {
   kv::cache_config c{kv::cache_kind::beam, 7, 2, 2};
   c.layers = 2, c.batch = 2, c.heads = 1, c.q_heads = 2;
-  const auto impl = kv::make_implementation<kv::beam>("beam", "reference", "");
+  const auto impl = kv::make_implementation<kv::beam>({"beam"});
   for (const auto mode : {kv::search_mode::greedy, kv::search_mode::beam}) {
     kv::session s(c, impl);
     const auto cached = kv::generate_cached(s, c, 5, 4, 3, mode);

@@ -5,11 +5,11 @@
 
 #include "impls/paged/paged.h"
 #include "properties/executor/executor.h"
-#include "properties/kinds/paged/adapter.h"
+#include "properties/plugin.h"
 
 namespace kv = kvconform;
 
-static_assert(kv::paged_cache<kv::paged> && !kv::flat_cache<kv::paged>, "paged is a paged_cache only");
+static_assert(kv::paged_cache<kv::paged> && !kv::flat_cache<kv::paged> && !kv::beam_cache<kv::paged>, "paged is a paged_cache only");
 static_assert(kv::paged_decoding<kv::paged> && kv::paged_preempting<kv::paged>);
 
 namespace {
@@ -53,7 +53,7 @@ struct refuse_only : kv::paged {
 }  // namespace
 
 TEST(PagedSubject, RefusedForksReleasedAndUnknownHandlesMapAsTheModelSays) {
-  const auto impl = kv::make_implementation<kv::paged>("paged", "reference", "");
+  const auto impl = kv::make_implementation<kv::paged>({"paged"});
   const auto t = trace_of(4, 2, false,
                           {seq_op(kv::op_kind::create), seq_op(kv::op_kind::fork, 7), seq_op(kv::op_kind::fork, 0), append(2, 3),
                            seq_op(kv::op_kind::release, 0), append(0, 1), seq_op(kv::op_kind::fork, 1), seq_op(kv::op_kind::release, 9),
@@ -62,17 +62,17 @@ TEST(PagedSubject, RefusedForksReleasedAndUnknownHandlesMapAsTheModelSays) {
 }
 
 TEST(PagedSubject, PreemptedIdsComeBackAsHandles) {
-  const auto impl = kv::make_implementation<kv::paged>("paged", "reference", "");
+  const auto impl = kv::make_implementation<kv::paged>({"paged"});
   const auto t = trace_of(2, 1, true,
                           {seq_op(kv::op_kind::create), seq_op(kv::op_kind::create), append(0, 1), append(1, 1), append(0, 1), append(1, 1)});
   EXPECT_EQ(failing_check(impl, t), "");
-  const auto wrong = kv::make_implementation<wrong_victim>("wrong-victim", "test", "");
+  const auto wrong = kv::make_implementation<wrong_victim>({"wrong-victim"});
   EXPECT_EQ(failing_check(wrong, t).substr(0, 10), "preemption");
 }
 
 TEST(PagedSubject, APreemptingTraceOnACacheWithoutThePolicyIsNotSupported) {
-  const auto impl = kv::make_implementation<refuse_only>("refuse-only", "test", "");
-  EXPECT_TRUE(std::find(impl.capabilities.begin(), impl.capabilities.end(), "preempt") == impl.capabilities.end());
+  const auto impl = kv::make_implementation<refuse_only>({"refuse-only"});
+  EXPECT_FALSE(impl.capabilities.has(kv::capability::preempt));
   EXPECT_EQ(failing_check(impl, trace_of(2, 1, false, {seq_op(kv::op_kind::create), append(0, 2)})), "");
   EXPECT_EQ(failing_check(impl, trace_of(2, 1, true, {seq_op(kv::op_kind::create)})).substr(0, 13), "not-supported");
 }

@@ -1,0 +1,37 @@
+// Generators of the single-sequence kinds (flat, ring): appends around the capacity or window, decodes, shape errors.
+#pragma once
+
+#include <memory>
+
+#include "oracle/models/rows_model.h"
+#include "properties/generate/fuzz_ops.h"
+#include "properties/generate/property.h"
+
+namespace kvconform {
+
+/// Relative weights of the ops a rows property draws (0 = never).
+struct rows_mix {
+  int append = 6;      ///< n in [1, max_steps], 1-D or 2-D
+  int fill = 0;        ///< exactly up to capacity (refusing); n = W-1, W, W+1 or to the wrap point (evicting)
+  int overfill = 0;    ///< capacity - len + 1 or more steps (refusing); n = W+1, 2W+1, 3W (evicting)
+  int empty = 1;       ///< a 2-D append of 0 steps
+  int bad_shape = 0;   ///< wrong width, wrong rank, or k and v differing in steps
+  int decode = 2;
+  int bad_decode = 0;  ///< q of the wrong width or rank, or a decode of an empty cache
+};
+
+/// The cases of a rows property: a config of the kind (capacity, d_k, d_v), then ops drawn from
+/// `mix`, sized from a model whose full cache follows `rule`.
+case_generator rows_cases(rows_model::full rule, rows_mix mix);
+
+/// The cross-kind statements (properties/generate/statements.h) with the op mixes every rows kind
+/// uses, in the gate's order: refused_append_unchanged, copy_semantics, views_filled_rows,
+/// one_d_equals_one_row, order_preserved, large_scores, decode_within_bound.
+void add_rows_statements(std::vector<property>& ps, cache_kind kind, rows_model::full rule);
+
+/// The rows kinds' fuzz strategy: capacity, d_k, d_v from the bytes; then appends of 1, 2, the room,
+/// the room + 1, W - 1, W, W + 1, 2W + 1 or 0 steps (flavours 3-5; 2 breaks the shape) and decodes (1).
+void rows_fuzz_config(byte_io& io, cache_config& c);
+std::unique_ptr<fuzz_ops> rows_fuzz_ops(byte_io& io, const cache_config& c, rows_model::full rule);
+
+}  // namespace kvconform

@@ -1,0 +1,78 @@
+// The beam kind's fuzz strategy: updates at, below and past a layer's length, reorders, masked decodes.
+#include "oracle/models/beam_model.h"
+#include "properties/kinds/beam/kind.h"
+
+namespace kvconform::kinds {
+
+namespace {
+class beam_fuzz final : public fuzz_ops {
+ public:
+  beam_fuzz(byte_io& io, const cache_config& c) : fuzz_ops(io, c), model_(c, numeric_profile{}) {}
+
+  op make(int which) override {
+    op o;
+    const std::size_t L = c_.layers, B = c_.batch;
+    o.layer = static_cast<std::int64_t>(io_.range(0, L, 0));  // L itself: out of range
+    const std::size_t len = o.layer < static_cast<std::int64_t>(L) ? model_.length(static_cast<std::size_t>(o.layer)) : 0;
+    if (which == 3) {
+      o.kind = op_kind::reorder;
+      o.index.resize(io_.range(0, 3, 0) == 0 ? B + 1 : B);  // sometimes one index too many
+      for (std::size_t b = 0; b < o.index.size(); ++b) o.index[b] = static_cast<std::int64_t>(io_.range(0, B, b));  // B: out of range
+      return o;
+    }
+    if (which == 4) return decode(o, len);
+    return update(o, len, which == 5);
+  }
+  void follow(const op& o) override {
+    if (o.kind != op_kind::decode) model_.apply(o);
+  }
+
+ private:
+  /// A decode of the class's query on every row and head, left-padded half the time.
+  op& decode(op& o, std::size_t len) {
+    const std::size_t B = c_.batch, hq = c_.q_heads;
+    o.kind = op_kind::decode;
+    for (std::size_t i = 0; i < B * hq; ++i) o.q.data.insert(o.q.data.end(), src_->query().begin(), src_->query().end());
+    o.q.shape = {B, hq, c_.d_k};
+    if (io_.range(0, 1, 0)) {  // left padding: row b masks its first pad_b positions
+      o.mask.shape = {B, len};
+      for (std::size_t b = 0; b < B; ++b) {
+        const std::size_t pad = io_.range(0, len, 0);
+        for (std::size_t i = 0; i < len; ++i) o.mask.data.push_back(i < pad ? 0 : 1);
+      }
+    }
+    return o;
+  }
+  /// An update at, below or past the length, with 1, 2, to max_len, past it or 0 positions.
+  op& update(op& o, std::size_t len, bool bad_shape) {
+    const std::size_t B = c_.batch, H = c_.heads, T = c_.capacity, D = c_.d_k;
+    o.kind = op_kind::update;
+    o.start = static_cast<std::int64_t>(pick({len, len, len > 0 ? len - 1 : 0, 0, len + 1}));
+    const auto at = static_cast<std::size_t>(o.start);
+    const std::size_t n = pick({1, 2, T > at ? T - at : 0, T + 1 - std::min(at, T), 0});
+    std::vector<double> k, v;
+    src_->rows(o.start, n * B * H, seed(), k, v);  // rows (b, h, i) in order
+    o.k = {{B, H, n, D}, k}, o.v = {{B, H, n, D}, v};
+    if (bad_shape) {  // a wrong head_dim or batch
+      if (io_.range(0, 1, 0)) o.k.shape[3] += 1, o.k.data.resize(o.k.data.size() + B * H * n);
+      else o.v.shape[0] += 1, o.v.data.resize(o.v.data.size() + H * n * D);
+    }
+    return o;
+  }
+
+  beam_model model_;
+};
+}  // namespace
+
+void beam_fuzz_config(byte_io& io, cache_config& c) {
+  // Small shapes that still have two layers, two rows, grouped heads and repeats to reorder:
+  // each (layer, row, head) is a stream the executor compares after every op.
+  c.layers = io.range(1, 2, c.layers), c.batch = io.range(1, 2, c.batch), c.heads = io.range(1, 2, c.heads);
+  c.q_heads = c.heads * io.range(1, 2, c.heads ? c.q_heads / c.heads : 1);
+  c.capacity = io.range(1, fuzz::max_capacity / 2, c.capacity);
+  c.d_k = c.d_v = io.range(1, fuzz::max_dim / 2, c.d_k);
+}
+
+std::unique_ptr<fuzz_ops> beam_fuzz_ops(byte_io& io, const cache_config& c) { return std::make_unique<beam_fuzz>(io, c); }
+
+}  // namespace kvconform::kinds

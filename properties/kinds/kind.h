@@ -1,0 +1,42 @@
+// The harness's part of the kind table: per kind its model, its property catalogue and its fuzz strategy.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "oracle/models/model.h"
+#include "properties/trace/kind_spec.h"
+
+namespace kvconform {
+
+struct property;
+class byte_io;
+class fuzz_ops;
+
+/// How a kind's fuzz target reads bytes (fuzz/byte_trace.cpp walks it, for reading and writing):
+/// its config fields in a fixed order, then its structured ops (properties/generate/fuzz_ops.h).
+struct fuzz_strategy {
+  void (*config)(byte_io& io, cache_config& c) = nullptr;
+  std::unique_ptr<fuzz_ops> (*ops)(byte_io& io, const cache_config& c) = nullptr;
+};
+
+/// One row of the kind table (docs/design.md §2). Nothing outside a kind's own folders switches
+/// over kinds: the executor, the gate, the CLI, the codec, the port, the vectors and the fuzz
+/// targets all go through these rows.
+struct kind_descriptor {
+  const kind_spec& spec;
+  /// The executable specification of a cache of this kind (oracle/models).
+  std::unique_ptr<model> (*make_model)(const cache_config& c, const numeric_profile& p);
+  /// Appends the kind's properties, in the order the gate runs them.
+  void (*add_properties)(std::vector<property>& catalogue);
+  fuzz_strategy fuzz;
+};
+
+/// Every row, in table order (properties/kinds/kind_list.h).
+std::span<const kind_descriptor* const> all_kinds();
+const kind_descriptor& kind_of(cache_kind k);
+/// The model for a config and an implementation's profile: the kind's own.
+std::unique_ptr<model> make_model(const cache_config& c, const numeric_profile& p);
+
+}  // namespace kvconform

@@ -1,0 +1,63 @@
+// The ring kind's properties: the shared statements with ring's op mixes, the window, positions, bulk appends and the sliding generation loop.
+#include "properties/generate/generation.h"
+#include "properties/generate/rows_generators.h"
+#include "properties/generate/statements.h"
+#include "properties/kinds/ring/kind.h"
+
+namespace kvconform::kinds {
+
+namespace {
+constexpr cache_kind ring = cache_kind::ring;
+constexpr auto evict = rows_model::full::evict;
+
+/// A 2-D append of n rows as n single-step 1-D appends.
+std::vector<op> bulk_as_singles(const op& o) {
+  if (o.kind != op_kind::append || o.k.shape.size() != 2 || o.v.shape.size() != 2 || o.k.shape[0] != o.v.shape[0]) return {o};
+  std::vector<op> singles;
+  const std::size_t n = o.k.shape[0], dk = o.k.shape[1], dv = o.v.shape[1];
+  for (std::size_t i = 0; i < n; ++i) {
+    op s;
+    s.k = tensor::vector({o.k.data.begin() + static_cast<std::ptrdiff_t>(i * dk), o.k.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * dk)});
+    s.v = tensor::vector({o.v.data.begin() + static_cast<std::ptrdiff_t>(i * dv), o.v.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * dv)});
+    singles.push_back(std::move(s));
+  }
+  return singles;
+}
+
+/// Prompt of `size` tokens, then greedy generation: a window of C slides on past C.
+void generate_past_window(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
+  drive_generation(s, c, seed, size, 2 * c.capacity + 3);
+}
+}  // namespace
+
+void add_ring_properties(std::vector<property>& ps) {
+  add_rows_statements(ps, ring, evict);
+  auto add = [&](const char* name, const char* summary, rows_mix mix) -> property& {
+    property& p = add_property(ps, ring, name, summary);
+    p.generate = rows_cases(evict, mix);
+    return p;
+  };
+  add("ring_window_last_steps",
+      "the window holds exactly the last min(T, W) steps, oldest first, after 1-D, 2-D, n = 0, n < W, n = W, n > W and "
+      "wrap-crossing appends",
+      {.append = 4, .fill = 3, .overfill = 3, .empty = 1, .decode = 1})
+      .long_traces = true;
+  add("ring_positions_total", "positions() and total() agree with the model after any mix of appends",
+      {.append = 5, .fill = 2, .overfill = 2, .empty = 1, .decode = 0})
+      .long_traces = true;
+  add("ring_bulk_equals_singles", "an append of n rows leaves the same state as n single-step appends",
+      {.append = 4, .fill = 3, .overfill = 3, .empty = 1, .decode = 1})
+      .rewrite = bulk_as_singles;
+  auto& wraps = add("ring_decode_after_wraps", "decode stays within the bound for every input class after many wraps",
+                    {.append = 3, .fill = 2, .overfill = 3, .decode = 4});
+  wraps.needs = {capability::decode};
+  wraps.long_traces = true;
+
+  auto& slides = add_property(ps, ring, "ring_generation_slides",
+                              "a generation loop with window C = context length keeps generating past C, attending to exactly the last C steps");
+  slides.needs = {capability::decode};
+  slides.drive = generate_past_window;
+  slides.generate = rows_cases(evict, {});  // configs only: the driver makes the ops
+}
+
+}  // namespace kvconform::kinds

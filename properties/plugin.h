@@ -1,0 +1,9 @@
+// The one header a plug-in author includes: every kind's concept and registration, both error styles, refusal reasons, the numeric profile, and the command line.
+#pragma once
+
+// Deliberately light: no RapidCheck, no Boost, no Eigen (a test preprocesses it to check).
+#include "oracle/numeric/numeric_profile.h"
+#include "properties/executor/adapter.h"
+#include "properties/kinds/adapters.h"
+#include "properties/runners/cli.h"
+#include "properties/trace/refusal.h"

@@ -1,0 +1,72 @@
+// The vocabulary of each cache kind: its ops, the fields every op carries, and its config fields.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "properties/trace/trace.h"
+
+namespace kvconform {
+
+/// The fields an op may carry (trace.h, `op`). A kind's op carries exactly the fields its spec
+/// lists, in this order in every encoding (JSON, the port protocol, the fuzz byte format).
+enum op_field : unsigned {
+  field_k = 1u << 0,
+  field_v = 1u << 1,
+  field_q = 1u << 2,
+  field_seq = 1u << 3,
+  field_layer = 1u << 4,
+  field_start = 1u << 5,
+  field_mask = 1u << 6,  ///< optional: absent means every position attends
+  field_index = 1u << 7,
+};
+inline constexpr unsigned all_op_fields[] = {field_k, field_v, field_q, field_seq, field_layer, field_start, field_mask, field_index};
+/// The name of one field ("k", "seq", ...).
+const char* to_string(op_field f);
+
+/// One op of a kind's vocabulary.
+struct op_spec {
+  op_kind kind;
+  unsigned fields = 0;  ///< op_field bits
+  const char* summary = "";
+};
+
+/// One field of a kind's config: a size (at least `min`, at most 2^20) or a flag (optional, false
+/// when absent).
+struct config_field {
+  const char* name;
+  std::size_t cache_config::*size = nullptr;
+  bool cache_config::*flag = nullptr;
+  const char* summary = "";
+  std::size_t min = 1;
+};
+
+/// A cache kind's vocabulary: what the trace codec, the schemas, the port protocol and the fuzz
+/// byte format need to know about it. The harness's part of the kind table (properties/kinds/kind.h)
+/// adds its model, generators, properties and fuzz strategy.
+struct kind_spec {
+  cache_kind kind;
+  const char* name;
+  const char* summary;
+  std::span<const op_spec> ops;
+  std::span<const config_field> config;
+  /// Rules across fields (beam: d_k = d_v); "" when the config is fine.
+  std::string (*check)(const cache_config&) = nullptr;
+  /// Doubles the cache would hold, so that a hostile trace cannot make it allocate gigabytes.
+  double (*cells)(const cache_config&) = nullptr;
+
+  /// The op's spec, or nullptr when the kind has no such op.
+  const op_spec* find(op_kind k) const;
+};
+
+/// The spec of every kind, in table order (properties/kinds/kind_list.h).
+std::span<const kind_spec* const> kind_specs();
+const kind_spec& spec_of(cache_kind k);
+std::optional<cache_kind> kind_from_string(std::string_view name);
+/// "flat, ring, paged, beam".
+std::string kind_names();
+
+}  // namespace kvconform
