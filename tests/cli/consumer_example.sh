@@ -1,10 +1,54 @@
-# From an empty directory: install kvconform, build examples/consumer against it, run its gate.
+# From an empty directory: install kvconform, build examples/consumer (every kind) against it, run its gates.
+# Usage: consumer_example.sh KVCONFORM SOURCE_ROOT BUILD_DIR
 source "$(dirname "$0")/lib.sh"
 root=$2 build=$3
-run 0 cmake --install "$build" --prefix "$scratch/prefix"
-run 0 cmake -S "$root/examples/consumer" -B consumer -DCMAKE_PREFIX_PATH="$scratch/prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+prefix=$scratch/prefix
+run 0 cmake --install "$build" --prefix "$prefix"
+run 0 cmake -S "$root/examples/consumer" -B consumer -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 run 0 cmake --build consumer -j2
-run 0 consumer/acme_gate gate
+
+# Each kind's gate passes, and its own property ran: a kind whose concept matched but whose
+# adapter skipped the kind's ops would still pass the shared properties.
+for pair in flat:acme-tiny:exact_fill ring:acme-window:ring_window_last_steps paged:acme-blocks:paged_copy_on_write \
+            beam:acme-beam:beam_reorder_gathers; do
+  IFS=: read -r kind name property <<<"$pair"
+  run 0 "consumer/acme_${kind}_gate" gate
+  contains out.txt " 0 failed"
+  grep -qE "^$name +$property +PASS +[1-9]" out.txt || { cat out.txt >&2; fail "no PASS row: $name / $property"; }
+done
+# The status-returning paged cache has no preemption: NOT SUPPORTED, which does not fail the gate.
+run 0 consumer/acme_paged_gate gate --property paged_preemption
+grep -qE "^acme-blocks +paged_preemption +NOT SUPPORTED" out.txt ||
+  { cat out.txt >&2; fail "paged_preemption is not NOT SUPPORTED"; }
+contains out.txt "0 passed, 0 failed, 1 not supported"
+
+# The hand-written zoo: the mutant is killed on both seeds by its registered killer (a number of
+# cases, not "never failed"), and the decode-less variant passes.
+run 0 consumer/acme_zoo selftest --seeds 2
 contains out.txt " 0 failed"
-grep -qE "^acme-tiny +exact_fill +PASS" out.txt || fail "no exact_fill row for acme-tiny"
+grep -qE '^acme-tiny-strict +flat +2/2 .* exact_fill \([0-9]+\)$' out.txt ||
+  { cat out.txt >&2; fail "no killer line for acme-tiny-strict"; }
+unsupported=$(sed -nE 's/^acme-ledger +PASS .*\(([0-9]+) NOT SUPPORTED\)$/\1/p' out.txt)
+[ -n "$unsupported" ] && [ "$unsupported" -gt 0 ] ||
+  { cat out.txt >&2; fail "acme-ledger does not pass with NOT SUPPORTED properties"; }
+# selftest leaves out exactly what the gate reports NOT SUPPORTED for the same cache.
+run 0 consumer/acme_zoo gate --impl acme-ledger
+contains out.txt " 0 failed, $unsupported not supported"
+# The zoo's own runner catches the mutant in a gate too and replays what it saved.
+run 1 consumer/acme_zoo gate --impl acme-tiny-strict --property exact_fill
+contains out.txt "FAIL acme-tiny-strict / exact_fill: "
+contains out.txt "replay: consumer/acme_zoo replay kvconform-failures/acme-tiny-strict/exact_fill-"
+run 1 consumer/acme_zoo replay kvconform-failures/acme-tiny-strict/exact_fill-*.json
+
 run 0 ctest --test-dir consumer --output-on-failure
+contains out.txt "100% tests passed, 0 tests failed out of 5"
+
+# The plug-in header stays light: an outside build must not need RapidCheck or Boost headers.
+eigen=$(pkg-config --cflags-only-I eigen3 2>/dev/null || echo -I/usr/include/eigen3)
+# shellcheck disable=SC2086  # $eigen is a list of flags
+echo '#include "properties/plugin.h"' |
+  g++ -std=c++20 -E -I"$prefix/include/kvconform" $eigen -x c++ - >plugin.i 2>err.txt ||
+  { cat err.txt >&2; fail "the installed properties/plugin.h does not preprocess"; }
+heavy=$(grep -ioE '^# [0-9]+ "[^"]*(rapidcheck|boost)[^"]*"' plugin.i | sort -u)
+[ -z "$heavy" ] || fail "properties/plugin.h pulls in: $heavy"
+grep -qF "\"$prefix/include/kvconform/properties/plugin.h\"" plugin.i || fail "plugin.h did not come from the install"
