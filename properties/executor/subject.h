@@ -50,6 +50,8 @@ class subject {
   virtual snapshot observe() = 0;
 };
 
+using subject_ptr = std::unique_ptr<subject>;
+
 /// What a registered implementation is for: the gate runs references; `selftest` proves every
 /// mutant (deliberately wrong) is killed and every variant (a correct alternative) passes.
 enum class impl_group { reference, mutant, variant };
@@ -82,8 +84,8 @@ class capability_set {
 struct implementation_info {
   std::string name;
   impl_group group = impl_group::reference;
-  std::string note;    ///< one line: what it is, or the bug it models and where it comes from
-  std::string killer;  ///< mutants: the property expected to kill it (checked against the catalogue)
+  std::string note = {};    ///< one line: what it is, or the bug it models and where it comes from
+  std::string killer = {};  ///< mutants: the property expected to kill it (checked against the catalogue)
 };
 
 /// A registered implementation: who it is, its kind, its declared numeric profile and capabilities,
@@ -92,7 +94,7 @@ struct implementation : implementation_info {
   cache_kind kind = cache_kind::flat;
   numeric_profile profile;
   capability_set capabilities;
-  std::function<std::unique_ptr<subject>(const cache_config&)> make;
+  std::function<subject_ptr(const cache_config&)> make;
 };
 
 }  // namespace kvconform

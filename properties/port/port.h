@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,8 @@ struct port_options {
 /// every later request fails at once, so a run never waits more than one time limit per hang.
 /// Failures carry the check name "port" and the tail of the port's stderr.
 implementation make_port_implementation(cache_kind kind, const port_options& o);
+
+/// The JSON Schema every request and answer follows (docs/port-protocol.schema.json is its output).
+nlohmann::json port_protocol_schema();
 
 }  // namespace kvconform

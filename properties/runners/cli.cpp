@@ -11,6 +11,7 @@
 #include "properties/runners/gate.h"
 #include "properties/runners/selftest.h"
 #include "properties/trace/kind_spec.h"
+#include "properties/trace/schema.h"
 #include "properties/trace/trace_json.h"
 #include "properties/vectors/vectors.h"
 
@@ -234,6 +235,10 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
   vectors_cmd->add_option("--kind", vectors_kind, "Only this kind")->check(CLI::IsMember(kind_name_list()));
   vectors_cmd->add_option("--seed", vectors_seed, "Seed of the generated data")->capture_default_str();
 
+  std::string schema_name;
+  auto* schema_cmd = app.add_subcommand("schema", "Print the JSON Schema of trace files, the port protocol or the vectors");
+  schema_cmd->add_option("which", schema_name, "trace, port or vectors")->required()->check(CLI::IsMember({"trace", "port", "vectors"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -251,6 +256,11 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
     if (*replay_cmd) return cmd.replay(files, replay_impl);
     if (*selftest_cmd) return cmd.selftest(st_profile, st_seeds, st_json);
     if (*vectors_cmd) return cmd.vectors(vectors_out, vectors_kind, vectors_seed);
+    if (*schema_cmd) {
+      const auto s = schema_name == "trace" ? schema::trace_file() : schema_name == "port" ? port_protocol_schema() : vectors_schema();
+      std::cout << s.dump(2) << "\n";
+      return exit_pass;
+    }
     if (*port_cmd) {
       if (po.command.empty()) throw usage_error("port: give the port's command after --");
       const implementation port = make_port_implementation(*kind_from_string(port_kind), po);

@@ -13,7 +13,6 @@
 #include "properties/generate/run_property.h"
 #include "properties/trace/json_codec.h"
 #include "properties/generate/property.h"
-#include "properties/vectors/vectors_schema.h"
 
 namespace kvconform {
 
@@ -182,7 +181,7 @@ std::vector<std::string> write_vectors(const std::string& dir, const std::vector
     written.push_back(path);
   }
   const std::string schema_path = (std::filesystem::path(dir) / vectors_schema_name).string();
-  std::ofstream(schema_path) << vectors_schema_text;
+  std::ofstream(schema_path) << vectors_schema().dump(2) << "\n";
   written.push_back(schema_path);
   return written;
 }

@@ -1,7 +1,7 @@
 // The properties of the beam kind (layers x batch x heads, rollback, reorder, GQA, masks) and its generation loops.
 #include <random>
 
-#include "properties/generate/generation.h"
+#include "properties/kinds/beam/generation.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/beam/inputs.h"
 #include "properties/kinds/beam/kind.h"

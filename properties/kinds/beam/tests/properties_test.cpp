@@ -5,7 +5,7 @@
 
 #include "impls/beam/beam.h"
 #include "properties/kinds/beam/adapter.h"
-#include "properties/generate/generation.h"
+#include "properties/kinds/beam/generation.h"
 #include "properties/generate/run_property.h"
 
 namespace kv = kvconform;
@@ -125,10 +125,10 @@ TEST(BeamGeneration, SeedCountsSevenKvComputationsWithTheCacheAndTwentyTwoWithou
   kv::cache_config c{kv::cache_kind::beam, 7, 2, 2};
   c.layers = 2, c.batch = 2, c.heads = 1, c.q_heads = 2;
   const auto impl = kv::make_implementation<kv::beam>({"beam"});
-  for (const auto mode : {kv::search_mode::greedy, kv::search_mode::beam}) {
+  for (const auto mode : {kv::kinds::search_mode::greedy, kv::kinds::search_mode::beam}) {
     kv::session s(c, impl);
-    const auto cached = kv::generate_cached(s, c, 5, 4, 3, mode);
-    const auto fresh = kv::generate_recomputed(impl, c, 5, 4, 3, mode);
+    const auto cached = kv::kinds::generate_cached(s, c, 5, 4, 3, mode);
+    const auto fresh = kv::kinds::generate_recomputed(impl, c, 5, 4, 3, mode);
     ASSERT_TRUE(cached.failure.empty() && fresh.failure.empty()) << cached.failure << fresh.failure;
     EXPECT_EQ(cached.kv_computations, 7u);  // 4 prompt positions + 3 fed-back tokens
     EXPECT_EQ(fresh.kv_computations, 22u);  // 4 + 5 + 6 + 7

@@ -1,0 +1,53 @@
+// Minimal parts for archetype tests: views, decode results and statuses with only what the concepts require.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "properties/trace/refusal.h"
+
+namespace kvconform::archetypes {
+
+/// A matrix view with rows(), cols() and (i, j) only.
+struct matrix {
+  std::ptrdiff_t n = 0, w = 1;
+  std::ptrdiff_t rows() const { return n; }
+  std::ptrdiff_t cols() const { return w; }
+  double operator()(std::ptrdiff_t, std::ptrdiff_t) const { return 0; }
+};
+
+/// A (B, H, length, D) view with dimension(i) and (b, h, t, j) only.
+struct tensor4 {
+  std::size_t dims[4] = {1, 1, 0, 1};
+  std::size_t dimension(std::size_t i) const { return dims[i]; }
+  double operator()(std::size_t, std::size_t, std::size_t, std::size_t) const { return 0; }
+};
+
+/// Numbers with size() and [i] only.
+struct numbers {
+  std::size_t n = 0;
+  std::size_t size() const { return n; }
+  double operator[](std::ptrdiff_t) const { return 0; }
+};
+struct decoded {
+  numbers output, weights;
+};
+
+/// A status with ok() only, and its reason through ADL.
+struct status {
+  bool good = true;
+  bool ok() const { return good; }
+};
+inline refusal kvconform_refusal(const status&) { return refuse_capacity; }
+
+/// A StatusOr-like result: ok() and value() only.
+template <class T>
+struct result {
+  std::optional<T> v;
+  bool ok() const { return v.has_value(); }
+  const T& value() const { return *v; }
+};
+
+}  // namespace kvconform::archetypes

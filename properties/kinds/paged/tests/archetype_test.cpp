@@ -1,0 +1,48 @@
+// A type with only what paged_cache requires compiles into a working adapter, with statuses and optional ids.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <vector>
+
+#include "properties/kinds/archetypes.h"
+#include "properties/plugin.h"
+
+namespace kv = kvconform;
+namespace arch = kvconform::archetypes;
+
+namespace {
+struct minimal_paged {
+  minimal_paged(std::size_t, std::size_t, std::size_t, std::size_t) {}
+  std::optional<int> create() { return 0; }
+  std::optional<int> fork(int) { return std::nullopt; }
+  arch::status release(int) { return {false}; }
+  arch::status append(int, kv::array_view, kv::array_view) { return {}; }
+  arch::matrix keys(int) const { return {}; }
+  arch::matrix values(int) const { return {}; }
+  std::size_t num_blocks() const { return 1; }
+  std::size_t free_blocks() const { return 1; }
+  std::vector<unsigned> block_table(int) const { return {}; }
+  std::size_t ref_count(std::size_t) const { return 0; }
+  std::size_t bytes_in_use() const { return 0; }
+};
+
+kv::op_outcome run(const kv::subject_ptr& s, kv::op_kind kind) {
+  const kv::op o{.kind = kind};
+  return s->apply(kv::call{o, {}, {}, {}, {}});
+}
+}  // namespace
+
+static_assert(kv::paged_cache<minimal_paged> && !kv::paged_decoding<minimal_paged> && !kv::paged_preempting<minimal_paged>);
+
+TEST(PagedArchetype, OptionalIdsAndStatusesAreOutcomes) {
+  const kv::implementation impl = kv::make_implementation<minimal_paged>({"archetype"});
+  EXPECT_EQ(impl.kind, kv::cache_kind::paged);
+  kv::cache_config c{kv::cache_kind::paged, 1, 1, 1};
+  c.block_size = 1;
+  const kv::subject_ptr s = impl.make(c);
+  EXPECT_TRUE(run(s, kv::op_kind::create).accepted);
+  EXPECT_FALSE(run(s, kv::op_kind::fork).accepted);     // an empty optional is a refusal
+  EXPECT_FALSE(run(s, kv::op_kind::release).accepted);  // a false status too
+  EXPECT_TRUE(run(s, kv::op_kind::decode).unsupported);
+  EXPECT_EQ(s->observe().streams.size(), 1u);  // the created sequence only: the refused fork made none
+}
