@@ -32,7 +32,9 @@ double to_domain(std::uint64_t bits) {
 class reader final : public byte_io {
  public:
   reader(const std::uint8_t* data, std::size_t size) : in_(data, size) {}
-  std::uint64_t range(std::uint64_t lo, std::uint64_t hi, std::uint64_t) override { return in_.ConsumeIntegralInRange(lo, hi); }
+  std::uint64_t range(std::uint64_t lo, std::uint64_t hi, std::uint64_t) override {
+    return in_.ConsumeIntegralInRange(lo, hi);
+  }
   bool more() { return in_.remaining_bytes() > 0; }
 
  private:
@@ -55,7 +57,8 @@ class writer final : public byte_io {
 };
 
 std::int64_t visit_int(byte_io& io, std::int64_t& x, std::int64_t hi) {
-  return x = static_cast<std::int64_t>(io.range(0, static_cast<std::uint64_t>(hi), static_cast<std::uint64_t>(std::max<std::int64_t>(x, 0))));
+  return x = static_cast<std::int64_t>(
+             io.range(0, static_cast<std::uint64_t>(hi), static_cast<std::uint64_t>(std::max<std::int64_t>(x, 0))));
 }
 
 /// A tensor's shape and data; `reading` sizes the data to the shape first.
@@ -107,8 +110,10 @@ trace decode_bytes(cache_kind kind, const std::uint8_t* data, std::size_t size) 
   for (std::size_t i = 0; i < max_ops && io.more(); ++i) {
     const int which = static_cast<int>(io.range(0, 5, 0));  // 0: a literal op; 1-5: the kind's structured ops
     op o;
-    if (which == 0) visit_literal(io, o, k.spec, true);
-    else o = gen->make(which);
+    if (which == 0)
+      visit_literal(io, o, k.spec, true);
+    else
+      o = gen->make(which);
     gen->follow(o);
     t.ops.push_back(std::move(o));
   }
@@ -121,8 +126,8 @@ bool encodable(const trace& t) {
   if (!(back.config == t.config) || back.ops.size() != t.ops.size()) return false;
   for (std::size_t i = 0; i < t.ops.size(); ++i) {
     const op &a = t.ops[i], &b = back.ops[i];
-    if (a.kind != b.kind || !(a.k == b.k) || !(a.v == b.v) || !(a.q == b.q) || !(a.mask == b.mask) || a.index != b.index ||
-        a.seq != b.seq || a.layer != b.layer || a.start != b.start)
+    if (a.kind != b.kind || !(a.k == b.k) || !(a.v == b.v) || !(a.q == b.q) || !(a.mask == b.mask) ||
+        a.index != b.index || a.seq != b.seq || a.layer != b.layer || a.start != b.start)
       return false;
   }
   return true;
@@ -133,7 +138,8 @@ std::vector<std::uint8_t> encode_trace(const trace& t) {
   writer io;
   trace copy = t;
   k.fuzz.config(io, copy.config);
-  io.range(0, all_input_classes().size() - 1, 0), io.range(0, UINT64_MAX, 0);  // class and anchor, unused by literal ops
+  io.range(0, all_input_classes().size() - 1, 0),
+      io.range(0, UINT64_MAX, 0);  // class and anchor, unused by literal ops
   for (std::size_t i = 0; i < std::min(copy.ops.size(), max_ops); ++i) {
     io.range(0, 5, 0);
     visit_literal(io, copy.ops[i], k.spec, false);

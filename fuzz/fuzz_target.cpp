@@ -36,10 +36,12 @@ int run_input(cache_kind kind, const std::uint8_t* data, std::size_t size) {
   t.ops.resize(f.op_index + 1);  // ops after the divergence never ran
   t.note = f.signature() + ": " + f.message;
   const char* dir = std::getenv("KVCONFORM_FUZZ_ARTIFACTS");
-  const std::string path = std::string(dir && *dir ? dir : ".") + "/kvconform-" + to_string(kind) + "-" + content_hash(f.signature()) + ".json";  // one file per bug, not per input
+  const std::string path = std::string(dir && *dir ? dir : ".") + "/kvconform-" + to_string(kind) + "-" +
+                           content_hash(f.signature()) + ".json";  // one file per bug, not per input
   std::cerr << "\n" << describe(t.config) << ", " << t.ops.size() << " ops:\n";
   for (std::size_t i = 0; i < t.ops.size(); ++i) std::cerr << "  " << i << "  " << describe(t.ops[i]) << "\n";
-  std::cerr << "implementation " << impl.name << " diverged from the model at op " << f.op_index << ": " << f.message << "\n";
+  std::cerr << "implementation " << impl.name << " diverged from the model at op " << f.op_index << ": " << f.message
+            << "\n";
   try {
     save_trace(t, path);
     std::cerr << "trace: " << path << "\nreplay: kvconform replay " << path << "\n";

@@ -21,15 +21,18 @@ void write(const std::filesystem::path& dir, const std::string& bytes) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: " << argv[0] << " OUT_DIR [CASES_PER_PROPERTY]\n       " << argv[0] << " --encode TRACE.json OUT_FILE\n";
+    std::cerr << "usage: " << argv[0] << " OUT_DIR [CASES_PER_PROPERTY]\n       " << argv[0]
+              << " --encode TRACE.json OUT_FILE\n";
     return 2;
   }
   if (std::string(argv[1]) == "--encode" && argc == 4) {
     try {
       const kv::trace t = kv::load_trace(argv[2]);
-      if (!kv::fuzz::encodable(t)) std::cerr << "warning: the trace exceeds the fuzz limits; the input decodes to a clamped trace\n";
+      if (!kv::fuzz::encodable(t))
+        std::cerr << "warning: the trace exceeds the fuzz limits; the input decodes to a clamped trace\n";
       const auto bytes = kv::fuzz::encode_trace(t);
-      std::ofstream(argv[3], std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      std::ofstream(argv[3], std::ios::binary)
+          .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
       return 0;
     } catch (const std::exception& e) {
       std::cerr << e.what() << "\n";
@@ -47,7 +50,8 @@ int main(int argc, char** argv) {
     kv::run_options o;
     o.max_size = 12;  // short traces: fuzzing mutates them, it does not need them long
     o.on_trace = [&](const kv::trace& t) {
-      if (!kv::fuzz::encodable(t)) return void(++skipped);  // outside the fuzz limits: it would not decode back to itself
+      if (!kv::fuzz::encodable(t))
+        return void(++skipped);  // outside the fuzz limits: it would not decode back to itself
       const auto bytes = kv::fuzz::encode_trace(t);
       write(out / target, std::string(bytes.begin(), bytes.end()));
       write(out / KVCONFORM_TRACE_PARSER_FUZZER, kv::to_json(t, -1));

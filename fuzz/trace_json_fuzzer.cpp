@@ -16,7 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string once = kvconform::to_json(t);
   const std::string twice = kvconform::to_json(kvconform::trace_from_json(once));
   if (once != twice) {
-    std::cerr << "first serialisation:\n" << once << "\nsecond:\n" << twice << "\nkvconform-fuzz: trace-json round-trip" << std::endl;
+    std::cerr << "first serialisation:\n"
+              << once << "\nsecond:\n"
+              << twice << "\nkvconform-fuzz: trace-json round-trip" << std::endl;
     __builtin_trap();
   }
   return 0;

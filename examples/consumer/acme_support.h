@@ -19,16 +19,11 @@ enum class code { ok, full, bad_shape, empty, no_such };
 /// Maps acme's codes to kvconform's reasons: kvconform only needs this one ADL hook.
 inline kvconform::refusal refusal_for(code c) {
   switch (c) {
-    case code::full:
-      return kvconform::refuse_capacity;
-    case code::bad_shape:
-      return kvconform::refuse_shape;
-    case code::empty:
-      return kvconform::refuse_empty;
-    case code::no_such:
-      return kvconform::refuse_index;
-    case code::ok:
-      break;
+    case code::full: return kvconform::refuse_capacity;
+    case code::bad_shape: return kvconform::refuse_shape;
+    case code::empty: return kvconform::refuse_empty;
+    case code::no_such: return kvconform::refuse_index;
+    case code::ok: break;
   }
   return kvconform::refuse_unspecified;
 }

@@ -45,16 +45,31 @@ TEST(ByteTrace, EncodingInvertsDecodingOnGeneratedTraces) {
   }
   // Most short generated traces fit the fuzz limits and come back bit for bit; the gate's beam
   // shapes (up to 3 layers, rows and heads) mostly exceed the fuzzer's smaller ones.
-  for (auto kind : {kv::cache_kind::flat, kv::cache_kind::ring, kv::cache_kind::paged}) EXPECT_GE(exact[kind], 10) << kv::to_string(kind);
+  for (auto kind : {kv::cache_kind::flat, kv::cache_kind::ring, kv::cache_kind::paged})
+    EXPECT_GE(exact[kind], 10) << kv::to_string(kind);
   EXPECT_GE(exact[kv::cache_kind::beam], 1);
 }
 
 TEST(ByteTrace, EncodingKeepsEveryOpField) {
   kv::trace t;
-  t.config = {.kind = kv::cache_kind::beam, .capacity = 4, .d_k = 2, .d_v = 2, .layers = 2, .batch = 2, .heads = 1, .q_heads = 2};
-  t.ops = {kv::op{.kind = kv::op_kind::update, .k = {{2, 1, 1, 2}, {1, -0.0, 3, 4}}, .v = {{2, 1, 1, 2}, {5, 6, 7, 8}}, .layer = 1, .start = 0},
+  t.config = {.kind = kv::cache_kind::beam,
+              .capacity = 4,
+              .d_k = 2,
+              .d_v = 2,
+              .layers = 2,
+              .batch = 2,
+              .heads = 1,
+              .q_heads = 2};
+  t.ops = {kv::op{.kind = kv::op_kind::update,
+                  .k = {{2, 1, 1, 2}, {1, -0.0, 3, 4}},
+                  .v = {{2, 1, 1, 2}, {5, 6, 7, 8}},
+                  .layer = 1,
+                  .start = 0},
            kv::op{.kind = kv::op_kind::reorder, .index = {1, 1}},
-           kv::op{.kind = kv::op_kind::decode, .q = {{2, 2, 2}, std::vector<double>(8, 0.25)}, .layer = 1, .mask = {{2, 1}, {1, 0}}}};
+           kv::op{.kind = kv::op_kind::decode,
+                  .q = {{2, 2, 2}, std::vector<double>(8, 0.25)},
+                  .layer = 1,
+                  .mask = {{2, 1}, {1, 0}}}};
   EXPECT_TRUE(kv::fuzz::encodable(t));
   kv::trace p;
   p.config = {.kind = kv::cache_kind::paged, .capacity = 3, .d_k = 1, .d_v = 1, .block_size = 2, .preempt = true};

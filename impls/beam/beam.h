@@ -21,12 +21,15 @@ namespace kvconform {
 /// tensor map fits the same concept. Valid until the next update or reorder.
 class beam_view {
  public:
-  beam_view(std::vector<const double*> rows, std::size_t heads, std::size_t max_len, std::size_t length, std::size_t head_dim)
+  beam_view(std::vector<const double*> rows, std::size_t heads, std::size_t max_len, std::size_t length,
+            std::size_t head_dim)
       : rows_(std::move(rows)), max_len_(max_len), dims_{rows_.size(), heads, length, head_dim} {}
 
   double operator()(std::size_t b, std::size_t h, std::size_t t, std::size_t j) const { return row(b, h, t)[j]; }
   /// The D values of position t of row b, head h.
-  const double* row(std::size_t b, std::size_t h, std::size_t t) const { return rows_[b] + (h * max_len_ + t) * dims_[3]; }
+  const double* row(std::size_t b, std::size_t h, std::size_t t) const {
+    return rows_[b] + (h * max_len_ + t) * dims_[3];
+  }
   std::size_t dimension(std::size_t i) const { return dims_[i]; }
 
  private:
@@ -85,7 +88,8 @@ class basic_beam {
       for (std::size_t h = 0; h < heads_; ++h)
         for (std::size_t t = 0; t < n; ++t)
           for (std::size_t j = 0; j < head_dim_; ++j) {
-            const std::size_t from = ((b * heads_ + h) * n + t) * head_dim_ + j, to = (h * max_len_ + start + t) * head_dim_ + j;
+            const std::size_t from = ((b * heads_ + h) * n + t) * head_dim_ + j,
+                              to = (h * max_len_ + start + t) * head_dim_ + j;
             r.k[to] = k.data[from];
             r.v[to] = v.data[from];
           }
@@ -184,7 +188,7 @@ class basic_beam {
   }
 
   std::size_t batch_, heads_, max_len_, head_dim_;
-  std::vector<std::size_t> length_;                // per layer
+  std::vector<std::size_t> length_;               // per layer
   std::vector<std::shared_ptr<row_block>> rows_;  // (layer, row) at layer * B + row
 };
 

@@ -39,7 +39,8 @@ struct attention_kernel {
 /// `value(i)` return pointers to row i, so contiguous, ring, block and batched layouts share
 /// this one routine.
 template <class Kernel = attention_kernel, class KeyRow, class ValueRow, class Live>
-decode_result attend(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key, ValueRow value, Live live) {
+decode_result attend(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key, ValueRow value,
+                     Live live) {
   using S = typename Kernel::score_type;
   using V = typename Kernel::value_type;
   std::vector<V> w(n, V(0));
@@ -61,7 +62,8 @@ decode_result attend(std::size_t n, std::size_t d_k, std::size_t d_v, const doub
     }
     if (i < Kernel::max_rows) m = std::max(m, w[i]);
   }
-  decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(d_v)), Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n))};
+  decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(d_v)),
+                  Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n))};
   if (!any) return r;
   V l = 0;
   for (std::size_t i = 0; i < n; ++i)

@@ -31,8 +31,10 @@ class basic_flat {
 
   /// Unwritten rows hold NaN, so any read of a row that is not filled shows in decode.
   basic_flat(std::size_t max_len, std::size_t d_k, std::size_t d_v)
-      : k_(row_matrix::Constant(static_cast<Eigen::Index>(max_len), static_cast<Eigen::Index>(d_k), std::numeric_limits<scalar>::quiet_NaN())),
-        v_(row_matrix::Constant(static_cast<Eigen::Index>(max_len), static_cast<Eigen::Index>(d_v), std::numeric_limits<scalar>::quiet_NaN())) {
+      : k_(row_matrix::Constant(static_cast<Eigen::Index>(max_len), static_cast<Eigen::Index>(d_k),
+                                std::numeric_limits<scalar>::quiet_NaN())),
+        v_(row_matrix::Constant(static_cast<Eigen::Index>(max_len), static_cast<Eigen::Index>(d_v),
+                                std::numeric_limits<scalar>::quiet_NaN())) {
     if (d_k == 0 || d_v == 0) throw shape_error("flat: d_k and d_v must be positive");
   }
 
@@ -80,8 +82,9 @@ decode_result decode_with(array_view q, const basic_flat<Rules>& c, Run&& run) {
   if (c.size() == 0) throw empty_error("decode_step: empty cache");
   const auto k = c.basic_flat<Rules>::keys();
   const auto v = c.basic_flat<Rules>::values();
-  return run(c.size(), c.d_k(), c.d_v(), q.data, [&](std::size_t i) { return k.data() + i * c.d_k(); },
-             [&](std::size_t i) { return v.data() + i * c.d_v(); });
+  return run(
+      c.size(), c.d_k(), c.d_v(), q.data, [&](std::size_t i) { return k.data() + i * c.d_k(); },
+      [&](std::size_t i) { return v.data() + i * c.d_v(); });
 }
 
 /// One decode step over every stored row. Throws empty_error on an empty cache and

@@ -69,7 +69,8 @@ class basic_paged {
   /// A new sequence with s's rows, sharing every block of s (reference counts, no allocation).
   seq_id fork(seq_id s) {
     const sequence& from = find(s);
-    for (std::size_t j = 0; j < from.blocks.size(); ++j) refs_[from.blocks[j]] += Rules::fork_references(filled(from, j));
+    for (std::size_t j = 0; j < from.blocks.size(); ++j)
+      refs_[from.blocks[j]] += Rules::fork_references(filled(from, j));
     seqs_.emplace(next_id_, from);
     return next_id_++;
   }
@@ -213,10 +214,10 @@ class basic_paged {
 
   std::size_t block_size_;
   bool preempt_;
-  row_matrix k_, v_;                  // the pool: block b holds rows [b * block_size, (b + 1) * block_size)
-  std::vector<std::size_t> refs_;     // per block: the tables holding it
-  std::vector<std::size_t> free_;     // blocks no table holds
-  std::map<seq_id, sequence> seqs_;   // ordered by id, which is creation order
+  row_matrix k_, v_;                 // the pool: block b holds rows [b * block_size, (b + 1) * block_size)
+  std::vector<std::size_t> refs_;    // per block: the tables holding it
+  std::vector<std::size_t> free_;    // blocks no table holds
+  std::map<seq_id, sequence> seqs_;  // ordered by id, which is creation order
   seq_id next_id_ = 0;
 };
 

@@ -48,14 +48,17 @@ class basic_ring {
     if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
     const auto [first, last] = Rules::kept(ks.steps, window());
     for (std::size_t i = first; i < last; ++i) {
-      const auto slot = static_cast<Eigen::Index>(static_cast<std::size_t>(total_ + static_cast<std::int64_t>(i)) % window());
+      const auto slot =
+          static_cast<Eigen::Index>(static_cast<std::size_t>(total_ + static_cast<std::int64_t>(i)) % window());
       k_.row(slot) = Eigen::Map<const Eigen::RowVectorXd>(k.data + i * d_k(), static_cast<Eigen::Index>(d_k()));
       v_.row(slot) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), static_cast<Eigen::Index>(d_v()));
     }
     total_ += static_cast<std::int64_t>(ks.steps);
   }
 
-  std::size_t size() const { return total_ < static_cast<std::int64_t>(window()) ? static_cast<std::size_t>(total_) : window(); }
+  std::size_t size() const {
+    return total_ < static_cast<std::int64_t>(window()) ? static_cast<std::size_t>(total_) : window();
+  }
   std::size_t window() const { return static_cast<std::size_t>(k_.rows()); }
   std::size_t d_k() const { return static_cast<std::size_t>(k_.cols()); }
   std::size_t d_v() const { return static_cast<std::size_t>(v_.cols()); }
@@ -82,7 +85,8 @@ class basic_ring {
   std::size_t slot(std::size_t i) const { return (Rules::oldest_slot(total_, size(), window()) + i) % window(); }
   row_matrix logical(const row_matrix& m) const {
     row_matrix out(static_cast<Eigen::Index>(size()), m.cols());
-    for (std::size_t i = 0; i < size(); ++i) out.row(static_cast<Eigen::Index>(i)) = m.row(static_cast<Eigen::Index>(slot(i)));
+    for (std::size_t i = 0; i < size(); ++i)
+      out.row(static_cast<Eigen::Index>(i)) = m.row(static_cast<Eigen::Index>(slot(i)));
     return out;
   }
   row_matrix k_, v_;

@@ -41,9 +41,11 @@ expectation beam_model::update(const op& o) {
   expectation e;
   if (!layer_ok) e.reasons |= refuse_index;
   if (!shape_ok) e.reasons |= refuse_shape;
-  if (layer_ok && (o.start < 0 || static_cast<std::size_t>(o.start) > length(static_cast<std::size_t>(o.layer)))) e.reasons |= refuse_index;
+  if (layer_ok && (o.start < 0 || static_cast<std::size_t>(o.start) > length(static_cast<std::size_t>(o.layer))))
+    e.reasons |= refuse_index;
   // Capacity applies whenever k says how many steps it writes, whatever else is wrong.
-  if (o.k.shape.size() == 4 && o.start >= 0 && static_cast<std::size_t>(o.start) + o.k.shape[2] > c.capacity) e.reasons |= refuse_capacity;
+  if (o.k.shape.size() == 4 && o.start >= 0 && static_cast<std::size_t>(o.start) + o.k.shape[2] > c.capacity)
+    e.reasons |= refuse_capacity;
   e.accepted = e.reasons == refuse_none;
   if (!e.accepted) return e;
 
@@ -56,8 +58,10 @@ expectation beam_model::update(const op& o) {
       rows.keys.resize(start), rows.values.resize(start);  // a start below the length truncates first
       for (std::size_t t = 0; t < n; ++t) {
         const std::size_t at = ((b * c.heads + h) * n + t) * d;
-        row k(o.k.data.begin() + static_cast<std::ptrdiff_t>(at), o.k.data.begin() + static_cast<std::ptrdiff_t>(at + d));
-        row v(o.v.data.begin() + static_cast<std::ptrdiff_t>(at), o.v.data.begin() + static_cast<std::ptrdiff_t>(at + d));
+        row k(o.k.data.begin() + static_cast<std::ptrdiff_t>(at),
+              o.k.data.begin() + static_cast<std::ptrdiff_t>(at + d));
+        row v(o.v.data.begin() + static_cast<std::ptrdiff_t>(at),
+              o.v.data.begin() + static_cast<std::ptrdiff_t>(at + d));
         for (double& x : k) x = round_to(profile_.storage, x);
         for (double& x : v) x = round_to(profile_.storage, x);
         rows.keys.push_back(std::move(k));
@@ -85,8 +89,8 @@ expectation beam_model::decode(const op& o) {
   const cache_config& c = config_;
   const bool layer_ok = o.layer >= 0 && static_cast<std::size_t>(o.layer) < c.layers;
   const std::size_t len = layer_ok ? length(static_cast<std::size_t>(o.layer)) : 0;
-  const bool q_ok = o.q.shape.size() == 3 && o.q.shape[0] == c.batch && o.q.shape[1] > 0 && o.q.shape[1] % c.heads == 0 &&
-                    o.q.shape[2] == c.d_k;
+  const bool q_ok = o.q.shape.size() == 3 && o.q.shape[0] == c.batch && o.q.shape[1] > 0 &&
+                    o.q.shape[1] % c.heads == 0 && o.q.shape[2] == c.d_k;
   const bool has_mask = !o.mask.shape.empty();  // rank 0: every position attends
   expectation e;
   if (!layer_ok) e.reasons |= refuse_index;
@@ -108,7 +112,8 @@ expectation beam_model::decode(const op& o) {
         p.values.insert(p.values.end(), rows.values[i].begin(), rows.values[i].end());
         if (has_mask) p.live.push_back(o.mask.data[b * len + i] != 0);
       }
-      for (std::size_t j = 0; j < d; ++j) p.q.push_back(round_to(profile_.storage, o.q.data[(b * q_heads + h) * d + j]));
+      for (std::size_t j = 0; j < d; ++j)
+        p.q.push_back(round_to(profile_.storage, o.q.data[(b * q_heads + h) * d + j]));
       e.problems.push_back(std::move(p));
     }
   return e;

@@ -1,7 +1,6 @@
 // The row helpers every model shares: append shapes, storage rounding.
 #include "oracle/models/model.h"
 
-
 namespace kvconform {
 
 std::optional<std::size_t> append_steps(const op& o, std::size_t d_k, std::size_t d_v) {
@@ -16,7 +15,8 @@ std::optional<std::size_t> append_steps(const op& o, std::size_t d_k, std::size_
 
 std::vector<double> stored_row(const tensor& t, std::size_t i, precision storage) {
   const std::size_t w = t.shape.back();
-  std::vector<double> r(t.data.begin() + static_cast<std::ptrdiff_t>(i * w), t.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * w));
+  std::vector<double> r(t.data.begin() + static_cast<std::ptrdiff_t>(i * w),
+                        t.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * w));
   for (double& x : r) x = round_to(storage, x);
   return r;
 }

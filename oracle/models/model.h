@@ -16,9 +16,9 @@ namespace kvconform {
 /// What the model says an op must do. A refused op changes nothing in the model.
 struct expectation {
   bool accepted = true;
-  unsigned reasons = refuse_none;             ///< acceptable refusal reasons when !accepted
-  std::vector<attention_problem> problems;    ///< a decode: one problem per output block
-  std::vector<std::int64_t> preempted;        ///< paged: handles an accepted append must preempt
+  unsigned reasons = refuse_none;           ///< acceptable refusal reasons when !accepted
+  std::vector<attention_problem> problems;  ///< a decode: one problem per output block
+  std::vector<std::int64_t> preempted;      ///< paged: handles an accepted append must preempt
 };
 
 /// The model interface the executor drives. Each kind implements it with plain, obviously
@@ -37,7 +37,8 @@ std::optional<std::size_t> append_steps(const op& o, std::size_t d_k, std::size_
 std::vector<double> stored_row(const tensor& t, std::size_t i, precision storage);
 /// The oracle's problem for a decode of q (1-D, width d_k) over exact rows in order.
 template <class Rows>
-attention_problem decode_problem(const Rows& keys, const Rows& values, const tensor& q, std::size_t d_v, precision storage) {
+attention_problem decode_problem(const Rows& keys, const Rows& values, const tensor& q, std::size_t d_v,
+                                 precision storage) {
   attention_problem p;
   p.n = keys.size(), p.d_k = q.data.size(), p.d_v = d_v;
   for (const auto& k : keys) p.keys.insert(p.keys.end(), k.begin(), k.end());

@@ -17,7 +17,8 @@ std::size_t paged_model::room(std::int64_t h) const {
   const sequence& s = seqs_.at(h);
   const std::int64_t bs = static_cast<std::int64_t>(config_.block_size), len = static_cast<std::int64_t>(s.keys.size());
   const auto free = static_cast<std::int64_t>(free_blocks());
-  const std::int64_t most = (static_cast<std::int64_t>(s.blocks.size()) + free - (copies_on_append(h) ? 1 : 0)) * bs - len;
+  const std::int64_t most =
+      (static_cast<std::int64_t>(s.blocks.size()) + free - (copies_on_append(h) ? 1 : 0)) * bs - len;
   return most > 0 ? static_cast<std::size_t>(most) : 0;
 }
 
@@ -114,7 +115,9 @@ snapshot paged_model::observe() const {
   }
   const auto held = static_cast<std::int64_t>(refs_.size());
   out.counters.emplace_back("free_blocks", static_cast<std::int64_t>(free_blocks()));
-  out.counters.emplace_back("bytes_in_use", held * static_cast<std::int64_t>(config_.block_size * (config_.d_k + config_.d_v) * sizeof(double)));
+  out.counters.emplace_back(
+      "bytes_in_use",
+      held * static_cast<std::int64_t>(config_.block_size * (config_.d_k + config_.d_v) * sizeof(double)));
   out.block_refs.assign(refs_.begin(), refs_.end());
   return out;
 }

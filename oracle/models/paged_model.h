@@ -58,7 +58,7 @@ class paged_model final : public model {
 
   cache_config config_;
   numeric_profile profile_;
-  std::map<std::int64_t, sequence> seqs_;     // live sequences by handle
+  std::map<std::int64_t, sequence> seqs_;      // live sequences by handle
   std::map<std::int64_t, std::int64_t> refs_;  // held block -> tables holding it (> 0)
   std::int64_t handles_ = 0, blocks_made_ = 0;
 };

@@ -13,17 +13,18 @@ double gamma_k(double k, double u) {
 }
 
 attention_bound compute_bound(const attention_problem& p, const std::vector<double>& s, double m,
-                              const std::vector<double>& w, const std::vector<double>& o,
-                              const numeric_profile& prof, double F) {
+                              const std::vector<double>& w, const std::vector<double>& o, const numeric_profile& prof,
+                              double F) {
   const double u = unit_roundoff(prof.working);
-  const double mu = prof.flush_subnormals ? smallest_normal(prof.working)
-                                          : std::numeric_limits<double>::denorm_min();
+  const double mu = prof.flush_subnormals ? smallest_normal(prof.working) : std::numeric_limits<double>::denorm_min();
   std::size_t live_n = 0;
   for (std::size_t i = 0; i < p.n; ++i) live_n += p.is_live(i);
   const double n = static_cast<double>(live_n);
   double n_r = 0;
-  if (prof.online_undeclared) n_r = std::max(0.0, n - 1);
-  else if (prof.online_block) n_r = std::max(0.0, std::ceil(n / static_cast<double>(prof.online_block)) - 1);
+  if (prof.online_undeclared)
+    n_r = std::max(0.0, n - 1);
+  else if (prof.online_block)
+    n_r = std::max(0.0, std::ceil(n / static_cast<double>(prof.online_block)) - 1);
   if (prof.splits) n_r += static_cast<double>(prof.splits) - 1;
 
   attention_bound b;

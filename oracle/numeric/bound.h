@@ -25,8 +25,8 @@ struct attention_bound {
 /// needs no more) and the oracle output o for the u_out term. Masked keys get bound 0: their
 /// weight must be exactly zero.
 attention_bound compute_bound(const attention_problem& p, const std::vector<double>& s, double m,
-                              const std::vector<double>& w, const std::vector<double>& o,
-                              const numeric_profile& prof, double F = bound_safety_factor);
+                              const std::vector<double>& w, const std::vector<double>& o, const numeric_profile& prof,
+                              double F = bound_safety_factor);
 
 /// gamma_k = k u / (1 - k u); infinite once k u >= 1.
 double gamma_k(double k, double u);

@@ -25,10 +25,10 @@ struct numeric_profile {
   /// (n_r = ceil(n/B) - 1); `online_undeclared` = rescale after every key (n_r = n - 1).
   std::size_t online_block = 0;
   bool online_undeclared = false;
-  std::size_t splits = 0;          ///< split-K: partials combined with exp(m_s - M) add splits - 1 rescales
-  double u_p = 0;                  ///< unit roundoff of P before the PV product (2^-8 for bf16 P)
-  double u_out = 0;                ///< unit roundoff of the stored output
-  bool flush_subnormals = true;    ///< FTZ allowed: mu = smallest normal, else denorm_min
+  std::size_t splits = 0;        ///< split-K: partials combined with exp(m_s - M) add splits - 1 rescales
+  double u_p = 0;                ///< unit roundoff of P before the PV product (2^-8 for bf16 P)
+  double u_out = 0;              ///< unit roundoff of the stored output
+  bool flush_subnormals = true;  ///< FTZ allowed: mu = smallest normal, else denorm_min
 
   std::string describe() const;
 };

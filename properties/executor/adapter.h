@@ -36,10 +36,12 @@ concept decode_result_like = requires(const D& d, std::ptrdiff_t i) {
 /// A returned status: `bool`, or a class with ok() and no value() (absl::Status-like). A false
 /// status is a refusal, with the reason an ADL `kvconform_refusal(status)` gives, if any.
 template <class S>
-concept status_like = std::same_as<std::remove_cvref_t<S>, bool> ||
-                      (requires(const S& s) {
-                        { s.ok() } -> std::convertible_to<bool>;
-                      } && !requires(const S& s) { s.value(); });
+concept status_like = std::same_as < std::remove_cvref_t<S>,
+bool > || (
+              requires(const S& s) {
+                { s.ok() } -> std::convertible_to<bool>;
+              } &&
+              !requires(const S& s) { s.value(); });
 
 /// A returned value that may be absent: optional- or expected-like (has_value(), *r) or
 /// StatusOr-like (ok(), value()). An absent value is a refusal, as for a status.
@@ -47,7 +49,8 @@ template <class R>
 concept result_like = requires(const R& r) {
   { r.has_value() } -> std::convertible_to<bool>;
   *r;
-} || requires(const R& r) {
+}
+|| requires(const R& r) {
   { r.ok() } -> std::convertible_to<bool>;
   r.value();
 };
@@ -58,13 +61,12 @@ struct unwrapped {
   using type = R;
 };
 template <result_like R>
-  requires requires(const R& r) { *r; }
+requires requires(const R& r) { *r; }
 struct unwrapped<R> {
   using type = std::remove_cvref_t<decltype(*std::declval<const R&>())>;
 };
 template <result_like R>
-  requires(!requires(const R& r) { *r; })
-struct unwrapped<R> {
+requires(!requires(const R& r) { *r; }) struct unwrapped<R> {
   using type = std::remove_cvref_t<decltype(std::declval<const R&>().value())>;
 };
 template <class R>
@@ -79,9 +81,12 @@ struct declared_profile {};
 /// numeric_profile profile` member); double two-pass otherwise.
 template <class C>
 numeric_profile profile_of() {
-  if constexpr (requires { declared_profile<C>::value; }) return declared_profile<C>::value;
-  else if constexpr (requires { C::profile; }) return C::profile;
-  else return {};
+  if constexpr (requires { declared_profile<C>::value; })
+    return declared_profile<C>::value;
+  else if constexpr (requires { C::profile; })
+    return C::profile;
+  else
+    return {};
 }
 
 /// Maps the exception in flight to a refusal; rethrows anything that is not a kvconform::error.
@@ -89,8 +94,10 @@ op_outcome refusal_from_current_exception();
 
 template <status_like S>
 bool status_ok(const S& s) {
-  if constexpr (std::same_as<std::remove_cvref_t<S>, bool>) return s;
-  else return static_cast<bool>(s.ok());
+  if constexpr (std::same_as<std::remove_cvref_t<S>, bool>)
+    return s;
+  else
+    return static_cast<bool>(s.ok());
 }
 
 /// The refusal a false status or an absent result stands for.

@@ -39,17 +39,22 @@ decode_verdict check_decode(const attention_problem& p, const double* output, co
     if (p.is_live(i)) live_inputs_finite = live_inputs_finite && all_finite(p.keys, i * p.d_k, (i + 1) * p.d_k);
   if (!live_inputs_finite) {  // edge rule (docs/numerics.md §4.3): a NaN/Inf score poisons every output
     for (std::size_t c = 0; c < p.d_v; ++c)
-      if (!std::isnan(output[c])) return fail("decode-finite", "output[" + std::to_string(c) + "] = " + num(output[c]) + ", expected NaN (non-finite q or key)");
+      if (!std::isnan(output[c]))
+        return fail("decode-finite",
+                    "output[" + std::to_string(c) + "] = " + num(output[c]) + ", expected NaN (non-finite q or key)");
     return v;
   }
 
   const auto o = attention_oracle<T>(p);
   for (std::size_t i = 0; i < p.n; ++i)
     if (!p.is_live(i) && weights[i] != 0)
-      return fail("decode-masked", "weight[" + std::to_string(i) + "] = " + num(weights[i]) + " on a masked key, expected exactly 0");
+      return fail("decode-masked",
+                  "weight[" + std::to_string(i) + "] = " + num(weights[i]) + " on a masked key, expected exactly 0");
   if (!o.any_live) {
     for (std::size_t c = 0; c < p.d_v; ++c)
-      if (output[c] != 0) return fail("decode-masked", "output[" + std::to_string(c) + "] = " + num(output[c]) + " for a fully masked row, expected 0");
+      if (output[c] != 0)
+        return fail("decode-masked",
+                    "output[" + std::to_string(c) + "] = " + num(output[c]) + " for a fully masked row, expected 0");
     return v;
   }
 
@@ -64,26 +69,30 @@ decode_verdict check_decode(const attention_problem& p, const double* output, co
 
   // One value against the oracle: finite, and |err| (taken in T) within its bound.
   auto judge = [&](const char* check, const std::string& name, double got, const T& want, double bound) {
-    if (!std::isfinite(got)) return fail("decode-finite", name + " = " + num(got) + ", expected " + num(static_cast<double>(want))), false;
+    if (!std::isfinite(got))
+      return fail("decode-finite", name + " = " + num(got) + ", expected " + num(static_cast<double>(want))), false;
     const double err = static_cast<double>(abs(T(got) - want));
     v.ratio = std::max(v.ratio, err / bound);
     if (err <= bound) return true;
-    fail(check, name + " = " + num(got) + ", oracle " + num(static_cast<double>(want)) + ", |err| " + num(err) + " > bound " +
-                    num(bound) + " (err/bound " + num(err / bound) + ")");
+    fail(check, name + " = " + num(got) + ", oracle " + num(static_cast<double>(want)) + ", |err| " + num(err) +
+                    " > bound " + num(bound) + " (err/bound " + num(err / bound) + ")");
     return false;
   };
   for (std::size_t c = 0; c < p.d_v; ++c) {
     const std::string name = "output[" + std::to_string(c) + "]";
     bool column_finite = true;
-    for (std::size_t i = 0; i < p.n; ++i) column_finite = column_finite && (!p.is_live(i) || std::isfinite(p.values[i * p.d_v + c]));
+    for (std::size_t i = 0; i < p.n; ++i)
+      column_finite = column_finite && (!p.is_live(i) || std::isfinite(p.values[i * p.d_v + c]));
     if (!column_finite) {  // edge rule (docs/numerics.md §4.3): NaN/Inf in a value column makes it non-finite
-      if (std::isfinite(output[c])) return fail("decode-finite", name + " = " + num(output[c]) + ", expected non-finite (non-finite value column)");
+      if (std::isfinite(output[c]))
+        return fail("decode-finite", name + " = " + num(output[c]) + ", expected non-finite (non-finite value column)");
     } else if (!judge("decode-bound", name, output[c], o.o[c], b.output[c])) {
       return v;
     }
   }
   for (std::size_t i = 0; i < p.n; ++i)
-    if (p.is_live(i) && !judge("decode-weights", "weight[" + std::to_string(i) + "]", weights[i], o.w[i], b.weights[i])) return v;
+    if (p.is_live(i) && !judge("decode-weights", "weight[" + std::to_string(i) + "]", weights[i], o.w[i], b.weights[i]))
+      return v;
   return v;
 }
 

@@ -12,8 +12,8 @@ namespace kvconform {
 /// (decode-finite, decode-bound, decode-weights, decode-masked).
 struct decode_verdict {
   std::string check, message;
-  double ratio = 0;       ///< worst err / bound (F = 2, docs/numerics.md §3.1); > 1 fails
-  bool numeric = false;   ///< false when the inputs are outside the numeric domain
+  double ratio = 0;      ///< worst err / bound (F = 2, docs/numerics.md §3.1); > 1 fails
+  bool numeric = false;  ///< false when the inputs are outside the numeric domain
 };
 
 /// `output` has p.d_v entries and `weights` p.n. The error is taken in the oracle's precision.

@@ -106,7 +106,8 @@ bool session::step(const op& o) {
   }
   last_ = got;
   for (auto [g, name] : {std::pair<guarded*, const char*>{&k, "k"}, {&v, "v"}, {&q, "q"}, {&mask, "mask"}}) {
-    if (!g->sentinels_intact()) return fail("stray-write", std::string("wrote outside the caller's ") + name + " array");
+    if (!g->sentinels_intact())
+      return fail("stray-write", std::string("wrote outside the caller's ") + name + " array");
     if (!g->unchanged()) return fail("input-modified", std::string("modified the caller's ") + name);
   }
   for (guarded* g : {&k, &v, &q, &mask}) {  // the caller now reuses its arrays: a cache that kept them reads NaN
@@ -116,21 +117,24 @@ bool session::step(const op& o) {
 
   if (got.unsupported) return fail("not-supported", std::string("the implementation has no ") + to_string(o.kind));
   if (got.accepted != want.accepted || (!got.accepted && !(got.reason & (want.reasons | refuse_unspecified))))
-    return fail("outcome", outcome_text(got.accepted, got.reason) + (got.message.empty() ? "" : " \"" + got.message + "\"") +
-                               ", expected " + outcome_text(want.accepted, want.reasons));
+    return fail("outcome", outcome_text(got.accepted, got.reason) +
+                               (got.message.empty() ? "" : " \"" + got.message + "\"") + ", expected " +
+                               outcome_text(want.accepted, want.reasons));
 
   if (want.accepted) {
     auto sorted = [](std::vector<std::int64_t> h) { return std::sort(h.begin(), h.end()), h; };
     if (sorted(got.preempted) != sorted(want.preempted))
-      return fail("preemption", "preempted " + handles_text(got.preempted) + ", expected " + handles_text(want.preempted));
+      return fail("preemption",
+                  "preempted " + handles_text(got.preempted) + ", expected " + handles_text(want.preempted));
   }
 
   if (want.accepted && o.kind == op_kind::decode) {
     std::size_t n_out = 0, n_w = 0;
     for (const auto& p : want.problems) n_out += p.d_v, n_w += p.n;
     if (got.output.size() != n_out || got.weights.size() != n_w)
-      return fail("decode-shape", "output has " + std::to_string(got.output.size()) + " and weights " + std::to_string(got.weights.size()) +
-                                      " entries, expected " + std::to_string(n_out) + " and " + std::to_string(n_w));
+      return fail("decode-shape", "output has " + std::to_string(got.output.size()) + " and weights " +
+                                      std::to_string(got.weights.size()) + " entries, expected " +
+                                      std::to_string(n_out) + " and " + std::to_string(n_w));
     std::size_t at_o = 0, at_w = 0;
     ++stats_.decodes;
     for (std::size_t i = 0; i < want.problems.size(); ++i) {
@@ -156,18 +160,24 @@ bool session::step(const op& o) {
 
   if (o.expect) {  // values a trace pins (the seed's worked example, vectors)
     const pinned& e = *o.expect;
-    if (e.accepted && *e.accepted != got.accepted) return fail("pinned", std::string("expected ") + (*e.accepted ? "accepted" : "refused"));
+    if (e.accepted && *e.accepted != got.accepted)
+      return fail("pinned", std::string("expected ") + (*e.accepted ? "accepted" : "refused"));
     if (e.size)
       for (const auto& [name, value] : observed.counters)
         if (name == "size" && value != static_cast<std::int64_t>(*e.size))
           return fail("pinned", "size " + std::to_string(value) + ", expected " + std::to_string(*e.size));
     // Pinned decimals are for double caches; a narrower declared format resolves fewer.
-    const int decimals = std::min(e.decimals, impl_.profile.working == precision::f64 ? 15 : impl_.profile.working == precision::f32 ? 5 : 1);
-    for (auto [want_v, got_v, name] : {std::tuple{&e.output, &got.output, "output"}, std::tuple{&e.weights, &got.weights, "weights"}}) {
+    const int decimals = std::min(e.decimals, impl_.profile.working == precision::f64   ? 15
+                                              : impl_.profile.working == precision::f32 ? 5
+                                                                                        : 1);
+    for (auto [want_v, got_v, name] :
+         {std::tuple{&e.output, &got.output, "output"}, std::tuple{&e.weights, &got.weights, "weights"}}) {
       if (want_v->empty()) continue;
       bool same = want_v->size() == got_v->size();
       for (std::size_t i = 0; same && i < want_v->size(); ++i) same = pinned_equal((*got_v)[i], (*want_v)[i], decimals);
-      if (!same) return fail("pinned", std::string(name) + " differs from the pinned values at " + std::to_string(decimals) + " decimals");
+      if (!same)
+        return fail("pinned",
+                    std::string(name) + " differs from the pinned values at " + std::to_string(decimals) + " decimals");
     }
   }
   return true;

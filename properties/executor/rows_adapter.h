@@ -15,12 +15,12 @@ namespace kvconform {
 /// keys()/values() matrix views of the held rows in order. No base class is needed.
 template <class C>
 concept rows_cache = std::constructible_from<C, std::size_t, std::size_t, std::size_t> &&
-                     requires(C& c, const C& cc, array_view a) {
-                       c.append(a, a);
-                       { cc.size() } -> std::convertible_to<std::size_t>;
-                       { cc.keys() } -> matrix_view;
-                       { cc.values() } -> matrix_view;
-                     };
+    requires(C& c, const C& cc, array_view a) {
+  c.append(a, a);
+  { cc.size() } -> std::convertible_to<std::size_t>;
+  { cc.keys() } -> matrix_view;
+  { cc.values() } -> matrix_view;
+};
 
 /// The optional decode capability: a free decode_step(q, cache) (found by ADL) returning a decode
 /// result, or a result_like holding one (empty = refused).
@@ -45,8 +45,10 @@ class rows_subject final : public subject {
 
   op_outcome apply(const call& c) override {
     if (c.o.kind == op_kind::append) return call_cache([&] { return cache_.append(c.k, c.v); });
-    if constexpr (rows_decoding<C>) return decode_outcome([&] { return decode_step(c.q, std::as_const(cache_)); });
-    else return unsupported();
+    if constexpr (rows_decoding<C>)
+      return decode_outcome([&] { return decode_step(c.q, std::as_const(cache_)); });
+    else
+      return unsupported();
   }
 
   snapshot observe() override {

@@ -31,14 +31,15 @@ struct op_outcome {
   std::string message;
   std::vector<double> output, weights;
   std::vector<std::int64_t> preempted;  ///< paged with preemption: handles of released victims
-  bool unsupported = false;  ///< the implementation lacks the op (NOT SUPPORTED, never a pass)
+  bool unsupported = false;             ///< the implementation lacks the op (NOT SUPPORTED, never a pass)
 };
 
 /// A failure an implementation's adapter detects itself (a port that hangs, exits or answers
 /// garbage); the executor reports it under `check` instead of as an unexpected exception.
 struct subject_failure : std::runtime_error {
   std::string check;
-  subject_failure(std::string check_name, const std::string& what) : std::runtime_error(what), check(std::move(check_name)) {}
+  subject_failure(std::string check_name, const std::string& what)
+      : std::runtime_error(what), check(std::move(check_name)) {}
 };
 
 /// An implementation under test. Exceptions other than refusals escape `apply` and are

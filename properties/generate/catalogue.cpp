@@ -67,7 +67,8 @@ verdict check_trace(const property* p, const trace& t, const implementation& imp
     for (const op& o : p->rewrite(t.ops[i])) rewritten.step(o);
     if (rewritten.failed()) return {rewritten.failed(), v.stats};
     if (const std::string d = diff(original.observe(), rewritten.observe()); !d.empty()) {
-      failure f{i, to_string(t.ops[i].kind), "metamorphic", "after op " + std::to_string(i) + " the rewritten trace differs: " + d};
+      failure f{i, to_string(t.ops[i].kind), "metamorphic",
+                "after op " + std::to_string(i) + " the rewritten trace differs: " + d};
       return {f, v.stats};
     }
   }

@@ -49,7 +49,8 @@ template <class Model>
 struct deferred_command final : rc::state::Command<Model, session> {
   std::string label;
   std::function<std::optional<op>(const Model&)> make;
-  deferred_command(std::string l, std::function<std::optional<op>(const Model&)> f) : label(std::move(l)), make(std::move(f)) {}
+  deferred_command(std::string l, std::function<std::optional<op>(const Model&)> f)
+      : label(std::move(l)), make(std::move(f)) {}
   void checkPreconditions(const Model& m) const override { RC_PRE(make(m).has_value()); }
   void apply(Model& m) const override { m.apply(*make(m)); }
   void run(const Model& m, session& s) const override { step_or_fail(s, *make(m)); }
@@ -114,7 +115,8 @@ void run_rapidcheck(const property& p, const run_options& o, const std::function
 /// `trace_scale` x (RapidCheck size + 1) ops.
 template <class Model, class MakeModel, class OpGen>
 property_run run_commands(const property& p, const implementation& impl, const run_options& o,
-                          rc::Gen<cache_config> config_gen, MakeModel make_model, OpGen op_gen, double trace_scale = 1) {
+                          rc::Gen<cache_config> config_gen, MakeModel make_model, OpGen op_gen,
+                          double trace_scale = 1) {
   property_run out;
   auto keep_failure = [&](const cache_config& config, session& s) {
     out.stats.merge(s.stats());
@@ -125,47 +127,51 @@ property_run run_commands(const property& p, const implementation& impl, const r
   };
   const bool can_decode = impl.capabilities.has(capability::decode);
   const std::span<const input_class> classes = p.classes.empty() ? all_input_classes() : p.classes;
-  run_rapidcheck(p, o, [&] {
-    const cache_config config = *config_gen;
-    if (p.drive) {
-      const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
-      const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
-      session s(config, impl);
-      p.drive(s, config, seed, size);
-      if (keep_failure(config, s)) {
-        out.counterexample->drive_seed = seed, out.counterexample->drive_size = size;
-        RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
-      }
-      if (o.on_trace) o.on_trace(trace{config, s.ops(), impl.name, p.name, ""});
-      return;
-    }
-    const input_class cls = *rc::gen::elementOf(std::vector<input_class>(classes.begin(), classes.end()));
-    const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
-    gen_context ctx;
-    ctx.src = std::make_shared<const row_source>(cls, config.d_k, config.d_v, anchor);
-    ctx.can_decode = can_decode;
-    ctx.max_steps = p.long_traces ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
-    const Model initial = make_model(config, impl.profile);
-    const auto commands = *rc::gen::scale(trace_scale, rc::state::gen::commands(initial, [ctx, op_gen](const Model& m) { return op_gen(m, ctx); }));
-    session s(config, impl);
-    try {
-      rc::state::runAll(commands, initial, s);
-    } catch (...) {
-      keep_failure(config, s);
-      throw;
-    }
-    keep_failure(config, s);
-    if (p.rewrite) {
-      trace t{config, s.ops(), impl.name, p.name, ""};
-      const verdict v = check_trace(&p, t, impl);
-      if (!v.ok()) {
-        t.note = v.fail->message;
-        out.counterexample = t, out.fail = v.fail;
-        RC_FAIL(v.fail->signature() + ": " + v.fail->message);
-      }
-    }
-    if (o.on_trace) o.on_trace(trace{config, s.ops(), impl.name, p.name, ""});
-  }, out);
+  run_rapidcheck(
+      p, o,
+      [&] {
+        const cache_config config = *config_gen;
+        if (p.drive) {
+          const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+          const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
+          session s(config, impl);
+          p.drive(s, config, seed, size);
+          if (keep_failure(config, s)) {
+            out.counterexample->drive_seed = seed, out.counterexample->drive_size = size;
+            RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+          }
+          if (o.on_trace) o.on_trace(trace{config, s.ops(), impl.name, p.name, ""});
+          return;
+        }
+        const input_class cls = *rc::gen::elementOf(std::vector<input_class>(classes.begin(), classes.end()));
+        const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+        gen_context ctx;
+        ctx.src = std::make_shared<const row_source>(cls, config.d_k, config.d_v, anchor);
+        ctx.can_decode = can_decode;
+        ctx.max_steps = p.long_traces ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
+        const Model initial = make_model(config, impl.profile);
+        const auto commands = *rc::gen::scale(
+            trace_scale, rc::state::gen::commands(initial, [ctx, op_gen](const Model& m) { return op_gen(m, ctx); }));
+        session s(config, impl);
+        try {
+          rc::state::runAll(commands, initial, s);
+        } catch (...) {
+          keep_failure(config, s);
+          throw;
+        }
+        keep_failure(config, s);
+        if (p.rewrite) {
+          trace t{config, s.ops(), impl.name, p.name, ""};
+          const verdict v = check_trace(&p, t, impl);
+          if (!v.ok()) {
+            t.note = v.fail->message;
+            out.counterexample = t, out.fail = v.fail;
+            RC_FAIL(v.fail->signature() + ": " + v.fail->message);
+          }
+        }
+        if (o.on_trace) o.on_trace(trace{config, s.ops(), impl.name, p.name, ""});
+      },
+      out);
   return out;
 }
 

@@ -8,7 +8,9 @@ fuzz_ops::fuzz_ops(byte_io& io, const cache_config& c) : io_(io), c_(c) {
   src_ = std::make_unique<row_source>(cls, c_.d_k, c_.d_v, io.range(0, UINT64_MAX, 0));
 }
 
-std::size_t fuzz_ops::pick(const std::vector<std::size_t>& choices) { return choices[io_.range(0, choices.size() - 1, 0)]; }
+std::size_t fuzz_ops::pick(const std::vector<std::size_t>& choices) {
+  return choices[io_.range(0, choices.size() - 1, 0)];
+}
 
 std::uint64_t fuzz_ops::seed() { return io_.range(0, UINT64_MAX, 0); }
 

@@ -5,11 +5,13 @@
 
 namespace kvconform {
 
-tiny_decoder::tiny_decoder(std::size_t vocab, std::size_t d_k, std::size_t d_v, std::uint64_t seed, std::size_t d_q, std::size_t d_o)
+tiny_decoder::tiny_decoder(std::size_t vocab, std::size_t d_k, std::size_t d_v, std::uint64_t seed, std::size_t d_q,
+                           std::size_t d_o)
     : vocab_(vocab), d_k_(d_k), d_v_(d_v), d_q_(d_q ? d_q : d_k), d_o_(d_o ? d_o : d_v) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> g;
-  for (auto [m, n] : {std::pair{&keys_, vocab * d_k_}, {&values_, vocab * d_v_}, {&queries_, vocab * d_q_}, {&out_, vocab * d_o_}})
+  for (auto [m, n] :
+       {std::pair{&keys_, vocab * d_k_}, {&values_, vocab * d_v_}, {&queries_, vocab * d_q_}, {&out_, vocab * d_o_}})
     for (std::size_t i = 0; i < n; ++i) m->push_back(g(rng));
 }
 
@@ -29,7 +31,8 @@ std::size_t tiny_decoder::next(const std::vector<double>& o) const {
   return best;
 }
 
-std::size_t drive_generation(session& s, const cache_config& c, std::uint64_t seed, std::size_t prompt, std::size_t new_tokens) {
+std::size_t drive_generation(session& s, const cache_config& c, std::uint64_t seed, std::size_t prompt,
+                             std::size_t new_tokens) {
   const tiny_decoder dec(16, c.d_k, c.d_v, seed);
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
   op prefill;

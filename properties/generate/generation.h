@@ -16,7 +16,8 @@ namespace kvconform {
 /// a multi-layer, multi-head cache slices these rows per layer and head.
 class tiny_decoder {
  public:
-  tiny_decoder(std::size_t vocab, std::size_t d_k, std::size_t d_v, std::uint64_t seed, std::size_t d_q = 0, std::size_t d_o = 0);
+  tiny_decoder(std::size_t vocab, std::size_t d_k, std::size_t d_v, std::uint64_t seed, std::size_t d_q = 0,
+               std::size_t d_o = 0);
   std::vector<double> key(std::size_t token) const { return row(keys_, token, d_k_); }
   std::vector<double> value(std::size_t token) const { return row(values_, token, d_v_); }
   std::vector<double> query(std::size_t token) const { return row(queries_, token, d_q_); }
@@ -38,6 +39,7 @@ class tiny_decoder {
 /// up to `new_tokens` steps of decode (query of the last token), greedy choice, and a 1-D
 /// append of the chosen token. Stops at the first refused append or failure. Returns the
 /// number of generated tokens that were appended.
-std::size_t drive_generation(session& s, const cache_config& c, std::uint64_t seed, std::size_t prompt, std::size_t new_tokens);
+std::size_t drive_generation(session& s, const cache_config& c, std::uint64_t seed, std::size_t prompt,
+                             std::size_t new_tokens);
 
 }  // namespace kvconform

@@ -7,17 +7,41 @@
 namespace kvconform {
 
 namespace {
-constexpr input_class all[] = {
-    input_class::moderate, input_class::peaked, input_class::minus_1000, input_class::plus_1000,
-    input_class::near_tie_1000, input_class::huge_1e4, input_class::spread_1500, input_class::max_last,
-    input_class::max_first, input_class::ramp, input_class::all_equal, input_class::cancellation,
-    input_class::ill_conditioned_key, input_class::value_offset, input_class::one_hot, input_class::zero_keys};
-constexpr input_class large[] = {input_class::minus_1000, input_class::plus_1000, input_class::near_tie_1000,
-                                 input_class::huge_1e4, input_class::spread_1500, input_class::max_last,
+constexpr input_class all[] = {input_class::moderate,
+                               input_class::peaked,
+                               input_class::minus_1000,
+                               input_class::plus_1000,
+                               input_class::near_tie_1000,
+                               input_class::huge_1e4,
+                               input_class::spread_1500,
+                               input_class::max_last,
+                               input_class::max_first,
+                               input_class::ramp,
+                               input_class::all_equal,
+                               input_class::cancellation,
+                               input_class::ill_conditioned_key,
+                               input_class::value_offset,
+                               input_class::one_hot,
+                               input_class::zero_keys};
+constexpr input_class large[] = {input_class::minus_1000, input_class::plus_1000,   input_class::near_tie_1000,
+                                 input_class::huge_1e4,   input_class::spread_1500, input_class::max_last,
                                  input_class::max_first};
-const char* const names[] = {"moderate", "peaked", "minus_1000", "plus_1000", "near_tie_1000",
-                             "huge_1e4", "spread_1500", "max_last", "max_first", "ramp", "all_equal",
-                             "cancellation", "ill_conditioned_key", "value_offset", "one_hot", "zero_keys"};
+const char* const names[] = {"moderate",
+                             "peaked",
+                             "minus_1000",
+                             "plus_1000",
+                             "near_tie_1000",
+                             "huge_1e4",
+                             "spread_1500",
+                             "max_last",
+                             "max_first",
+                             "ramp",
+                             "all_equal",
+                             "cancellation",
+                             "ill_conditioned_key",
+                             "value_offset",
+                             "one_hot",
+                             "zero_keys"};
 }  // namespace
 
 const char* to_string(input_class c) { return names[static_cast<int>(c)]; }
@@ -37,11 +61,8 @@ row_source::row_source(input_class c, std::size_t d_k, std::size_t d_v, std::uin
     case input_class::peaked:
       for (std::size_t j = 0; j < d_k; ++j) q_.push_back(8 * gauss(rng));
       break;
-    case input_class::all_equal:
-      q_.assign(d_k, 0.0);
-      break;
-    default:
-      q_ = anchor_;
+    case input_class::all_equal: q_.assign(d_k, 0.0); break;
+    default: q_ = anchor_;
   }
 }
 
@@ -56,7 +77,9 @@ void row_source::rows(std::int64_t first, std::size_t n, std::uint64_t seed, std
     double tau = gauss(rng), noise = 0.1, orthogonal = 0, value_scale = 1, value_shift = 0;
     bool random_key = false;
     switch (class_) {
-      case input_class::moderate: case input_class::peaked: case input_class::all_equal: random_key = true; break;
+      case input_class::moderate:
+      case input_class::peaked:
+      case input_class::all_equal: random_key = true; break;
       case input_class::minus_1000: tau -= 1000; break;
       case input_class::plus_1000: tau += 1000; break;
       case input_class::near_tie_1000: tau = 1000 + std::pow(10.0, -6 * unit(rng)) * tau, noise = 0; break;

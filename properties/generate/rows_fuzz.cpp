@@ -7,7 +7,8 @@ namespace kvconform {
 namespace {
 class rows_fuzz final : public fuzz_ops {
  public:
-  rows_fuzz(byte_io& io, const cache_config& c, rows_model::full rule) : fuzz_ops(io, c), model_(c, numeric_profile{}, rule) {}
+  rows_fuzz(byte_io& io, const cache_config& c, rows_model::full rule)
+      : fuzz_ops(io, c), model_(c, numeric_profile{}, rule) {}
 
   op make(int which) override {
     op o;

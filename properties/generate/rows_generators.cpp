@@ -24,17 +24,21 @@ struct gen_state {
 
 rc::Gen<rows_command> append_gen(const gen_state& s, rc::Gen<std::size_t> steps) {
   return rc::gen::apply(
-      [t = s.target()](std::size_t n, int ranks, std::uint64_t seed) { return command<rows_model>(append_op(t, n, ranks, seed)); },
+      [t = s.target()](std::size_t n, int ranks, std::uint64_t seed) {
+        return command<rows_model>(append_op(t, n, ranks, seed));
+      },
       std::move(steps), uniform_in(0, 4), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
 rc::Gen<rows_command> bad_shape_gen(const gen_state& s) {
-  return rc::gen::apply([t = s.target()](int variant, std::uint64_t seed) { return command<rows_model>(bad_shape_op(t, variant, seed)); },
-                        uniform_in(0, 6), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+  return rc::gen::apply(
+      [t = s.target()](int variant, std::uint64_t seed) { return command<rows_model>(bad_shape_op(t, variant, seed)); },
+      uniform_in(0, 6), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
 rc::Gen<rows_command> decode_gen(const gen_state& s, bool bad) {
-  return rc::gen::map(uniform_in(0, 2), [t = s.target(), bad](int variant) { return command<rows_model>(decode_op(t, bad, variant)); });
+  return rc::gen::map(uniform_in(0, 2),
+                      [t = s.target(), bad](int variant) { return command<rows_model>(decode_op(t, bad, variant)); });
 }
 
 /// One op drawn by weight from the property's mix, sized from the model's state.
@@ -49,10 +53,12 @@ rc::Gen<rows_command> op_gen(const rows_mix& mix, const gen_state& s, bool can_d
   add(mix.append, append_gen(s, uniform_in<std::size_t>(1, s.max_steps + 1)));
   if (refuses) {
     add(mix.fill, append_gen(s, rc::gen::just(std::max<std::size_t>(room, 1))));
-    add(mix.overfill, append_gen(s, rc::gen::map(uniform_in<std::size_t>(1, 4), [room](std::size_t extra) { return room + extra; })));
+    add(mix.overfill,
+        append_gen(s, rc::gen::map(uniform_in<std::size_t>(1, 4), [room](std::size_t extra) { return room + extra; })));
   } else {  // a window: appends of about its size, crossing the wrap point, and n > W
     const std::size_t to_wrap = cap - static_cast<std::size_t>(s.total % static_cast<std::int64_t>(cap));
-    add(mix.fill, append_gen(s, rc::gen::elementOf(std::vector<std::size_t>{cap, to_wrap, cap > 1 ? cap - 1 : 1, cap + 1})));
+    add(mix.fill,
+        append_gen(s, rc::gen::elementOf(std::vector<std::size_t>{cap, to_wrap, cap > 1 ? cap - 1 : 1, cap + 1})));
     add(mix.overfill, append_gen(s, rc::gen::elementOf(std::vector<std::size_t>{cap + 1, 2 * cap + 1, 3 * cap})));
   }
   add(mix.empty, append_gen(s, rc::gen::just<std::size_t>(0)));
@@ -66,8 +72,11 @@ rc::Gen<rows_command> op_gen(const rows_mix& mix, const gen_state& s, bool can_d
 
 rc::Gen<cache_config> config_gen(cache_kind kind, bool long_traces, bool deep) {
   const std::size_t max_cap = deep ? 300 : (long_traces ? 24 : 10);
-  return rc::gen::apply([kind](std::size_t cap, std::size_t dk, std::size_t dv) { return cache_config{kind, cap, dk, dv}; },
-                        uniform_in<std::size_t>(1, max_cap + 1), width_gen(deep), width_gen(deep));
+  return rc::gen::apply(
+      [kind](std::size_t cap, std::size_t dk, std::size_t dv) {
+        return cache_config{kind, cap, dk, dv};
+      },
+      uniform_in<std::size_t>(1, max_cap + 1), width_gen(deep), width_gen(deep));
 }
 
 }  // namespace
@@ -90,7 +99,8 @@ void add_rows_statements(std::vector<property>& ps, cache_kind kind, rows_model:
     return p;
   };
   namespace st = statements;
-  add(st::refused_unchanged, {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2});
+  add(st::refused_unchanged,
+      {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2});
   add(st::copy_semantics, {.append = 6, .fill = 1, .empty = 1, .decode = 3});
   add(st::views_filled_rows, {.append = 5, .fill = 1, .empty = 2, .decode = 4});
   add(st::one_d_equals_one_row, {.append = 6, .fill = 1, .empty = 1, .decode = 1}).rewrite = one_d_as_one_row;

@@ -11,11 +11,11 @@ namespace kvconform {
 
 /// Relative weights of the ops a rows property draws (0 = never).
 struct rows_mix {
-  int append = 6;      ///< n in [1, max_steps], 1-D or 2-D
-  int fill = 0;        ///< exactly up to capacity (refusing); n = W-1, W, W+1 or to the wrap point (evicting)
-  int overfill = 0;    ///< capacity - len + 1 or more steps (refusing); n = W+1, 2W+1, 3W (evicting)
-  int empty = 1;       ///< a 2-D append of 0 steps
-  int bad_shape = 0;   ///< wrong width, wrong rank, or k and v differing in steps
+  int append = 6;     ///< n in [1, max_steps], 1-D or 2-D
+  int fill = 0;       ///< exactly up to capacity (refusing); n = W-1, W, W+1 or to the wrap point (evicting)
+  int overfill = 0;   ///< capacity - len + 1 or more steps (refusing); n = W+1, 2W+1, 3W (evicting)
+  int empty = 1;      ///< a 2-D append of 0 steps
+  int bad_shape = 0;  ///< wrong width, wrong rank, or k and v differing in steps
   int decode = 2;
   int bad_decode = 0;  ///< q of the wrong width or rank, or a decode of an empty cache
 };

@@ -16,7 +16,7 @@ struct run_options {
   int max_size = 40;
   std::uint64_t seed = 1;
   bool deep = false;
-  bool shrink = true;  ///< off when only the number of cases to a failure matters (selftest)
+  bool shrink = true;                          ///< off when only the number of cases to a failure matters (selftest)
   std::function<void(const trace&)> on_trace;  ///< sees every generated trace that passed (seed corpora)
 };
 

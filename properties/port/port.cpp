@@ -15,8 +15,8 @@
 #include <memory>
 #include <sstream>
 
-#include "properties/trace/refusal.h"
 #include "properties/trace/json_codec.h"
+#include "properties/trace/refusal.h"
 
 namespace kvconform {
 
@@ -55,7 +55,8 @@ class port_process {
     if (!answer.is_object() || !answer.contains("id") || !answer.contains("ok") || !answer["ok"].is_boolean())
       garbage("the port's answer lacks \"id\" or a boolean \"ok\": " + excerpt(text));
     if (answer["id"] != next_id_)
-      garbage("the port answered id " + answer["id"].dump() + " to request " + std::to_string(next_id_) + " (out of order)");
+      garbage("the port answered id " + answer["id"].dump() + " to request " + std::to_string(next_id_) +
+              " (out of order)");
     return answer;
   }
 
@@ -70,7 +71,8 @@ class port_process {
     int in[2], out[2];
     char path[] = "/tmp/kvconform-port-stderr-XXXXXX";
     const int err = ::mkstemp(path);
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || err < 0) fail("cannot create pipes for the port");
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || err < 0)
+      fail("cannot create pipes for the port");
     if (!stderr_path_.empty()) ::unlink(stderr_path_.c_str());  // the previous process's
     stderr_path_ = path;
     pid_ = ::fork();
@@ -108,14 +110,16 @@ class port_process {
       }
       if (buffer_.size() > options_.max_answer_bytes)
         garbage("the port's answer exceeds " + std::to_string(options_.max_answer_bytes) + " bytes");
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
       pollfd p{from_child_, POLLIN, 0};
       const int ready = left > 0 ? ::poll(&p, 1, static_cast<int>(left)) : 0;
       if (ready < 0 && errno == EINTR) continue;
       if (ready == 0) {  // a hung port: killed, and every later request fails at once
         stop();
         broken_ = true;
-        broken_message_ = "the port did not answer \"" + what + "\" within " + std::to_string(options_.timeout_ms) + " ms";
+        broken_message_ =
+            "the port did not answer \"" + what + "\" within " + std::to_string(options_.timeout_ms) + " ms";
         fail(broken_message_);
       }
       char chunk[65536];
@@ -130,16 +134,16 @@ class port_process {
     int status = 0;
     std::string how;
     if (pid_ > 0 && ::waitpid(pid_, &status, 0) == pid_) {
-      how = WIFEXITED(status) ? " (exit status " + std::to_string(WEXITSTATUS(status)) + ")" : WIFSIGNALED(status) ? " (signal " + std::to_string(WTERMSIG(status)) + ")" : "";
+      how = WIFEXITED(status)     ? " (exit status " + std::to_string(WEXITSTATUS(status)) + ")"
+            : WIFSIGNALED(status) ? " (signal " + std::to_string(WTERMSIG(status)) + ")"
+                                  : "";
       pid_ = -1;
     }
     stop();
     fail(what + how);
   }
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw subject_failure("port", what + stderr_tail());
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw subject_failure("port", what + stderr_tail()); }
 
   std::string stderr_tail() const {
     std::ifstream in(stderr_path_, std::ios::binary);
@@ -166,7 +170,8 @@ class port_process {
 /// `open` with the config, one request per op and per observation, `close` at the end.
 class port_subject final : public subject {
  public:
-  port_subject(std::shared_ptr<port_process> p, const cache_config& c, std::int64_t id) : port_(std::move(p)), kind_(c.kind), id_(id) {
+  port_subject(std::shared_ptr<port_process> p, const cache_config& c, std::int64_t id)
+      : port_(std::move(p)), kind_(c.kind), id_(id) {
     port_->request({{"op", "open"}, {"cache", id_}, {"config", codec::config_json(c)}});
   }
   ~port_subject() override {
@@ -185,7 +190,8 @@ class port_subject final : public subject {
     try {
       r.accepted = a["ok"].get<bool>();
       if (!r.accepted) {
-        r.reason = a.contains("error") && a["error"].is_string() ? refusal_from_name(a["error"].get<std::string>()) : refuse_none;
+        r.reason = a.contains("error") && a["error"].is_string() ? refusal_from_name(a["error"].get<std::string>())
+                                                                 : refuse_none;
         if (a.contains("message") && a["message"].is_string()) r.message = a["message"].get<std::string>();
         return r;
       }
@@ -220,7 +226,9 @@ class port_subject final : public subject {
       for (const auto& [name, value] : codec::field(a, "counters", "observe").items())
         s.counters.emplace_back(name, codec::integer_from(value, "counters." + name));
       if (a.contains("block_refs"))
-        for (const json& r : a["block_refs"]) s.block_refs.emplace_back(codec::integer_from(r.at(0), "block_refs"), codec::integer_from(r.at(1), "block_refs"));
+        for (const json& r : a["block_refs"])
+          s.block_refs.emplace_back(codec::integer_from(r.at(0), "block_refs"),
+                                    codec::integer_from(r.at(1), "block_refs"));
     } catch (const std::exception& e) {  // trace_format_error, or nlohmann's type errors
       port_->garbage(std::string("malformed observation: ") + e.what());
     }

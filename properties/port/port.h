@@ -12,9 +12,9 @@ namespace kvconform {
 
 /// How to run a port and how long to wait for it.
 struct port_options {
-  std::vector<std::string> command;           ///< program and arguments
-  int timeout_ms = 5000;                      ///< per request, including start-up for the first
-  std::size_t max_answer_bytes = 16u << 20;   ///< one answer line
+  std::vector<std::string> command;          ///< program and arguments
+  int timeout_ms = 5000;                     ///< per request, including start-up for the first
+  std::size_t max_answer_bytes = 16u << 20;  ///< one answer line
 };
 
 /// An implementation of `kind` served by a subprocess speaking the protocol of

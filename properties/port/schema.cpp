@@ -1,6 +1,6 @@
 // The JSON Schema of the port protocol (docs/port-protocol.schema.json), from the kind table.
-#include "properties/port/port.h"
 #include "properties/trace/schema.h"
+#include "properties/port/port.h"
 
 namespace kvconform {
 
@@ -15,7 +15,8 @@ nlohmann::json port_protocol_schema() {
     return json{{"type", "object"}, {"required", required}, {"properties", props}, {"additionalProperties", false}};
   };
   json requests = schema::ops({{"id", id}, {"cache", cache}}, {"id", "cache"})["anyOf"];
-  requests.push_back(control("open", {{"cache", cache}, {"config", {{"$ref", "#/$defs/config"}}}}, {"cache", "config"}));
+  requests.push_back(
+      control("open", {{"cache", cache}, {"config", {{"$ref", "#/$defs/config"}}}}, {"cache", "config"}));
   requests.push_back(control("close", {{"cache", cache}}, {"cache"}));
   requests.push_back(control("observe", {{"cache", cache}}, {"cache"}));
   const json stream = {{"type", "object"},
@@ -39,7 +40,9 @@ nlohmann::json port_protocol_schema() {
         {"preempted", integers},
         {"streams", {{"type", "array"}, {"items", {{"$ref", "#/$defs/stream"}}}}},
         {"counters", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}},
-        {"block_refs", {{"type", "array"}, {"items", {{"type", "array"}, {"items", {{"type", "integer"}}}, {"minItems", 2}, {"maxItems", 2}}}}}}}};
+        {"block_refs",
+         {{"type", "array"},
+          {"items", {{"type", "array"}, {"items", {{"type", "integer"}}}, {"minItems", 2}, {"maxItems", 2}}}}}}}};
   return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
           {"$id", "kvconform-port-protocol-v1"},
           {"title", "kvconform port protocol: one request or answer per line"},

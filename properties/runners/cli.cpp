@@ -1,8 +1,8 @@
 // The kvconform command line over a list of implementations: list, gate, replay, selftest, vectors, port.
 #include "properties/runners/cli.h"
 
-#include <CLI/CLI.hpp>
 #include <rapidcheck/detail/Configuration.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdlib>
 #include <iostream>
@@ -41,7 +41,8 @@ run_options options_for(const std::string& profile) {
 }
 
 void announce_seed(std::uint64_t seed) {
-  if (const char* env = std::getenv("RC_PARAMS"); !env || !*env) setenv("RC_PARAMS", ("seed=" + std::to_string(seed)).c_str(), 1);
+  if (const char* env = std::getenv("RC_PARAMS"); !env || !*env)
+    setenv("RC_PARAMS", ("seed=" + std::to_string(seed)).c_str(), 1);
 }
 
 /// The options `gate` and `port` share: what to run, how much, and where the reports go.
@@ -67,13 +68,15 @@ struct run_flags {
 /// One runner's command line: the implementations it knows and the subcommands over them.
 class command_line {
  public:
-  command_line(const std::vector<implementation>& impls, std::string runner) : impls_(impls), runner_(std::move(runner)) {}
+  command_line(const std::vector<implementation>& impls, std::string runner)
+      : impls_(impls), runner_(std::move(runner)) {}
 
   int list() const {
     std::cout << "implementations:\n";
     for (const auto& i : impls_)
-      std::cout << "  " << i.name << "  [" << to_string(i.kind) << ", " << to_string(i.group) << "; " << i.profile.describe() << "]\n      "
-                << i.note << (i.killer.empty() ? "" : " (killed by " + i.killer + ")") << "\n";
+      std::cout << "  " << i.name << "  [" << to_string(i.kind) << ", " << to_string(i.group) << "; "
+                << i.profile.describe() << "]\n      " << i.note
+                << (i.killer.empty() ? "" : " (killed by " + i.killer + ")") << "\n";
     for (const kind_spec* k : kind_specs()) {
       std::cout << k->name << " properties:\n";
       for (const property* p : properties_of(k->kind)) std::cout << "  " << p->name << "\n      " << p->summary << "\n";
@@ -83,7 +86,8 @@ class command_line {
 
   /// Runs the gate over `selected` (default: --impl names, else every reference). `hint` says how
   /// to replay a saved failure.
-  int gate(const run_flags& f, std::vector<const implementation*> selected, std::function<std::string(const std::string&)> hint) const {
+  int gate(const run_flags& f, std::vector<const implementation*> selected,
+           std::function<std::string(const std::string&)> hint) const {
     gate_options o;
     o.property_glob = f.property;
     o.store = f.store;
@@ -96,7 +100,8 @@ class command_line {
     if (selected.empty())
       for (const auto& i : impls_)
         if (i.group == impl_group::reference) selected.push_back(&i);
-    std::cerr << "kvconform gate: profile " << f.profile << ", seed " << o.run.seed << ", " << o.run.cases << " cases per property\n";
+    std::cerr << "kvconform gate: profile " << f.profile << ", seed " << o.run.seed << ", " << o.run.cases
+              << " cases per property\n";
     const auto report = run_gate(selected, o, std::cerr);
     print_report(report, std::cout);
     if (!f.junit.empty()) write_junit(report, f.junit);
@@ -115,7 +120,8 @@ class command_line {
   }
 
   /// Replays trace files, each on the implementation it names, on `impl_override`, or on `fixed`.
-  int replay(const std::vector<std::string>& files, const std::string& impl_override, const implementation* fixed = nullptr) const {
+  int replay(const std::vector<std::string>& files, const std::string& impl_override,
+             const implementation* fixed = nullptr) const {
     int rc = exit_pass;
     for (const std::string& file : files) {
       const trace t = load_trace(file);
@@ -123,7 +129,8 @@ class command_line {
       if (name.empty() && !fixed) throw usage_error(file + ": the trace names no implementation; pass --impl NAME");
       const implementation& impl = fixed ? *fixed : named(name);
       if (impl.kind != t.config.kind)
-        throw usage_error(file + ": a " + to_string(t.config.kind) + " trace cannot run on " + impl.name + " (" + to_string(impl.kind) + ")");
+        throw usage_error(file + ": a " + to_string(t.config.kind) + " trace cannot run on " + impl.name + " (" +
+                          to_string(impl.kind) + ")");
       const property* p = t.property.empty() ? nullptr : find_property(t.property, impl.kind);
       const verdict v = check_trace(p, t, impl);
       if (v.ok()) {
@@ -131,8 +138,10 @@ class command_line {
         continue;
       }
       rc = exit_fail;
-      std::cout << "FAIL " << file << " on " << impl.name << ": " << v.fail->signature() << ": " << v.fail->message << "\n"
-                << "  at op " << v.fail->op_index << " of " << t.ops.size() << ": " << describe(t.ops[v.fail->op_index]) << "\n";
+      std::cout << "FAIL " << file << " on " << impl.name << ": " << v.fail->signature() << ": " << v.fail->message
+                << "\n"
+                << "  at op " << v.fail->op_index << " of " << t.ops.size() << ": " << describe(t.ops[v.fail->op_index])
+                << "\n";
     }
     return rc;
   }
@@ -164,7 +173,9 @@ class command_line {
 std::string shell_words(const std::vector<std::string>& words) {
   std::string s;
   for (const std::string& w : words) {
-    const bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@") == std::string::npos;
+    const bool plain =
+        !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@") ==
+                          std::string::npos;
     s += (s.empty() ? "" : " ") + (plain ? w : "'" + w + "'");  // names with quotes in them are not expected
   }
   return s;
@@ -195,7 +206,9 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
   std::string st_profile = "quick", st_json;
   int st_seeds = 5;
   auto* selftest_cmd = app.add_subcommand("selftest", "Prove every mutant is killed and every valid variant passes");
-  selftest_cmd->add_option("--profile", st_profile, "quick or deep")->check(CLI::IsMember({"quick", "deep"}))->capture_default_str();
+  selftest_cmd->add_option("--profile", st_profile, "quick or deep")
+      ->check(CLI::IsMember({"quick", "deep"}))
+      ->capture_default_str();
   selftest_cmd->add_option("--seeds", st_seeds, "Seeds per mutant (cases to kill is the median over them)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
@@ -211,11 +224,16 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
   std::string port_kind;
   port_options po;
   std::vector<std::string> port_replay;
-  auto* port_cmd = app.add_subcommand(
-      "port", "Drive a cache in another language over the line protocol (docs/port-protocol.md): port [options] -- COMMAND [ARGS...]");
-  port_cmd->add_option("--kind", port_kind, "Cache kind the port implements")->required()->check(CLI::IsMember(kind_name_list()));
+  auto* port_cmd = app.add_subcommand("port",
+                                      "Drive a cache in another language over the line protocol "
+                                      "(docs/port-protocol.md): port [options] -- COMMAND [ARGS...]");
+  port_cmd->add_option("--kind", port_kind, "Cache kind the port implements")
+      ->required()
+      ->check(CLI::IsMember(kind_name_list()));
   pf.add_to(port_cmd);
-  port_cmd->add_option("--timeout-ms", po.timeout_ms, "Time limit per request")->check(CLI::Range(1, 3600000))->capture_default_str();
+  port_cmd->add_option("--timeout-ms", po.timeout_ms, "Time limit per request")
+      ->check(CLI::Range(1, 3600000))
+      ->capture_default_str();
   port_cmd->add_option("--replay", port_replay, "Replay this trace file on the port instead of generating (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -236,8 +254,11 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
   vectors_cmd->add_option("--seed", vectors_seed, "Seed of the generated data")->capture_default_str();
 
   std::string schema_name;
-  auto* schema_cmd = app.add_subcommand("schema", "Print the JSON Schema of trace files, the port protocol or the vectors");
-  schema_cmd->add_option("which", schema_name, "trace, port or vectors")->required()->check(CLI::IsMember({"trace", "port", "vectors"}));
+  auto* schema_cmd =
+      app.add_subcommand("schema", "Print the JSON Schema of trace files, the port protocol or the vectors");
+  schema_cmd->add_option("which", schema_name, "trace, port or vectors")
+      ->required()
+      ->check(CLI::IsMember({"trace", "port", "vectors"}));
 
   try {
     app.parse(argc, argv);
@@ -257,7 +278,9 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
     if (*selftest_cmd) return cmd.selftest(st_profile, st_seeds, st_json);
     if (*vectors_cmd) return cmd.vectors(vectors_out, vectors_kind, vectors_seed);
     if (*schema_cmd) {
-      const auto s = schema_name == "trace" ? schema::trace_file() : schema_name == "port" ? port_protocol_schema() : vectors_schema();
+      const auto s = schema_name == "trace"  ? schema::trace_file()
+                     : schema_name == "port" ? port_protocol_schema()
+                                             : vectors_schema();
       std::cout << s.dump(2) << "\n";
       return exit_pass;
     }

@@ -28,7 +28,8 @@ std::optional<std::pair<std::string, verdict>> replay_store(const std::string& s
   if (store.empty() || !fs::is_directory(dir, ec)) return std::nullopt;
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".json" && e.path().filename().string().rfind(p.name + "-", 0) == 0) files.push_back(e.path());
+    if (e.path().extension() == ".json" && e.path().filename().string().rfind(p.name + "-", 0) == 0)
+      files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files) {
     try {
@@ -61,9 +62,11 @@ std::vector<std::string> registry_problems(const std::vector<implementation>& im
     for (std::size_t j = 0; j < i; ++j)
       if (impls[j].name == impl.name) problems.push_back("two implementations are named \"" + impl.name + "\"");
     if (impl.group != impl_group::mutant) continue;
-    if (impl.killer.empty()) problems.push_back("mutant " + impl.name + " names no property expected to kill it");
+    if (impl.killer.empty())
+      problems.push_back("mutant " + impl.name + " names no property expected to kill it");
     else if (!find_property(impl.killer, impl.kind))
-      problems.push_back("mutant " + impl.name + ": its killer \"" + impl.killer + "\" is not a property of the " + to_string(impl.kind) + " kind");
+      problems.push_back("mutant " + impl.name + ": its killer \"" + impl.killer + "\" is not a property of the " +
+                         to_string(impl.kind) + " kind");
   }
   return problems;
 }
@@ -75,7 +78,8 @@ bool any_failed(const std::vector<impl_report>& r) {
   return false;
 }
 
-std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o, std::ostream& log) {
+std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o,
+                                  std::ostream& log) {
   std::vector<impl_report> out;
   for (const implementation* impl : impls) {
     impl_report ir{impl, {}};
@@ -91,7 +95,8 @@ std::vector<impl_report> run_gate(const std::vector<const implementation*>& impl
       } else if (auto stored = replay_store(o.store, *impl, p, log)) {
         pr.result = status::fail, pr.cases = 0, pr.source = stored->first;
         pr.fail = stored->second.fail, pr.stats = stored->second.stats;
-        pr.counterexample = load_trace(stored->first), pr.saved_path = stored->first, pr.replay = o.replay_hint(stored->first);
+        pr.counterexample = load_trace(stored->first), pr.saved_path = stored->first,
+        pr.replay = o.replay_hint(stored->first);
       } else {
         property_run run = run_property(p, *impl, o.run);
         pr.cases = run.cases, pr.stats = run.stats, pr.fail = run.fail;

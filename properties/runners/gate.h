@@ -39,7 +39,9 @@ struct gate_options {
   std::string property_glob = "*";
   std::string store = "kvconform-failures";  ///< "" disables the store
   /// The command that replays a saved trace, with the runner that was actually run.
-  std::function<std::string(const std::string& path)> replay_hint = [](const std::string& path) { return "kvconform replay " + path; };
+  std::function<std::string(const std::string& path)> replay_hint = [](const std::string& path) {
+    return "kvconform replay " + path;
+  };
 };
 
 /// What is wrong with a registry, one line each: a mutant without a registered killer, or one
@@ -49,7 +51,8 @@ std::vector<std::string> registry_problems(const std::vector<implementation>& im
 /// Runs the gate. Stored failures for an (implementation, property) are replayed first; a
 /// stored trace that still fails is the result, otherwise cases are generated. Every new
 /// failing minimal trace is saved before returning. Progress lines go to `log`.
-std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o, std::ostream& log);
+std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o,
+                                  std::ostream& log);
 
 /// The matrix, the failure details with replay commands, and an "N passed, N failed" line.
 void print_report(const std::vector<impl_report>& r, std::ostream& out);

@@ -1,7 +1,8 @@
 // The kvconform executable: the shared command line over every built-in implementation.
-#include "properties/runners/cli.h"
 #include "properties/runners/builtin.h"
+#include "properties/runners/cli.h"
 
 int main(int argc, char** argv) {
-  return kvconform::run_cli(argc, argv, kvconform::builtin_implementations(), "kvconform: conformance harness for transformer KV caches");
+  return kvconform::run_cli(argc, argv, kvconform::builtin_implementations(),
+                            "kvconform: conformance harness for transformer KV caches");
 }

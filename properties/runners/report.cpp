@@ -32,8 +32,10 @@ std::string xml_escape(const std::string& in) {
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += ' ';
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t')
+          out += ' ';
+        else
+          out += c;
     }
   }
   return out;
@@ -60,19 +62,24 @@ void print_report(const std::vector<impl_report>& r, std::ostream& out) {
     name_w = std::max(name_w, i.impl->name.size());
     for (const auto& p : i.properties) prop_w = std::max(prop_w, p.property.size());
   }
-  out << std::left << std::setw(static_cast<int>(name_w) + 2) << "implementation" << std::setw(static_cast<int>(prop_w) + 2)
-      << "property" << std::setw(15) << "status" << std::right << std::setw(7) << "cases" << "  worst err/bound\n";
+  out << std::left << std::setw(static_cast<int>(name_w) + 2) << "implementation"
+      << std::setw(static_cast<int>(prop_w) + 2) << "property" << std::setw(15) << "status" << std::right
+      << std::setw(7) << "cases"
+      << "  worst err/bound\n";
   int passed = 0, failed = 0, unsupported = 0;
   for (const auto& i : r)
     for (const auto& p : i.properties) {
-      out << std::left << std::setw(static_cast<int>(name_w) + 2) << i.impl->name << std::setw(static_cast<int>(prop_w) + 2)
-          << p.property << std::setw(15) << to_string(p.result) << std::right << std::setw(7) << p.cases << "  "
-          << ratio_text(p) << (p.stats.worst_ratio > warn_ratio ? "  WARN: above 0.5" : "") << "\n";
-      passed += p.result == status::pass, failed += p.result == status::fail, unsupported += p.result == status::not_supported;
+      out << std::left << std::setw(static_cast<int>(name_w) + 2) << i.impl->name
+          << std::setw(static_cast<int>(prop_w) + 2) << p.property << std::setw(15) << to_string(p.result) << std::right
+          << std::setw(7) << p.cases << "  " << ratio_text(p)
+          << (p.stats.worst_ratio > warn_ratio ? "  WARN: above 0.5" : "") << "\n";
+      passed += p.result == status::pass, failed += p.result == status::fail,
+          unsupported += p.result == status::not_supported;
     }
   for (const auto& i : r)
     for (const auto& p : i.properties) {
-      if (p.result == status::not_supported) out << "\nNOT SUPPORTED " << i.impl->name << " / " << p.property << ": " << p.message << "\n";
+      if (p.result == status::not_supported)
+        out << "\nNOT SUPPORTED " << i.impl->name << " / " << p.property << ": " << p.message << "\n";
       if (p.result != status::fail) continue;
       out << "\nFAIL " << i.impl->name << " / " << p.property << ": " << p.message << "\n";
       if (p.source.rfind("generated", 0) != 0 && p.source != "fixed") out << "  (a stored failure that still fails)\n";
@@ -89,22 +96,25 @@ void write_junit(const std::vector<impl_report>& r, const std::string& path) {
   for (const auto& i : r)
     for (const auto& p : i.properties)
       ++tests, failures += p.result == status::fail, skipped += p.result == status::not_supported, seconds += p.seconds;
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kvconform\" tests=\"" << tests << "\" failures=\""
-    << failures << "\" skipped=\"" << skipped << "\" time=\"" << seconds << "\">\n";
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kvconform\" tests=\"" << tests
+    << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\" time=\"" << seconds << "\">\n";
   for (const auto& i : r) {
     int f = 0, s = 0;
     double t = 0;
-    for (const auto& p : i.properties) f += p.result == status::fail, s += p.result == status::not_supported, t += p.seconds;
-    x << "  <testsuite name=\"" << xml_escape(i.impl->name) << "\" tests=\"" << i.properties.size() << "\" failures=\"" << f
-      << "\" skipped=\"" << s << "\" time=\"" << t << "\">\n";
+    for (const auto& p : i.properties)
+      f += p.result == status::fail, s += p.result == status::not_supported, t += p.seconds;
+    x << "  <testsuite name=\"" << xml_escape(i.impl->name) << "\" tests=\"" << i.properties.size() << "\" failures=\""
+      << f << "\" skipped=\"" << s << "\" time=\"" << t << "\">\n";
     for (const auto& p : i.properties) {
       x << "    <testcase classname=\"kvconform." << xml_escape(i.impl->name) << "\" name=\"" << xml_escape(p.property)
         << "\" time=\"" << p.seconds << "\">\n";
-      x << "      <properties><property name=\"cases\" value=\"" << p.cases << "\"/><property name=\"worst_err_over_bound\" value=\""
-        << p.stats.worst_ratio << "\"/></properties>\n";
-      if (p.result == status::not_supported) x << "      <skipped message=\"NOT SUPPORTED: " << xml_escape(p.message) << "\"/>\n";
+      x << "      <properties><property name=\"cases\" value=\"" << p.cases
+        << "\"/><property name=\"worst_err_over_bound\" value=\"" << p.stats.worst_ratio << "\"/></properties>\n";
+      if (p.result == status::not_supported)
+        x << "      <skipped message=\"NOT SUPPORTED: " << xml_escape(p.message) << "\"/>\n";
       if (p.result == status::fail) {
-        x << "      <failure type=\"" << xml_escape(p.fail ? p.fail->check : "error") << "\" message=\"" << xml_escape(p.message) << "\">";
+        x << "      <failure type=\"" << xml_escape(p.fail ? p.fail->check : "error") << "\" message=\""
+          << xml_escape(p.message) << "\">";
         if (p.counterexample) x << xml_escape(trace_listing(*p.counterexample, p.fail ? p.fail->op_index : SIZE_MAX));
         if (!p.saved_path.empty()) x << xml_escape("replay: " + p.replay);
         x << "</failure>\n";
@@ -120,14 +130,22 @@ void write_junit(const std::vector<impl_report>& r, const std::string& path) {
 void write_json(const std::vector<impl_report>& r, const std::string& path) {
   nlohmann::json j = {{"schema", "kvconform-gate"}, {"version", 1}, {"implementations", nlohmann::json::array()}};
   for (const auto& i : r) {
-    nlohmann::json ji = {{"name", i.impl->name}, {"kind", to_string(i.impl->kind)}, {"group", to_string(i.impl->group)},
-                         {"profile", i.impl->profile.describe()}, {"properties", nlohmann::json::array()}};
+    nlohmann::json ji = {{"name", i.impl->name},
+                         {"kind", to_string(i.impl->kind)},
+                         {"group", to_string(i.impl->group)},
+                         {"profile", i.impl->profile.describe()},
+                         {"properties", nlohmann::json::array()}};
     for (const auto& p : i.properties) {
-      nlohmann::json jp = {{"name", p.property}, {"status", to_string(p.result)}, {"cases", p.cases},
-                           {"decodes", p.stats.decodes}, {"numeric_decodes", p.stats.numeric},
-                           {"worst_err_over_bound", p.stats.worst_ratio}, {"seconds", p.seconds}};
+      nlohmann::json jp = {{"name", p.property},
+                           {"status", to_string(p.result)},
+                           {"cases", p.cases},
+                           {"decodes", p.stats.decodes},
+                           {"numeric_decodes", p.stats.numeric},
+                           {"worst_err_over_bound", p.stats.worst_ratio},
+                           {"seconds", p.seconds}};
       if (!p.message.empty()) jp["message"] = p.message;
-      if (p.fail) jp["failure"] = {{"check", p.fail->check}, {"op_index", p.fail->op_index}, {"signature", p.fail->signature()}};
+      if (p.fail)
+        jp["failure"] = {{"check", p.fail->check}, {"op_index", p.fail->op_index}, {"signature", p.fail->signature()}};
       if (!p.saved_path.empty()) jp["trace"] = p.saved_path, jp["replay"] = p.replay;
       ji["properties"].push_back(std::move(jp));
     }

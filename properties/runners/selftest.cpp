@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-
 namespace kvconform {
 
 namespace {
@@ -23,7 +22,9 @@ int median_of(std::vector<int> v) {
 }  // namespace
 
 int mutant_result::median() const { return median_of(cases_to_kill); }
-int mutant_result::worst() const { return cases_to_kill.empty() ? -1 : *std::max_element(cases_to_kill.begin(), cases_to_kill.end()); }
+int mutant_result::worst() const {
+  return cases_to_kill.empty() ? -1 : *std::max_element(cases_to_kill.begin(), cases_to_kill.end());
+}
 
 int selftest_report::median_cases_to_kill() const {
   std::vector<int> m;
@@ -49,8 +50,10 @@ namespace {
 std::vector<const property*> runnable(const implementation& impl, std::vector<std::string>* skipped = nullptr) {
   std::vector<const property*> out;
   for (const property* p : properties_of(impl.kind)) {
-    if (!p->needs.missing_from(impl.capabilities)) out.push_back(p);
-    else if (skipped) skipped->push_back(p->name);
+    if (!p->needs.missing_from(impl.capabilities))
+      out.push_back(p);
+    else if (skipped)
+      skipped->push_back(p->name);
   }
   return out;
 }
@@ -91,18 +94,21 @@ variant_result run_variant(const implementation& impl, const run_options& base) 
     const property_run run = run_property(*p, impl, base);
     v.worst_ratio = std::max(v.worst_ratio, run.stats.worst_ratio);
     if ((run.fail || !run.error.empty()) && v.passed)
-      v.passed = false, v.failed_property = p->name, v.message = run.fail ? run.fail->signature() + ": " + run.fail->message : run.error;
+      v.passed = false, v.failed_property = p->name,
+      v.message = run.fail ? run.fail->signature() + ": " + run.fail->message : run.error;
   }
   return v;
 }
 }  // namespace
 
-selftest_report run_selftest(const std::vector<implementation>& impls, const run_options& base, int seeds, std::ostream& log) {
+selftest_report run_selftest(const std::vector<implementation>& impls, const run_options& base, int seeds,
+                             std::ostream& log) {
   selftest_report r;
   for (const implementation& impl : impls) {
     if (impl.group == impl_group::mutant) {
       r.mutants.push_back(run_mutant(impl, base, seeds));
-      log << "  mutant " << impl.name << ": killed on " << r.mutants.back().killed << "/" << r.mutants.back().seeds << " seeds\n";
+      log << "  mutant " << impl.name << ": killed on " << r.mutants.back().killed << "/" << r.mutants.back().seeds
+          << " seeds\n";
     } else if (impl.group == impl_group::variant) {
       r.variants.push_back(run_variant(impl, base));
       log << "  variant " << impl.name << ": " << (r.variants.back().passed ? "PASS" : "FAIL") << "\n";
@@ -113,41 +119,62 @@ selftest_report run_selftest(const std::vector<implementation>& impls, const run
 
 void print_selftest(const selftest_report& r, std::ostream& out) {
   out << std::left << std::setw(28) << "mutant" << std::setw(7) << "kind" << std::setw(8) << "killed" << std::setw(34)
-      << "first killer" << std::setw(16) << "cases med/max" << "registered killer (median cases)\n";
+      << "first killer" << std::setw(16) << "cases med/max"
+      << "registered killer (median cases)\n";
   int killed = 0;
   for (const auto& m : r.mutants) {
     killed += m.killed == m.seeds;
     out << std::left << std::setw(28) << m.impl->name << std::setw(7) << to_string(m.impl->kind) << std::setw(8)
-        << (std::to_string(m.killed) + "/" + std::to_string(m.seeds)) << std::setw(34) << (m.first_killer.empty() ? "-" : m.first_killer)
-        << std::setw(16) << (std::to_string(m.median()) + " / " + std::to_string(m.worst())) << m.impl->killer << " ("
-        << (m.expected_killer_median < 0 ? std::string("never failed") : std::to_string(m.expected_killer_median)) << ")\n";
+        << (std::to_string(m.killed) + "/" + std::to_string(m.seeds)) << std::setw(34)
+        << (m.first_killer.empty() ? "-" : m.first_killer) << std::setw(16)
+        << (std::to_string(m.median()) + " / " + std::to_string(m.worst())) << m.impl->killer << " ("
+        << (m.expected_killer_median < 0 ? std::string("never failed") : std::to_string(m.expected_killer_median))
+        << ")\n";
   }
-  out << "\n" << std::left << std::setw(28) << "variant" << std::setw(8) << "status" << "worst err/bound\n";
+  out << "\n"
+      << std::left << std::setw(28) << "variant" << std::setw(8) << "status"
+      << "worst err/bound\n";
   int passed = 0;
   for (const auto& v : r.variants) {
     const bool good = v.passed && v.worst_ratio <= variant_ratio_limit;
     passed += good;
-    out << std::left << std::setw(28) << v.impl->name << std::setw(8) << (good ? "PASS" : "FAIL") << std::setprecision(3) << v.worst_ratio
-        << (v.passed ? "" : "  " + v.failed_property + ": " + v.message)
+    out << std::left << std::setw(28) << v.impl->name << std::setw(8) << (good ? "PASS" : "FAIL")
+        << std::setprecision(3) << v.worst_ratio << (v.passed ? "" : "  " + v.failed_property + ": " + v.message)
         << (v.not_supported.empty() ? "" : "  (" + std::to_string(v.not_supported.size()) + " NOT SUPPORTED)") << "\n";
   }
   out << "\n"
-      << killed << " of " << r.mutants.size() << " mutants killed on every seed (median cases to kill " << r.median_cases_to_kill()
-      << ", worst " << r.worst_cases_to_kill() << "); " << passed << " of " << r.variants.size() << " variants pass\n";
-  out << (killed + passed) << " passed, " << (r.mutants.size() + r.variants.size() - static_cast<std::size_t>(killed + passed)) << " failed\n";
+      << killed << " of " << r.mutants.size() << " mutants killed on every seed (median cases to kill "
+      << r.median_cases_to_kill() << ", worst " << r.worst_cases_to_kill() << "); " << passed << " of "
+      << r.variants.size() << " variants pass\n";
+  out << (killed + passed) << " passed, "
+      << (r.mutants.size() + r.variants.size() - static_cast<std::size_t>(killed + passed)) << " failed\n";
 }
 
 void write_selftest_json(const selftest_report& r, const std::string& path) {
-  nlohmann::json j = {{"schema", "kvconform-selftest"}, {"version", 1}, {"median_cases_to_kill", r.median_cases_to_kill()},
-                      {"worst_cases_to_kill", r.worst_cases_to_kill()}, {"ok", r.ok()}};
+  nlohmann::json j = {{"schema", "kvconform-selftest"},
+                      {"version", 1},
+                      {"median_cases_to_kill", r.median_cases_to_kill()},
+                      {"worst_cases_to_kill", r.worst_cases_to_kill()},
+                      {"ok", r.ok()}};
   for (const auto& m : r.mutants)
-    j["mutants"].push_back({{"name", m.impl->name}, {"kind", to_string(m.impl->kind)}, {"note", m.impl->note},
-                            {"seeds", m.seeds}, {"killed", m.killed}, {"first_killer", m.first_killer},
-                            {"cases_to_kill", m.cases_to_kill}, {"median", m.median()}, {"worst", m.worst()},
-                            {"registered_killer", m.impl->killer}, {"registered_killer_median", m.expected_killer_median}});
+    j["mutants"].push_back({{"name", m.impl->name},
+                            {"kind", to_string(m.impl->kind)},
+                            {"note", m.impl->note},
+                            {"seeds", m.seeds},
+                            {"killed", m.killed},
+                            {"first_killer", m.first_killer},
+                            {"cases_to_kill", m.cases_to_kill},
+                            {"median", m.median()},
+                            {"worst", m.worst()},
+                            {"registered_killer", m.impl->killer},
+                            {"registered_killer_median", m.expected_killer_median}});
   for (const auto& v : r.variants)
-    j["variants"].push_back({{"name", v.impl->name}, {"profile", v.impl->profile.describe()}, {"passed", v.passed},
-                             {"worst_err_over_bound", v.worst_ratio}, {"failed_property", v.failed_property}, {"message", v.message},
+    j["variants"].push_back({{"name", v.impl->name},
+                             {"profile", v.impl->profile.describe()},
+                             {"passed", v.passed},
+                             {"worst_err_over_bound", v.worst_ratio},
+                             {"failed_property", v.failed_property},
+                             {"message", v.message},
                              {"not_supported", v.not_supported}});
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << j.dump(2) << "\n";

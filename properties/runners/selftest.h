@@ -12,10 +12,10 @@ namespace kvconform {
 /// How one mutant fared over several seeds.
 struct mutant_result {
   const implementation* impl = nullptr;
-  int seeds = 0, killed = 0;              ///< seeds run, seeds on which some property failed
-  std::string first_killer;               ///< the property that failed after the fewest cases (most often)
-  std::vector<int> cases_to_kill;         ///< per killing seed: fewest cases any property needed
-  int expected_killer_median = -1;        ///< median cases of the registered killer (-1: it never failed)
+  int seeds = 0, killed = 0;        ///< seeds run, seeds on which some property failed
+  std::string first_killer;         ///< the property that failed after the fewest cases (most often)
+  std::vector<int> cases_to_kill;   ///< per killing seed: fewest cases any property needed
+  int expected_killer_median = -1;  ///< median cases of the registered killer (-1: it never failed)
   int median() const;
   int worst() const;
 };
@@ -39,7 +39,8 @@ struct selftest_report {
 
 /// Runs the zoo among `impls`: every property on every mutant for `seeds` seeds (no shrinking:
 /// only the number of cases matters), and the full gate on every variant.
-selftest_report run_selftest(const std::vector<implementation>& impls, const run_options& base, int seeds, std::ostream& log);
+selftest_report run_selftest(const std::vector<implementation>& impls, const run_options& base, int seeds,
+                             std::ostream& log);
 void print_selftest(const selftest_report& r, std::ostream& out);
 void write_selftest_json(const selftest_report& r, const std::string& path);
 

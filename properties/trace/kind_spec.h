@@ -23,7 +23,8 @@ enum op_field : unsigned {
   field_mask = 1u << 6,  ///< optional: absent means every position attends
   field_index = 1u << 7,
 };
-inline constexpr unsigned all_op_fields[] = {field_k, field_v, field_q, field_seq, field_layer, field_start, field_mask, field_index};
+inline constexpr unsigned all_op_fields[] = {field_k,     field_v,     field_q,    field_seq,
+                                             field_layer, field_start, field_mask, field_index};
 /// The name of one field ("k", "seq", ...).
 const char* to_string(op_field f);
 

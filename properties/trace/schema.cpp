@@ -51,7 +51,8 @@ json config() {
                              : json{{"type", "integer"}, {"minimum", f.min}, {"description", f.summary}};
       if (f.size) required.push_back(f.name);
     }
-    variants.push_back({{"type", "object"}, {"required", required}, {"properties", props}, {"additionalProperties", false}});
+    variants.push_back(
+        {{"type", "object"}, {"required", required}, {"properties", props}, {"additionalProperties", false}});
   }
   return {{"oneOf", variants}};
 }
@@ -67,9 +68,11 @@ json ops(const json& extra, const std::vector<std::string>& extra_required) {
       for (const unsigned f : all_op_fields) {
         if (!(o.fields & f)) continue;
         props[to_string(static_cast<op_field>(f))] = field_schema(f);
-        if (f != field_mask) required.push_back(to_string(static_cast<op_field>(f)));  // no mask: every position attends
+        if (f != field_mask)
+          required.push_back(to_string(static_cast<op_field>(f)));  // no mask: every position attends
       }
-      variants.push_back({{"type", "object"}, {"required", required}, {"properties", props}, {"additionalProperties", false}});
+      variants.push_back(
+          {{"type", "object"}, {"required", required}, {"properties", props}, {"additionalProperties", false}});
     }
   return {{"anyOf", distinct(variants)}};
 }
@@ -103,13 +106,16 @@ json trace_file() {
             {"property", {{"type", "string"}}},
             {"note", {{"type", "string"}}},
             {"config", {{"$ref", "#/$defs/config"}}},
-            {"drive", {{"type", "object"},
-                       {"required", {"seed", "size"}},
-                       {"properties", {{"seed", {{"type", "integer"}, {"minimum", 0}}}, {"size", {{"type", "integer"}, {"minimum", 0}}}}},
-                       {"additionalProperties", false}}},
+            {"drive",
+             {{"type", "object"},
+              {"required", {"seed", "size"}},
+              {"properties",
+               {{"seed", {{"type", "integer"}, {"minimum", 0}}}, {"size", {{"type", "integer"}, {"minimum", 0}}}}},
+              {"additionalProperties", false}}},
             {"ops", {{"type", "array"}, {"items", {{"$ref", "#/$defs/op"}}}}}}},
           {"additionalProperties", false},
-          {"$defs", {{"number", number()}, {"tensor", tensor()}, {"config", config()}, {"op", ops({{"expect", pinned}}, {})}}}};
+          {"$defs",
+           {{"number", number()}, {"tensor", tensor()}, {"config", config()}, {"op", ops({{"expect", pinned}}, {})}}}};
 }
 
 }  // namespace kvconform::schema

@@ -2,8 +2,8 @@
 #include "properties/trace/trace.h"
 
 #include <bit>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -48,13 +48,15 @@ std::string diff_blocks(const snapshot& e, const snapshot& o) {
   for (std::size_t i = 0; i < e.streams.size(); ++i) {
     const auto &want = e.streams[i].blocks, &got = o.streams[i].blocks;
     const std::string& name = e.streams[i].name;
-    if (want.size() != got.size()) return name + " has " + std::to_string(got.size()) + " blocks, expected " + std::to_string(want.size());
+    if (want.size() != got.size())
+      return name + " has " + std::to_string(got.size()) + " blocks, expected " + std::to_string(want.size());
     for (std::size_t j = 0; j < want.size(); ++j) {
       const auto [it, fresh] = to_impl.emplace(want[j], got[j]);
       const auto [back, fresh_back] = to_model.emplace(got[j], want[j]);
       if (!fresh && it->second != got[j])
-        return name + " block " + std::to_string(j) + " is " + std::to_string(got[j]) + ", but the model shares it with block " +
-               std::to_string(it->second) + " (a copy where the model shares)";
+        return name + " block " + std::to_string(j) + " is " + std::to_string(got[j]) +
+               ", but the model shares it with block " + std::to_string(it->second) +
+               " (a copy where the model shares)";
       if (!fresh_back && back->second != want[j])
         return name + " block " + std::to_string(j) + " is block " + std::to_string(got[j]) +
                ", which another table also holds where the model has separate blocks (shared where the model copied)";
@@ -64,12 +66,14 @@ std::string diff_blocks(const snapshot& e, const snapshot& o) {
   for (const auto& [block, count] : e.block_refs) {
     const std::int64_t mine = to_impl.count(block) ? to_impl[block] : -1;
     const std::int64_t got = refs.count(mine) ? refs[mine] : 0;
-    if (got != count) s << "block " << mine << " has reference count " << got << ", expected " << count << " (tables holding it)";
+    if (got != count)
+      s << "block " << mine << " has reference count " << got << ", expected " << count << " (tables holding it)";
     if (!s.str().empty()) return s.str();
     refs.erase(mine);
   }
   if (!refs.empty())
-    s << "block " << refs.begin()->first << " has reference count " << refs.begin()->second << " but no table holds it (leaked)";
+    s << "block " << refs.begin()->first << " has reference count " << refs.begin()->second
+      << " but no table holds it (leaked)";
   return s.str();
 }
 }  // namespace
@@ -109,15 +113,18 @@ bool operator==(const tensor& a, const tensor& b) { return a.shape == b.shape &&
 std::string describe(const op& o) {
   const std::string seq = " seq " + std::to_string(o.seq);
   switch (o.kind) {
-    case op_kind::append: return "append" + std::string(o.seq ? seq : "") + " k" + shape_string(o.k) + " v" + shape_string(o.v);
+    case op_kind::append:
+      return "append" + std::string(o.seq ? seq : "") + " k" + shape_string(o.k) + " v" + shape_string(o.v);
     case op_kind::decode:
-      return "decode" + std::string(o.seq ? seq : "") + (o.q.shape.size() > 1 ? " layer " + std::to_string(o.layer) : "") +
-             " q" + shape_string(o.q) + (o.mask.shape.empty() ? "" : " mask" + shape_string(o.mask));
+      return "decode" + std::string(o.seq ? seq : "") +
+             (o.q.shape.size() > 1 ? " layer " + std::to_string(o.layer) : "") + " q" + shape_string(o.q) +
+             (o.mask.shape.empty() ? "" : " mask" + shape_string(o.mask));
     case op_kind::create: return "create";
     case op_kind::fork: return "fork" + seq;
     case op_kind::release: return "release" + seq;
     case op_kind::update:
-      return "update layer " + std::to_string(o.layer) + " start " + std::to_string(o.start) + " k" + shape_string(o.k) + " v" + shape_string(o.v);
+      return "update layer " + std::to_string(o.layer) + " start " + std::to_string(o.start) + " k" +
+             shape_string(o.k) + " v" + shape_string(o.v);
     case op_kind::reorder: {
       std::string s = "reorder [";
       for (std::size_t i = 0; i < o.index.size(); ++i) s += (i ? "," : "") + std::to_string(o.index[i]);
@@ -159,18 +166,20 @@ std::string diff(const snapshot& e, const snapshot& o) {
     const stream &a = e.streams[i], &b = o.streams[i];
     const std::string where = a.name.empty() ? "" : " of " + a.name;
     if (a.name != b.name) return "stream " + b.name + ", expected " + a.name;
-    if (a.d_k != b.d_k || a.d_v != b.d_v || b.keys.size() != b.rows() * b.d_k ||
-        b.values.size() != b.rows() * b.d_v || b.rows() != a.rows())
-      s << "view" << where << " is " << b.keys.size() / (b.d_k ? b.d_k : 1) << " x " << b.d_k
-        << " keys / " << b.values.size() / (b.d_v ? b.d_v : 1) << " x " << b.d_v << " values, expected "
-        << a.rows() << " x " << a.d_k << " / " << a.rows() << " x " << a.d_v;
+    if (a.d_k != b.d_k || a.d_v != b.d_v || b.keys.size() != b.rows() * b.d_k || b.values.size() != b.rows() * b.d_v ||
+        b.rows() != a.rows())
+      s << "view" << where << " is " << b.keys.size() / (b.d_k ? b.d_k : 1) << " x " << b.d_k << " keys / "
+        << b.values.size() / (b.d_v ? b.d_v : 1) << " x " << b.d_v << " values, expected " << a.rows() << " x " << a.d_k
+        << " / " << a.rows() << " x " << a.d_v;
     else
       // Whole arrays compare bit for bit first; rows are only cut out to name the first difference.
-      for (auto [name, want, got, w] : {std::tuple{"key", &a.keys, &b.keys, a.d_k}, std::tuple{"value", &a.values, &b.values, a.d_v}}) {
+      for (auto [name, want, got, w] :
+           {std::tuple{"key", &a.keys, &b.keys, a.d_k}, std::tuple{"value", &a.values, &b.values, a.d_v}}) {
         if (!s.str().empty() || same_bits(*want, *got)) continue;
         for (std::size_t r = 0; r < a.rows(); ++r) {
           auto row = [r, w = w](const std::vector<double>& m) {
-            return std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(r * w), m.begin() + static_cast<std::ptrdiff_t>((r + 1) * w));
+            return std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(r * w),
+                                       m.begin() + static_cast<std::ptrdiff_t>((r + 1) * w));
           };
           if (same_bits(row(*want), row(*got))) continue;
           s << name << " row " << r << where << " is " << row_text(row(*got)) << ", expected " << row_text(row(*want));

@@ -63,11 +63,11 @@ struct pinned {
 struct op {
   op_kind kind = op_kind::append;
   tensor k, v, q;
-  std::int64_t seq = 0;              ///< paged: sequence handle
-  std::int64_t layer = 0;            ///< beam: layer of update and decode
-  std::int64_t start = 0;            ///< beam update: first position written
-  tensor mask;                       ///< beam decode: (B, len), 1 attends, 0 is left padding; empty = all attend
-  std::vector<std::int64_t> index;   ///< beam reorder: new row b is old row index[b]
+  std::int64_t seq = 0;             ///< paged: sequence handle
+  std::int64_t layer = 0;           ///< beam: layer of update and decode
+  std::int64_t start = 0;           ///< beam update: first position written
+  tensor mask;                      ///< beam decode: (B, len), 1 attends, 0 is left padding; empty = all attend
+  std::vector<std::int64_t> index;  ///< beam reorder: new row b is old row index[b]
   std::optional<pinned> expect;
 };
 

@@ -77,9 +77,11 @@ tensor tensor_from(const json& j, const std::string& where) {
   tensor t;
   const json& shape = field(j, "shape", where);
   if (!shape.is_array() || shape.size() > 4) bad(where + ".shape", "expected an array of at most 4 sizes");
-  for (std::size_t i = 0; i < shape.size(); ++i) t.shape.push_back(count_from(shape[i], where + ".shape[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    t.shape.push_back(count_from(shape[i], where + ".shape[" + std::to_string(i) + "]"));
   t.data = numbers_from(field(j, "data", where), where + ".data");
-  if (!t.consistent()) bad(where, "data has " + std::to_string(t.data.size()) + " values, which does not match the shape");
+  if (!t.consistent())
+    bad(where, "data has " + std::to_string(t.data.size()) + " values, which does not match the shape");
   return t;
 }
 
@@ -129,15 +131,18 @@ cache_config config_from(const json& j) {
   if (spec.check)
     if (const std::string why = spec.check(c); !why.empty()) bad(where, why);
   // In double: a hostile file's product of sizes may not fit 64 bits.
-  if (spec.cells(c) > static_cast<double>(max_config_cells)) bad(where, "the cache would exceed " + std::to_string(max_config_cells) + " cells");
+  if (spec.cells(c) > static_cast<double>(max_config_cells))
+    bad(where, "the cache would exceed " + std::to_string(max_config_cells) + " cells");
   return c;
 }
 
 json config_json(const cache_config& c) {
   json j = {{"kind", to_string(c.kind)}};
   for (const config_field& f : spec_of(c.kind).config) {
-    if (f.flag) j[f.name] = c.*f.flag;
-    else j[f.name] = c.*f.size;
+    if (f.flag)
+      j[f.name] = c.*f.flag;
+    else
+      j[f.name] = c.*f.size;
   }
   return j;
 }
@@ -154,7 +159,8 @@ unsigned fields_of(op_kind o, cache_kind kind, const std::string& where) {
   if (const op_spec* found = spec.find(o)) return found->fields;
   std::string names;
   for (const op_spec& x : spec.ops) names += (names.empty() ? "" : ", ") + std::string(to_string(x.kind));
-  bad(where + ".op", std::string("a ") + spec.name + " cache has no op \"" + to_string(o) + "\" (its ops: " + names + ")");
+  bad(where + ".op",
+      std::string("a ") + spec.name + " cache has no op \"" + to_string(o) + "\" (its ops: " + names + ")");
 }
 }  // namespace
 
@@ -190,7 +196,8 @@ op op_from(const json& j, cache_kind kind, const std::string& where) {
   if (f & field_index) {
     const json& idx = field(j, "index", where);
     if (!idx.is_array() || idx.size() > max_dim) bad(where + ".index", "expected an array of integers");
-    for (std::size_t n = 0; n < idx.size(); ++n) o.index.push_back(integer_from(idx[n], where + ".index[" + std::to_string(n) + "]"));
+    for (std::size_t n = 0; n < idx.size(); ++n)
+      o.index.push_back(integer_from(idx[n], where + ".index[" + std::to_string(n) + "]"));
   }
   if (j.contains("expect")) o.expect = pinned_from(j["expect"], where + ".expect");
   return o;
@@ -227,7 +234,9 @@ trace trace_from_json(const std::string& text) {
   const json& schema = field(j, "schema", "trace");
   if (schema != schema_name) bad("trace.schema", std::string("expected \"") + schema_name + "\"");
   const json& version = field(j, "version", "trace");
-  if (version != trace::schema_version) bad("trace.version", "unsupported version " + version.dump() + " (this build reads " + std::to_string(trace::schema_version) + ")");
+  if (version != trace::schema_version)
+    bad("trace.version",
+        "unsupported version " + version.dump() + " (this build reads " + std::to_string(trace::schema_version) + ")");
   trace t;
   for (auto [key, dst] : {std::pair{"implementation", &t.implementation}, {"property", &t.property}, {"note", &t.note}})
     if (j.contains(key)) {
@@ -238,7 +247,8 @@ trace trace_from_json(const std::string& text) {
   if (j.contains("drive")) {
     const json& d = j["drive"];
     const json& seed = field(d, "seed", "trace.drive");
-    if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0)) bad("trace.drive.seed", "expected a non-negative integer");
+    if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0))
+      bad("trace.drive.seed", "expected a non-negative integer");
     t.drive_seed = seed.get<std::uint64_t>();
     t.drive_size = count_from(field(d, "size", "trace.drive"), "trace.drive.size");
   }

@@ -12,25 +12,33 @@ nlohmann::json vectors_schema() {
   std::string kinds;
   for (const json& k : schema::kind_names()) kinds += (kinds.empty() ? "" : "|") + k.get<std::string>();
   auto object = [](json required, json props) {
-    return json{{"type", "object"}, {"required", std::move(required)}, {"properties", std::move(props)}, {"additionalProperties", false}};
+    return json{{"type", "object"},
+                {"required", std::move(required)},
+                {"properties", std::move(props)},
+                {"additionalProperties", false}};
   };
-  const json decode = object({"output", "weights", "output_bound", "weight_bound", "numeric"},
-                             {{"output", numbers}, {"weights", numbers}, {"output_bound", numbers}, {"weight_bound", numbers},
-                              {"numeric", {{"type", "boolean"}}}});
+  const json decode =
+      object({"output", "weights", "output_bound", "weight_bound", "numeric"}, {{"output", numbers},
+                                                                                {"weights", numbers},
+                                                                                {"output_bound", numbers},
+                                                                                {"weight_bound", numbers},
+                                                                                {"numeric", {{"type", "boolean"}}}});
   const json stream = object({"name", "keys", "values"}, {{"name", {{"type", "string"}}},
                                                           {"keys", {{"$ref", "#/$defs/tensor"}}},
                                                           {"values", {{"$ref", "#/$defs/tensor"}}},
                                                           {"positions", integers},
                                                           {"blocks", integers}});
-  const json state = object({"streams", "counters"}, {{"streams", {{"type", "array"}, {"items", stream}}},
-                                                      {"counters", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}}});
-  json observation = object({"op", "outcome", "state"},
-                            {{"op", {{"type", "integer"}, {"minimum", 0}}},
-                             {"outcome", {{"enum", {"accepted", "refused"}}}},
-                             {"reasons", {{"type", "array"}, {"minItems", 1}, {"items", {{"enum", schema::refusal_names()}}}}},
-                             {"preempted", integers},
-                             {"decode", {{"type", "array"}, {"items", decode}}},
-                             {"state", state}});
+  const json state = object({"streams", "counters"},
+                            {{"streams", {{"type", "array"}, {"items", stream}}},
+                             {"counters", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}}});
+  json observation =
+      object({"op", "outcome", "state"},
+             {{"op", {{"type", "integer"}, {"minimum", 0}}},
+              {"outcome", {{"enum", {"accepted", "refused"}}}},
+              {"reasons", {{"type", "array"}, {"minItems", 1}, {"items", {{"enum", schema::refusal_names()}}}}},
+              {"preempted", integers},
+              {"decode", {{"type", "array"}, {"items", decode}}},
+              {"state", state}});
   observation["if"] = {{"properties", {{"outcome", {{"const", "refused"}}}}}};
   observation["then"] = {{"required", {"reasons"}}};
   const json test = object({"tcId", "comment", "flags", "ops", "expected", "result"},

@@ -9,10 +9,10 @@
 
 #include "oracle/numeric/attention_oracle.h"
 #include "oracle/numeric/bound.h"
-#include "properties/kinds/kind.h"
-#include "properties/generate/run_property.h"
-#include "properties/trace/json_codec.h"
 #include "properties/generate/property.h"
+#include "properties/generate/run_property.h"
+#include "properties/kinds/kind.h"
+#include "properties/trace/json_codec.h"
 
 namespace kvconform {
 
@@ -46,14 +46,19 @@ json observations(const trace& t, const numeric_profile& prof, bool& any_refused
       for (std::size_t c = 0; c < p.d_v; ++c) b.output[c] += half_ulp(od[c]);
       for (std::size_t k = 0; k < p.n; ++k) b.weights[k] += half_ulp(w[k]);
       ambiguous = ambiguous || !b.in_domain;
-      decodes.push_back({{"output", codec::numbers(od)}, {"weights", codec::numbers(w)}, {"output_bound", codec::numbers(b.output)},
-                         {"weight_bound", codec::numbers(b.weights)}, {"numeric", b.in_domain}});
+      decodes.push_back({{"output", codec::numbers(od)},
+                         {"weights", codec::numbers(w)},
+                         {"output_bound", codec::numbers(b.output)},
+                         {"weight_bound", codec::numbers(b.weights)},
+                         {"numeric", b.in_domain}});
     }
     if (!decodes.empty()) o["decode"] = decodes;
     const snapshot snap = m->observe();
     json streams = json::array();
     for (const stream& st : snap.streams) {
-      json js = {{"name", st.name}, {"keys", codec::tensor_json({{st.rows(), st.d_k}, st.keys})}, {"values", codec::tensor_json({{st.rows(), st.d_v}, st.values})}};
+      json js = {{"name", st.name},
+                 {"keys", codec::tensor_json({{st.rows(), st.d_k}, st.keys})},
+                 {"values", codec::tensor_json({{st.rows(), st.d_v}, st.values})}};
       if (!st.positions.empty()) js["positions"] = st.positions;
       if (!st.blocks.empty()) js["blocks"] = st.blocks;
       streams.push_back(std::move(js));
@@ -91,7 +96,8 @@ std::vector<test_case> generated_tests(const implementation& ref, const std::str
   auto collect = [&](property p, std::size_t want, const std::string& comment, std::vector<std::string> flags) {
     std::size_t got = 0;
     o.on_trace = [&](const trace& t) {
-      if (got < want && !t.ops.empty() && (flag != "Refusal" || has_refusal(t))) ++got, tests.push_back({t, comment, flags});
+      if (got < want && !t.ops.empty() && (flag != "Refusal" || has_refusal(t)))
+        ++got, tests.push_back({t, comment, flags});
     };
     run_property(p, ref, o);
   };
@@ -102,7 +108,8 @@ std::vector<test_case> generated_tests(const implementation& ref, const std::str
   for (const input_class& c : all_input_classes()) {
     property p = *base;
     p.classes = std::span<const input_class>(&c, 1);
-    collect(p, per_class, std::string("input class ") + to_string(c) + ": " + base->summary, {std::string("InputClass_") + to_string(c)});
+    collect(p, per_class, std::string("input class ") + to_string(c) + ": " + base->summary,
+            {std::string("InputClass_") + to_string(c)});
   }
   return tests;
 }
@@ -120,13 +127,18 @@ std::vector<test_case> mutant_tests(cache_kind kind, const std::vector<implement
     if (!run.counterexample) continue;
     trace t = *run.counterexample;
     t.note.clear();
-    tests.push_back({t, "kills mutant " + impl.name + " (" + impl.note + ") under " + p->name, {"Mutant", "Property_" + p->name}});
+    tests.push_back(
+        {t, "kills mutant " + impl.name + " (" + impl.note + ") under " + p->name, {"Mutant", "Property_" + p->name}});
   }
   return tests;
 }
 
 json group_json(const std::string& kind, const cache_config& c, const numeric_profile& prof) {
-  return {{"type", "KvCacheTrace"}, {"kind", kind}, {"config", codec::config_json(c)}, {"profile", prof.describe()}, {"tests", json::array()}};
+  return {{"type", "KvCacheTrace"},
+          {"kind", kind},
+          {"config", codec::config_json(c)},
+          {"profile", prof.describe()},
+          {"tests", json::array()}};
 }
 }  // namespace
 
@@ -140,7 +152,8 @@ std::vector<std::string> write_vectors(const std::string& dir, const std::vector
       if (i.kind == kind && i.group == impl_group::reference) ref = &i;
     if (!ref) continue;
     std::vector<test_case> tests = generated_tests(*ref, "decode_within_bound", seed, 1, 0, "");
-    for (auto& t : generated_tests(*ref, "refused_append_unchanged", seed, 0, 3, "Refusal")) tests.push_back(std::move(t));
+    for (auto& t : generated_tests(*ref, "refused_append_unchanged", seed, 0, 3, "Refusal"))
+      tests.push_back(std::move(t));
     for (const property* p : properties_of(kind))
       if (p->fixed) tests.push_back({p->fixed(), p->summary, {"Pinned", "Property_" + p->name}});
     for (auto& t : mutant_tests(kind, impls, seed)) tests.push_back(std::move(t));
@@ -158,25 +171,40 @@ std::vector<std::string> write_vectors(const std::string& dir, const std::vector
       }
       const std::string key = codec::config_json(tc.t.config).dump();
       if (!groups.count(key)) groups[key] = group_json(to_string(kind), tc.t.config, ref->profile);
-      groups[key]["tests"].push_back({{"tcId", ++id}, {"comment", tc.comment}, {"flags", tc.flags}, {"ops", ops}, {"expected", expected},
-                                       {"result", ambiguous ? "acceptable" : refused ? "invalid" : "valid"}});
+      groups[key]["tests"].push_back({{"tcId", ++id},
+                                      {"comment", tc.comment},
+                                      {"flags", tc.flags},
+                                      {"ops", ops},
+                                      {"expected", expected},
+                                      {"result", ambiguous ? "acceptable"
+                                                 : refused ? "invalid"
+                                                           : "valid"}});
     }
-    json file = {{"algorithm", std::string("kvconform-") + to_string(kind)},
-                 {"schema", vectors_schema_name},
-                 {"generatorVersion", "1"},
-                 {"numberOfTests", id},
-                 {"header", {"Traces of one cache kind with the observation expected after every op.",
-                             "result: valid = every op is accepted; invalid = the trace has ops that must be refused (and change nothing); "
-                             "acceptable = several refusal reasons are allowed, or a decode lies outside the numeric domain (numbers there are not judged).",
-                             "A decode passes when |got - output| <= output_bound per component and |got - weight| <= weight_bound per key; "
-                             "bounds are the derived bound of docs/numerics.md section 3 (F = 2) plus half an ulp of the published value."}},
-                 {"notes", {{"InputClass", "scores forced into a regime (overflow, underflow, ties, cancellation) that reveals a class of bugs"},
-                            {"Refusal", "invalid shapes, full caches and empty decodes must be refused with nothing changed"},
-                            {"Pinned", "values the seed task states exactly"},
-                            {"Mutant", "the minimal trace on which a deliberately broken cache of the zoo diverges"}}},
-                 {"testGroups", json::array()}};
+    json file = {
+        {"algorithm", std::string("kvconform-") + to_string(kind)},
+        {"schema", vectors_schema_name},
+        {"generatorVersion", "1"},
+        {"numberOfTests", id},
+        {"header",
+         {"Traces of one cache kind with the observation expected after every op.",
+          "result: valid = every op is accepted; invalid = the trace has ops that must be refused (and change "
+          "nothing); "
+          "acceptable = several refusal reasons are allowed, or a decode lies outside the numeric domain (numbers "
+          "there are not judged).",
+          "A decode passes when |got - output| <= output_bound per component and |got - weight| <= weight_bound per "
+          "key; "
+          "bounds are the derived bound of docs/numerics.md section 3 (F = 2) plus half an ulp of the published "
+          "value."}},
+        {"notes",
+         {{"InputClass",
+           "scores forced into a regime (overflow, underflow, ties, cancellation) that reveals a class of bugs"},
+          {"Refusal", "invalid shapes, full caches and empty decodes must be refused with nothing changed"},
+          {"Pinned", "values the seed task states exactly"},
+          {"Mutant", "the minimal trace on which a deliberately broken cache of the zoo diverges"}}},
+        {"testGroups", json::array()}};
     for (auto& [key, g] : groups) file["testGroups"].push_back(std::move(g));
-    const std::string path = (std::filesystem::path(dir) / (std::string("kvconform_") + to_string(kind) + "_test.json")).string();
+    const std::string path =
+        (std::filesystem::path(dir) / (std::string("kvconform_") + to_string(kind) + "_test.json")).string();
     std::ofstream(path) << file.dump(1) << "\n";
     written.push_back(path);
   }

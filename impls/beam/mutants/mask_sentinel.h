@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, beam-mask-sentinel; FlashInfer #4267/#4450): masked positions get a finite -5e4 score instead of no weight, so a fully masked row attends its padding; beam_mask_left_padding kills it.
+// Mutant (docs/mutants.md, beam-mask-sentinel; FlashInfer #4267/#4450): masked positions get a finite -5e4 score
+// instead of no weight, so a fully masked row attends its padding; beam_mask_left_padding kills it.
 #pragma once
 
 #include "impls/beam/beam.h"

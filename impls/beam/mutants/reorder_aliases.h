@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, beam-reorder-aliases): a repeated row shares its twin's storage, so an update to one writes both; beam_reorder_gathers kills it.
+// Mutant (docs/mutants.md, beam-reorder-aliases): a repeated row shares its twin's storage, so an update to one writes
+// both; beam_reorder_gathers kills it.
 #pragma once
 
 #include "impls/beam/beam.h"
@@ -7,7 +8,9 @@ namespace kvconform::mutants {
 
 struct reorder_aliases_rules : beam_rules {
   template <class Block>
-  static std::shared_ptr<Block> take(const std::shared_ptr<Block>& source, bool) { return source; }
+  static std::shared_ptr<Block> take(const std::shared_ptr<Block>& source, bool) {
+    return source;
+  }
 };
 using beam_reorder_aliases = basic_beam<reorder_aliases_rules>;
 

@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, beam-reorder-layer0-only; transformers #46612): reorder gathers layer 0 only; beam_reorder_gathers kills it.
+// Mutant (docs/mutants.md, beam-reorder-layer0-only; transformers #46612): reorder gathers layer 0 only;
+// beam_reorder_gathers kills it.
 #pragma once
 
 #include "impls/beam/beam.h"

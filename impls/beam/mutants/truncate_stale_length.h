@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, beam-truncate-stale-length): truncation keeps the old length; beam_rollback_truncates kills it.
+// Mutant (docs/mutants.md, beam-truncate-stale-length): truncation keeps the old length; beam_rollback_truncates kills
+// it.
 #pragma once
 
 #include <algorithm>
@@ -8,7 +9,9 @@
 namespace kvconform::mutants {
 
 struct truncate_stale_length_rules : beam_rules {
-  static std::size_t length_after(std::size_t length, std::size_t start, std::size_t n) { return std::max(length, start + n); }
+  static std::size_t length_after(std::size_t length, std::size_t start, std::size_t n) {
+    return std::max(length, start + n);
+  }
 };
 using beam_truncate_stale_length = basic_beam<truncate_stale_length_rules>;
 

@@ -18,10 +18,14 @@ std::vector<double> block(std::size_t b, std::size_t h, std::size_t n, std::size
         for (std::size_t j = 0; j < d; ++j) x.push_back(base + 1000.0 * i + 100.0 * k + 10.0 * t + j);
   return x;
 }
-kv::array_view view(const std::vector<double>& x, std::size_t b, std::size_t h, std::size_t n, std::size_t d) { return {x.data(), {b, h, n, d}}; }
+kv::array_view view(const std::vector<double>& x, std::size_t b, std::size_t h, std::size_t n, std::size_t d) {
+  return {x.data(), {b, h, n, d}};
+}
 
 /// The key of position t, dimension 0, of row b and head h, as the view shows it.
-double key0(const kv::beam& c, std::size_t layer, std::size_t b, std::size_t h, std::size_t t) { return c.keys(layer)(b, h, t, 0); }
+double key0(const kv::beam& c, std::size_t layer, std::size_t b, std::size_t h, std::size_t t) {
+  return c.keys(layer)(b, h, t, 0);
+}
 }  // namespace
 
 TEST(Beam, PrefillAppendsAndReturnsViewsOfTheFilledPositions) {
@@ -46,7 +50,8 @@ TEST(Beam, AStartBelowTheLengthTruncatesFirst) {
   kv::beam c(1, 1, 1, 5, 1);
   const auto k = block(1, 1, 4, 1), k2 = block(1, 1, 2, 1, 0.25), none = block(1, 1, 0, 1);
   c.update(0, view(k, 1, 1, 4, 1), view(k, 1, 1, 4, 1), 0);
-  const auto [ks, vs] = c.update(0, view(k2, 1, 1, 2, 1), view(k2, 1, 1, 2, 1), 1);  // roll back three draft tokens, accept two
+  const auto [ks, vs] =
+      c.update(0, view(k2, 1, 1, 2, 1), view(k2, 1, 1, 2, 1), 1);  // roll back three draft tokens, accept two
   EXPECT_EQ(ks.dimension(2), 3u);
   EXPECT_EQ(c.length(0), 3u);
   EXPECT_EQ(key0(c, 0, 0, 0, 0), 0.0);
@@ -60,11 +65,11 @@ TEST(Beam, RefusedUpdatesAndReordersChangeNothing) {
   kv::beam c(2, 2, 1, 3, 1);
   const auto k = block(2, 1, 2, 1), bad = block(2, 2, 1, 1);
   c.update(0, view(k, 2, 1, 2, 1), view(k, 2, 1, 2, 1), 0);
-  EXPECT_THROW(c.update(0, view(k, 2, 1, 2, 1), view(k, 2, 1, 2, 1), 3), kv::index_error);     // start beyond the length
-  EXPECT_THROW(c.update(0, view(k, 2, 1, 2, 1), view(k, 2, 1, 2, 1), 2), kv::capacity_error);  // 2 + 2 > 3
-  EXPECT_THROW(c.update(2, view(k, 2, 1, 2, 1), view(k, 2, 1, 2, 1), 0), kv::index_error);     // no layer 2
+  EXPECT_THROW(c.update(0, view(k, 2, 1, 2, 1), view(k, 2, 1, 2, 1), 3), kv::index_error);  // start beyond the length
+  EXPECT_THROW(c.update(0, view(k, 2, 1, 2, 1), view(k, 2, 1, 2, 1), 2), kv::capacity_error);   // 2 + 2 > 3
+  EXPECT_THROW(c.update(2, view(k, 2, 1, 2, 1), view(k, 2, 1, 2, 1), 0), kv::index_error);      // no layer 2
   EXPECT_THROW(c.update(0, view(bad, 2, 2, 1, 1), view(bad, 2, 2, 1, 1), 0), kv::shape_error);  // two heads
-  EXPECT_THROW(c.update(0, view(k, 2, 1, 2, 1), view(k, 2, 1, 1, 1), 0), kv::shape_error);      // k and v differ in steps
+  EXPECT_THROW(c.update(0, view(k, 2, 1, 2, 1), view(k, 2, 1, 1, 1), 0), kv::shape_error);  // k and v differ in steps
   const std::vector<std::int64_t> out_of_range{0, 2}, too_few{0};
   EXPECT_THROW(c.reorder(out_of_range), kv::index_error);
   EXPECT_THROW(c.reorder(too_few), kv::shape_error);
@@ -100,12 +105,12 @@ TEST(Beam, GroupedQueryHeadsReadTheirKvHeadAndPaddingTakesNoWeight) {
       for (double t : {0.0, 1.0, 2.0}) v.push_back(100 * b + 10 * h + t);
   c.update(0, view(k, 2, 2, 3, 1), view(v, 2, 2, 3, 1), 0);
   const std::vector<double> q(2 * 4 * 1, 0.5);  // Hq = 4: query heads 0, 1 read kv head 0; 2, 3 read kv head 1
-  const std::vector<double> mask{0, 1, 1,   // row 0: one position of left padding
-                                 0, 0, 0};  // row 1: fully masked
+  const std::vector<double> mask{0, 1, 1,       // row 0: one position of left padding
+                                 0, 0, 0};      // row 1: fully masked
   const auto d = c.decode(0, {q.data(), {2, 4, 1}}, {mask.data(), {2, 3}});
   ASSERT_EQ(d.output.size(), 8);
   ASSERT_EQ(d.weights.size(), 2 * 4 * 3);
-  EXPECT_EQ(d.output[0], 1.5);   // mean of kv head 0's unpadded values 1 and 2
+  EXPECT_EQ(d.output[0], 1.5);  // mean of kv head 0's unpadded values 1 and 2
   EXPECT_EQ(d.output[1], 1.5);
   EXPECT_EQ(d.output[2], 11.5);  // kv head 1
   EXPECT_EQ(d.output[3], 11.5);
@@ -125,7 +130,8 @@ TEST(Beam, DecodeRefusesBadLayersShapesAndEmptyLayers) {
   EXPECT_THROW(c.decode(2, {q2.data(), {1, 2, 1}}, {}), kv::index_error);
   EXPECT_THROW(c.decode(0, {q3.data(), {1, 3, 1}}, {}), kv::shape_error);  // 3 query heads over 2 kv heads
   EXPECT_THROW(c.decode(0, {q2.data(), {2, 1}}, {}), kv::shape_error);
-  EXPECT_THROW(c.decode(0, {q2.data(), {1, 2, 1}}, {mask.data(), {1, 3}}), kv::shape_error);  // mask longer than the layer
+  EXPECT_THROW(c.decode(0, {q2.data(), {1, 2, 1}}, {mask.data(), {1, 3}}),
+               kv::shape_error);  // mask longer than the layer
 }
 
 TEST(Beam, MemoryFormulas) {

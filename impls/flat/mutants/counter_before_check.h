@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, flat-counter-before-check): the length is bumped before the capacity check and a refused append keeps it; refused_append_unchanged kills it.
+// Mutant (docs/mutants.md, flat-counter-before-check): the length is bumped before the capacity check and a refused
+// append keeps it; refused_append_unchanged kills it.
 #pragma once
 
 #include "impls/flat/flat.h"

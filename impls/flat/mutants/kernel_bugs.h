@@ -1,4 +1,5 @@
-// Mutants of the decode arithmetic (docs/mutants.md, docs/numerics.md §5.2), one kernel decision each; decode_within_bound or large_scores kills them.
+// Mutants of the decode arithmetic (docs/mutants.md, docs/numerics.md §5.2), one kernel decision each;
+// decode_within_bound or large_scores kills them.
 #pragma once
 
 #include <cmath>

@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, flat-length-from-content; transformers #30377): size() counts rows whose key is not all zero, so all-zero keys vanish; order_preserved (zero_keys class) kills it.
+// Mutant (docs/mutants.md, flat-length-from-content; transformers #30377): size() counts rows whose key is not all
+// zero, so all-zero keys vanish; order_preserved (zero_keys class) kills it.
 #pragma once
 
 #include "impls/flat/flat.h"

@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, flat-modifies-query): decode pre-scales the caller's q in place by 1/sqrt(d_k); copy_semantics kills it.
+// Mutant (docs/mutants.md, flat-modifies-query): decode pre-scales the caller's q in place by 1/sqrt(d_k);
+// copy_semantics kills it.
 #pragma once
 
 #include <cmath>
@@ -19,7 +20,8 @@ struct flat_modifies_query : basic_flat<prescaled_q_rules> {
 
 inline decode_result decode_step(array_view q, const flat_modifies_query& c) {
   double* mine = const_cast<double*>(q.data);  // the bug: writes through the caller's array
-  for (std::size_t j = 0; j < q.size() && q.rank == 1 && q.dims[0] == c.d_k(); ++j) mine[j] /= std::sqrt(static_cast<double>(c.d_k()));
+  for (std::size_t j = 0; j < q.size() && q.rank == 1 && q.dims[0] == c.d_k(); ++j)
+    mine[j] /= std::sqrt(static_cast<double>(c.d_k()));
   return decode_step(q, static_cast<const basic_flat<prescaled_q_rules>&>(c));
 }
 

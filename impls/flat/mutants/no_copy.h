@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, flat-no-copy): keeps pointers to the caller's arrays instead of copies; copy_semantics kills it.
+// Mutant (docs/mutants.md, flat-no-copy): keeps pointers to the caller's arrays instead of copies; copy_semantics kills
+// it.
 #pragma once
 
 #include <vector>
@@ -20,7 +21,8 @@ struct flat_no_copy : flat {
   row_matrix gather(int which, std::size_t width) const {
     row_matrix m(static_cast<Eigen::Index>(kept_.size()), static_cast<Eigen::Index>(width));
     for (std::size_t r = 0; r < kept_.size(); ++r)
-      for (std::size_t c = 0; c < width; ++c) m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = (which ? kept_[r].v : kept_[r].k)[c];
+      for (std::size_t c = 0; c < width; ++c)
+        m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = (which ? kept_[r].v : kept_[r].k)[c];
     return m;
   }
   struct row_ptrs {

@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, flat-partial-write): rows are written and counted before k and v are checked to agree in steps; refused_append_unchanged kills it.
+// Mutant (docs/mutants.md, flat-partial-write): rows are written and counted before k and v are checked to agree in
+// steps; refused_append_unchanged kills it.
 #pragma once
 
 #include "impls/flat/flat.h"

@@ -1,4 +1,5 @@
-// Mutants (docs/mutants.md, flat-extra-zero-row and flat-last-row-dropped): decode over one row too many (a zero row) or one too few, reporting weights for the filled rows; decode_within_bound kills them.
+// Mutants (docs/mutants.md, flat-extra-zero-row and flat-last-row-dropped): decode over one row too many (a zero row)
+// or one too few, reporting weights for the filled rows; decode_within_bound kills them.
 #pragma once
 
 #include <vector>
@@ -19,8 +20,9 @@ inline decode_result decode_rows(array_view q, const flat& c, int extra) {
   return decode_with(q, c, [&](std::size_t n, std::size_t dk, std::size_t dv, const double* qd, auto key, auto value) {
     const std::vector<double> zeros(std::max(dk, dv), 0.0);
     const std::size_t rows = extra < 0 ? n - 1 : n + static_cast<std::size_t>(extra);
-    decode_result r = attend(rows, dk, dv, qd, [&](std::size_t i) { return i < n ? key(i) : zeros.data(); },
-                             [&](std::size_t i) { return i < n ? value(i) : zeros.data(); });
+    decode_result r = attend(
+        rows, dk, dv, qd, [&](std::size_t i) { return i < n ? key(i) : zeros.data(); },
+        [&](std::size_t i) { return i < n ? value(i) : zeros.data(); });
     r.weights.conservativeResize(static_cast<Eigen::Index>(n));
     if (rows < n) r.weights[static_cast<Eigen::Index>(n - 1)] = 0;
     return r;

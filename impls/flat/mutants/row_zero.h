@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, flat-row-zero): each append overwrites from row 0 while the length grows; order_preserved kills it.
+// Mutant (docs/mutants.md, flat-row-zero): each append overwrites from row 0 while the length grows; order_preserved
+// kills it.
 #pragma once
 
 #include "impls/flat/flat.h"

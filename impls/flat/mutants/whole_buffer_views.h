@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, flat-whole-buffer-views): keys()/values() show all max_len rows, unfilled ones included; views_filled_rows kills it.
+// Mutant (docs/mutants.md, flat-whole-buffer-views): keys()/values() show all max_len rows, unfilled ones included;
+// views_filled_rows kills it.
 #pragma once
 
 #include "impls/flat/flat.h"

@@ -9,7 +9,9 @@
 namespace kv = kvconform;
 
 namespace {
-kv::array_view mat(const std::vector<double>& d, std::size_t rows, std::size_t cols) { return {d.data(), {rows, cols}}; }
+kv::array_view mat(const std::vector<double>& d, std::size_t rows, std::size_t cols) {
+  return {d.data(), {rows, cols}};
+}
 kv::array_view vec(const std::vector<double>& d) { return {d.data(), {d.size()}}; }
 
 std::vector<double> rows_of(const kv::flat::view& m) { return {m.data(), m.data() + m.size()}; }
@@ -49,9 +51,9 @@ TEST(Flat, RefusedAppendsChangeNothing) {
   const std::vector<double> k{1, 2, 3, 4}, v{5, 6};
   c.append(mat(k, 2, 2), mat(v, 2, 1));
   const auto keys = rows_of(c.keys()), values = rows_of(c.values());
-  EXPECT_THROW(c.append(mat(k, 2, 2), mat(v, 2, 1)), kv::capacity_error);         // full
-  EXPECT_THROW(c.append(mat(k, 2, 2), mat(v, 1, 1)), kv::shape_error);            // step mismatch
-  EXPECT_THROW(c.append(mat(k, 1, 4), mat(v, 1, 1)), kv::shape_error);            // wrong width
+  EXPECT_THROW(c.append(mat(k, 2, 2), mat(v, 2, 1)), kv::capacity_error);                  // full
+  EXPECT_THROW(c.append(mat(k, 2, 2), mat(v, 1, 1)), kv::shape_error);                     // step mismatch
+  EXPECT_THROW(c.append(mat(k, 1, 4), mat(v, 1, 1)), kv::shape_error);                     // wrong width
   EXPECT_THROW(c.append(kv::array_view(k.data(), {1, 1, 2}), vec({5})), kv::shape_error);  // rank 3
   EXPECT_EQ(c.size(), 2u);
   EXPECT_EQ(rows_of(c.keys()), keys);

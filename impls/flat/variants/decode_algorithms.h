@@ -35,13 +35,15 @@ inline decode_result result(const std::vector<double>& w, const std::vector<doub
 /// Online (streaming) softmax over blocks of `block` keys: the running max, sum and output are
 /// rescaled by exp(m_old - m_new) whenever a block raises the max (Milakov & Gimelshein).
 template <std::size_t block, class KeyRow, class ValueRow>
-decode_result attend_online(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key, ValueRow value) {
+decode_result attend_online(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key,
+                            ValueRow value) {
   const std::vector<double> s = scores(n, d_k, q, key);
   double m = -std::numeric_limits<double>::infinity(), l = 0;
   std::vector<double> o(d_v, 0.0);
   for (std::size_t b = 0; b < n; b += block) {
     const std::size_t e = std::min(n, b + block);
-    const double m_new = std::max(m, *std::max_element(s.begin() + static_cast<std::ptrdiff_t>(b), s.begin() + static_cast<std::ptrdiff_t>(e)));
+    const double m_new = std::max(
+        m, *std::max_element(s.begin() + static_cast<std::ptrdiff_t>(b), s.begin() + static_cast<std::ptrdiff_t>(e)));
     const double rescale = std::exp(m - m_new);
     l *= rescale;
     for (double& x : o) x *= rescale;
@@ -60,7 +62,8 @@ decode_result attend_online(std::size_t n, std::size_t d_k, std::size_t d_v, con
 
 /// FlashAttention style: exp2 of the raw dot product with scale * log2(e) folded into an FMA.
 template <class KeyRow, class ValueRow>
-decode_result attend_exp2_fma(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key, ValueRow value) {
+decode_result attend_exp2_fma(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key,
+                              ValueRow value) {
   std::vector<double> dot(n, 0.0);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < d_k; ++j) dot[i] = std::fma(key(i)[j], q[j], dot[i]);
@@ -86,7 +89,8 @@ double pairwise(std::size_t b, std::size_t e, const F& f) {
 
 /// Two-pass softmax with every sum (dot products, normaliser, output) taken pairwise.
 template <class KeyRow, class ValueRow>
-decode_result attend_pairwise(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key, ValueRow value) {
+decode_result attend_pairwise(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key,
+                              ValueRow value) {
   std::vector<double> s(n), w(n), o(d_v);
   const double scale = 1.0 / std::sqrt(static_cast<double>(d_k));
   for (std::size_t i = 0; i < n; ++i) s[i] = pairwise(0, d_k, [&](std::size_t j) { return key(i)[j] * q[j]; }) * scale;
@@ -100,7 +104,8 @@ decode_result attend_pairwise(std::size_t n, std::size_t d_k, std::size_t d_v, c
 
 /// The reference algorithm with every loop run backwards (last key and last component first).
 template <class KeyRow, class ValueRow>
-decode_result attend_reversed(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key, ValueRow value) {
+decode_result attend_reversed(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key,
+                              ValueRow value) {
   std::vector<double> s(n), o(d_v, 0.0);
   const double scale = 1.0 / std::sqrt(static_cast<double>(d_k));
   for (std::size_t i = n; i-- > 0;) {
@@ -121,14 +126,16 @@ decode_result attend_reversed(std::size_t n, std::size_t d_k, std::size_t d_v, c
 /// Split-K (flash-decoding): `splits` contiguous chunks each reduce to (max, sum, output), then
 /// the partials combine with exp(m_s - M) factors.
 template <std::size_t splits, class KeyRow, class ValueRow>
-decode_result attend_split_k(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key, ValueRow value) {
+decode_result attend_split_k(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key,
+                             ValueRow value) {
   const std::vector<double> s = scores(n, d_k, q, key);
   const std::size_t chunk = (n + splits - 1) / splits;
   std::vector<double> m_s, l_s;
   std::vector<std::vector<double>> o_s;
   for (std::size_t b = 0; b < n; b += chunk) {
     const std::size_t e = std::min(n, b + chunk);
-    const double m = *std::max_element(s.begin() + static_cast<std::ptrdiff_t>(b), s.begin() + static_cast<std::ptrdiff_t>(e));
+    const double m =
+        *std::max_element(s.begin() + static_cast<std::ptrdiff_t>(b), s.begin() + static_cast<std::ptrdiff_t>(e));
     double l = 0;
     std::vector<double> o(d_v, 0.0);
     for (std::size_t i = b; i < e; ++i) {

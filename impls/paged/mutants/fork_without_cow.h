@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, paged-fork-without-cow): an append writes into a shared, partly filled last block instead of copying it; paged_copy_on_write kills it.
+// Mutant (docs/mutants.md, paged-fork-without-cow): an append writes into a shared, partly filled last block instead of
+// copying it; paged_copy_on_write kills it.
 #pragma once
 
 #include "impls/paged/paged.h"

@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, paged-leak-on-refusal): blocks are taken one at a time and a dry pool refuses without returning them; refused_append_unchanged kills it.
+// Mutant (docs/mutants.md, paged-leak-on-refusal): blocks are taken one at a time and a dry pool refuses without
+// returning them; refused_append_unchanged kills it.
 #pragma once
 
 #include "impls/paged/paged.h"

@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, paged-refcount-per-entry; vLLM #1556): fork adds a reference per table entry (one per filled slot, as in a slot mapping) instead of one per block; paged_block_accounting kills it.
+// Mutant (docs/mutants.md, paged-refcount-per-entry; vLLM #1556): fork adds a reference per table entry (one per filled
+// slot, as in a slot mapping) instead of one per block; paged_block_accounting kills it.
 #pragma once
 
 #include "impls/paged/paged.h"

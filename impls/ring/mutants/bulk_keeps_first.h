@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, ring-bulk-keeps-first; mlx-examples PR #1093): an append of n > W rows keeps the first W instead of the last; ring_window_last_steps kills it.
+// Mutant (docs/mutants.md, ring-bulk-keeps-first; mlx-examples PR #1093): an append of n > W rows keeps the first W
+// instead of the last; ring_window_last_steps kills it.
 #pragma once
 
 #include <algorithm>
@@ -8,7 +9,9 @@
 namespace kvconform::mutants {
 
 struct bulk_keeps_first_rules : ring_rules {
-  static std::pair<std::size_t, std::size_t> kept(std::size_t n, std::size_t window) { return {0, std::min(n, window)}; }
+  static std::pair<std::size_t, std::size_t> kept(std::size_t n, std::size_t window) {
+    return {0, std::min(n, window)};
+  }
 };
 using ring_bulk_keeps_first = basic_ring<bulk_keeps_first_rules>;
 

@@ -1,4 +1,5 @@
-// Mutant (docs/mutants.md, ring-head-off-by-one; transformers PR #47708): the read start is off by one once the ring has wrapped; ring_window_last_steps kills it.
+// Mutant (docs/mutants.md, ring-head-off-by-one; transformers PR #47708): the read start is off by one once the ring
+// has wrapped; ring_window_last_steps kills it.
 #pragma once
 
 #include "impls/ring/ring.h"

@@ -6,7 +6,8 @@
 namespace kv = kvconform;
 
 namespace {
-kv::cache_config config(std::size_t layers, std::size_t batch, std::size_t heads, std::size_t q_heads, std::size_t cap, std::size_t d) {
+kv::cache_config config(std::size_t layers, std::size_t batch, std::size_t heads, std::size_t q_heads, std::size_t cap,
+                        std::size_t d) {
   kv::cache_config c{kv::cache_kind::beam, cap, d, d};
   c.layers = layers, c.batch = batch, c.heads = heads, c.q_heads = q_heads;
   return c;
@@ -17,7 +18,8 @@ kv::op update(const kv::cache_config& c, std::int64_t layer, std::int64_t start,
   for (std::size_t b = 0; b < c.batch; ++b)
     for (std::size_t h = 0; h < c.heads; ++h)
       for (std::size_t t = 0; t < n; ++t)
-        for (std::size_t j = 0; j < c.d_k; ++j) o.k.data.push_back(base + 100.0 * b + 10.0 * h + double(t) + double(j) / 4);
+        for (std::size_t j = 0; j < c.d_k; ++j)
+          o.k.data.push_back(base + 100.0 * b + 10.0 * h + double(t) + double(j) / 4);
   o.v = o.k;
   o.k.shape = o.v.shape = {c.batch, c.heads, n, c.d_k};
   return o;
@@ -42,7 +44,8 @@ TEST(BeamModel, RefusalsNameEveryReasonThatApplies) {
   const auto c = config(1, 2, 1, 1, 3, 1);
   kv::beam_model m(c, {});
   m.apply(update(c, 0, 0, 1));
-  EXPECT_EQ(m.apply(update(c, 0, 2, 2)).reasons, kv::refuse_index | kv::refuse_capacity);  // beyond the length and past T
+  EXPECT_EQ(m.apply(update(c, 0, 2, 2)).reasons,
+            kv::refuse_index | kv::refuse_capacity);  // beyond the length and past T
   EXPECT_EQ(m.apply(update(c, 0, 1, 3)).reasons, kv::refuse_capacity);
   EXPECT_EQ(m.apply(update(c, 1, 0, 1)).reasons, kv::refuse_index);
   kv::op mismatch = update(c, 0, 1, 1);
@@ -70,11 +73,14 @@ TEST(BeamModel, DecodeHasOneProblemPerRowAndQueryHeadWithItsKvHeadAndMask) {
   const auto c = config(1, 2, 2, 4, 3, 1);
   kv::beam_model m(c, {});
   m.apply(update(c, 0, 0, 2));
-  kv::op d{.kind = kv::op_kind::decode, .q = {{2, 4, 1}, {0, 1, 2, 3, 4, 5, 6, 7}}, .layer = 0, .mask = {{2, 2}, {0, 1, 1, 1}}};
+  kv::op d{.kind = kv::op_kind::decode,
+           .q = {{2, 4, 1}, {0, 1, 2, 3, 4, 5, 6, 7}},
+           .layer = 0,
+           .mask = {{2, 2}, {0, 1, 1, 1}}};
   const auto e = m.apply(d);
   ASSERT_TRUE(e.accepted);
   ASSERT_EQ(e.problems.size(), 8u);
-  EXPECT_EQ(e.problems[2].keys, (std::vector<double>{10, 11}));   // row 0, query head 2 reads kv head 1
+  EXPECT_EQ(e.problems[2].keys, (std::vector<double>{10, 11}));    // row 0, query head 2 reads kv head 1
   EXPECT_EQ(e.problems[5].keys, (std::vector<double>{100, 101}));  // row 1, query head 1 reads kv head 0
   EXPECT_EQ(e.problems[5].q, (std::vector<double>{5}));
   EXPECT_EQ(e.problems[0].live, (std::vector<unsigned char>{0, 1}));

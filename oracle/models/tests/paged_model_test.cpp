@@ -31,7 +31,7 @@ std::int64_t counter(const kv::snapshot& s, const std::string& name) {
 
 TEST(PagedModel, HandlesCountCreatesAndForksIncludingRefusedOnes) {
   kv::paged_model m(pool(4, 2), {});
-  m.apply(seq_op(kv::op_kind::create));                         // handle 0
+  m.apply(seq_op(kv::op_kind::create));                          // handle 0
   EXPECT_FALSE(m.apply(seq_op(kv::op_kind::fork, 5)).accepted);  // handle 1, names nothing
   EXPECT_TRUE(m.apply(seq_op(kv::op_kind::fork, 0)).accepted);   // handle 2
   EXPECT_EQ(m.live(), (std::vector<std::int64_t>{0, 2}));

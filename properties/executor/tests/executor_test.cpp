@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "impls/flat/flat.h"
-#include "properties/kinds/flat/adapter.h"
 #include "properties/executor/executor.h"
 #include "properties/generate/property.h"
+#include "properties/kinds/flat/adapter.h"
 
 namespace kv = kvconform;
 
@@ -12,7 +12,9 @@ namespace {
 kv::trace base_trace() {
   kv::trace t;
   t.config = {kv::cache_kind::flat, 4, 2, 2};
-  const kv::op a1{.kind = kv::op_kind::append, .k = kv::tensor::matrix(2, 2, {1, 0, 0, 1}), .v = kv::tensor::matrix(2, 2, {1, 2, 3, 4})};
+  const kv::op a1{.kind = kv::op_kind::append,
+                  .k = kv::tensor::matrix(2, 2, {1, 0, 0, 1}),
+                  .v = kv::tensor::matrix(2, 2, {1, 2, 3, 4})};
   const kv::op a2{.kind = kv::op_kind::append, .k = kv::tensor::vector({1, 1}), .v = kv::tensor::vector({5, 6})};
   const kv::op d{.kind = kv::op_kind::decode, .q = kv::tensor::vector({1, 0})};
   t.ops = {a1, a2, d, a2, d};
@@ -54,7 +56,9 @@ struct writes_past_input : kv::flat {
 };
 struct whole_buffer_views : kv::flat {
   using basic_flat::basic_flat;
-  view keys() const { return {basic_flat::keys().data(), static_cast<Eigen::Index>(max_len()), static_cast<Eigen::Index>(d_k())}; }
+  view keys() const {
+    return {basic_flat::keys().data(), static_cast<Eigen::Index>(max_len()), static_cast<Eigen::Index>(d_k())};
+  }
 };
 /// A flat cache with no decode of its own.
 struct storage_only {

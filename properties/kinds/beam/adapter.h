@@ -39,16 +39,16 @@ concept view_pair = requires(const P& p) {
 /// exceptions or returned statuses. No base class is needed.
 template <class C>
 concept beam_cache = std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t> &&
-                     requires(C& c, const C& cc, array_view a, std::size_t i, std::span<const std::int64_t> index) {
-                       requires view_pair<unwrapped_t<decltype(c.update(i, a, a, i))>>;
-                       c.reorder(index);
-                       { cc.length(i) } -> std::convertible_to<std::size_t>;
-                       { cc.keys(i) } -> tensor4_view;
-                       { cc.values(i) } -> tensor4_view;
-                       { cc.bytes() } -> std::convertible_to<std::size_t>;
-                       { cc.bytes_per_token() } -> std::convertible_to<std::size_t>;
-                       { cc.max_batch_tokens(i) } -> std::convertible_to<std::size_t>;
-                     };
+    requires(C& c, const C& cc, array_view a, std::size_t i, std::span<const std::int64_t> index) {
+  requires view_pair<unwrapped_t<decltype(c.update(i, a, a, i))>>;
+  c.reorder(index);
+  { cc.length(i) } -> std::convertible_to<std::size_t>;
+  { cc.keys(i) } -> tensor4_view;
+  { cc.values(i) } -> tensor4_view;
+  { cc.bytes() } -> std::convertible_to<std::size_t>;
+  { cc.bytes_per_token() } -> std::convertible_to<std::size_t>;
+  { cc.max_batch_tokens(i) } -> std::convertible_to<std::size_t>;
+};
 
 /// The optional decode capability: decode(layer, q, mask) giving a decode result with .output
 /// (B, Hq, D) and .weights (B, Hq, length) flattened, or a result_like of one.
@@ -74,10 +74,13 @@ class beam_subject final : public subject {
                             same_view("keys", std::get<0>(views), std::as_const(cache_).keys(layer));
                             same_view("values", std::get<1>(views), std::as_const(cache_).values(layer));
                           });
-      case op_kind::reorder: return call_cache([&] { return cache_.reorder(std::span<const std::int64_t>(c.o.index)); });
+      case op_kind::reorder:
+        return call_cache([&] { return cache_.reorder(std::span<const std::int64_t>(c.o.index)); });
       case op_kind::decode:
-        if constexpr (beam_decoding<C>) return decode_outcome([&] { return std::as_const(cache_).decode(layer, c.q, c.mask); });
-        else return unsupported();
+        if constexpr (beam_decoding<C>)
+          return decode_outcome([&] { return std::as_const(cache_).decode(layer, c.q, c.mask); });
+        else
+          return unsupported();
       default: return unsupported();  // the vocabulary of other kinds
     }
   }
@@ -113,7 +116,8 @@ class beam_subject final : public subject {
   /// A view whose batch, head or width extent is not the config's cannot be read safely.
   template <class V>
   void check_dims(const char* what, const V& v) const {
-    if (static_cast<std::size_t>(v.dimension(0)) != config_.batch || static_cast<std::size_t>(v.dimension(1)) != config_.heads ||
+    if (static_cast<std::size_t>(v.dimension(0)) != config_.batch ||
+        static_cast<std::size_t>(v.dimension(1)) != config_.heads ||
         static_cast<std::size_t>(v.dimension(3)) != config_.d_k)
       throw std::logic_error(std::string(what) + " view is not (B, H, length, D)");
   }
@@ -128,7 +132,9 @@ class beam_subject final : public subject {
           for (std::size_t j = 0; j < config_.d_k; ++j)
             same = same && std::bit_cast<std::uint64_t>(static_cast<double>(returned(b, h, t, j))) ==
                                std::bit_cast<std::uint64_t>(static_cast<double>(layer(b, h, t, j)));
-    if (!same) throw std::logic_error(std::string("update returned ") + what + " views that differ from the layer's filled positions");
+    if (!same)
+      throw std::logic_error(std::string("update returned ") + what +
+                             " views that differ from the layer's filled positions");
   }
   C cache_;
   cache_config config_;

@@ -13,11 +13,13 @@ class beam_fuzz final : public fuzz_ops {
     op o;
     const std::size_t L = c_.layers, B = c_.batch;
     o.layer = static_cast<std::int64_t>(io_.range(0, L, 0));  // L itself: out of range
-    const std::size_t len = o.layer < static_cast<std::int64_t>(L) ? model_.length(static_cast<std::size_t>(o.layer)) : 0;
+    const std::size_t len =
+        o.layer < static_cast<std::int64_t>(L) ? model_.length(static_cast<std::size_t>(o.layer)) : 0;
     if (which == 3) {
       o.kind = op_kind::reorder;
       o.index.resize(io_.range(0, 3, 0) == 0 ? B + 1 : B);  // sometimes one index too many
-      for (std::size_t b = 0; b < o.index.size(); ++b) o.index[b] = static_cast<std::int64_t>(io_.range(0, B, b));  // B: out of range
+      for (std::size_t b = 0; b < o.index.size(); ++b)
+        o.index[b] = static_cast<std::int64_t>(io_.range(0, B, b));  // B: out of range
       return o;
     }
     if (which == 4) return decode(o, len);
@@ -32,7 +34,8 @@ class beam_fuzz final : public fuzz_ops {
   op& decode(op& o, std::size_t len) {
     const std::size_t B = c_.batch, hq = c_.q_heads;
     o.kind = op_kind::decode;
-    for (std::size_t i = 0; i < B * hq; ++i) o.q.data.insert(o.q.data.end(), src_->query().begin(), src_->query().end());
+    for (std::size_t i = 0; i < B * hq; ++i)
+      o.q.data.insert(o.q.data.end(), src_->query().begin(), src_->query().end());
     o.q.shape = {B, hq, c_.d_k};
     if (io_.range(0, 1, 0)) {  // left padding: row b masks its first pad_b positions
       o.mask.shape = {B, len};
@@ -54,8 +57,10 @@ class beam_fuzz final : public fuzz_ops {
     src_->rows(o.start, n * B * H, seed(), k, v);  // rows (b, h, i) in order
     o.k = {{B, H, n, D}, k}, o.v = {{B, H, n, D}, v};
     if (bad_shape) {  // a wrong head_dim or batch
-      if (io_.range(0, 1, 0)) o.k.shape[3] += 1, o.k.data.resize(o.k.data.size() + B * H * n);
-      else o.v.shape[0] += 1, o.v.data.resize(o.v.data.size() + H * n * D);
+      if (io_.range(0, 1, 0))
+        o.k.shape[3] += 1, o.k.data.resize(o.k.data.size() + B * H * n);
+      else
+        o.v.shape[0] += 1, o.v.data.resize(o.v.data.size() + H * n * D);
     }
     return o;
   }
@@ -73,6 +78,8 @@ void beam_fuzz_config(byte_io& io, cache_config& c) {
   c.d_k = c.d_v = io.range(1, fuzz::max_dim / 2, c.d_k);
 }
 
-std::unique_ptr<fuzz_ops> beam_fuzz_ops(byte_io& io, const cache_config& c) { return std::make_unique<beam_fuzz>(io, c); }
+std::unique_ptr<fuzz_ops> beam_fuzz_ops(byte_io& io, const cache_config& c) {
+  return std::make_unique<beam_fuzz>(io, c);
+}
 
 }  // namespace kvconform::kinds

@@ -1,4 +1,5 @@
-// The batched generation loops over a beam cache (greedy from left-padded prompts, beam search through reorder), each against a recompute.
+// The batched generation loops over a beam cache (greedy from left-padded prompts, beam search through reorder), each
+// against a recompute.
 #include "properties/kinds/beam/generation.h"
 
 #include <algorithm>
@@ -24,8 +25,9 @@ constexpr std::size_t generation_vocab = 16;
 class layered_decoder {
  public:
   layered_decoder(const cache_config& c, std::uint64_t seed)
-      : c_(c), dec_(generation_vocab, c.layers * c.heads * c.d_k, c.layers * c.heads * c.d_k, seed, c.layers * c.q_heads * c.d_k,
-                    c.layers * c.q_heads * c.d_k) {}
+      : c_(c),
+        dec_(generation_vocab, c.layers * c.heads * c.d_k, c.layers * c.heads * c.d_k, seed,
+             c.layers * c.q_heads * c.d_k, c.layers * c.q_heads * c.d_k) {}
   std::size_t layers() const { return c_.layers; }
   std::size_t vocab() const { return dec_.vocab(); }
 
@@ -38,7 +40,8 @@ class layered_decoder {
     for (const auto& row : rows)
       for (std::size_t h = 0; h < c_.heads; ++h)
         for (std::size_t t = from; t < len; ++t) {
-          const auto at = static_cast<std::ptrdiff_t>((l * c_.heads + h) * d), end = at + static_cast<std::ptrdiff_t>(d);
+          const auto at = static_cast<std::ptrdiff_t>((l * c_.heads + h) * d),
+                     end = at + static_cast<std::ptrdiff_t>(d);
           const auto k = dec_.key(row[t]), v = dec_.value(row[t]);
           o.k.data.insert(o.k.data.end(), k.begin() + at, k.begin() + end);
           o.v.data.insert(o.v.data.end(), v.begin() + at, v.begin() + end);
@@ -48,17 +51,20 @@ class layered_decoder {
   }
 
   /// Layer l's decode with each row's last token as the query (B, Hq, D), masking the padding.
-  op decode(const std::vector<std::vector<std::size_t>>& rows, const std::vector<std::size_t>& pads, std::size_t l) const {
+  op decode(const std::vector<std::vector<std::size_t>>& rows, const std::vector<std::size_t>& pads,
+            std::size_t l) const {
     const std::size_t w = c_.q_heads * c_.d_k;
     op o;
     o.kind = op_kind::decode;
     o.layer = static_cast<std::int64_t>(l);
     for (const auto& row : rows) {
       const auto q = dec_.query(row.back());
-      o.q.data.insert(o.q.data.end(), q.begin() + static_cast<std::ptrdiff_t>(l * w), q.begin() + static_cast<std::ptrdiff_t>((l + 1) * w));
+      o.q.data.insert(o.q.data.end(), q.begin() + static_cast<std::ptrdiff_t>(l * w),
+                      q.begin() + static_cast<std::ptrdiff_t>((l + 1) * w));
     }
     o.q.shape = {rows.size(), c_.q_heads, c_.d_k};
-    if (std::any_of(pads.begin(), pads.end(), [](std::size_t p) { return p > 0; })) o.mask = left_padding_mask(pads, rows[0].size());
+    if (std::any_of(pads.begin(), pads.end(), [](std::size_t p) { return p > 0; }))
+      o.mask = left_padding_mask(pads, rows[0].size());
     return o;
   }
 
@@ -84,16 +90,18 @@ struct batch_rows {
 /// Steps `s`; false, with the reason in `failure`, when the op fails or is refused.
 bool run_op(session& s, const op& o, std::string& failure) {
   if (s.step(o) && s.last().accepted) return true;
-  failure = s.failed() ? s.failed()->signature() + ": " + s.failed()->message : describe(o) + " was refused: " + s.last().message;
+  failure = s.failed() ? s.failed()->signature() + ": " + s.failed()->message
+                       : describe(o) + " was refused: " + s.last().message;
   return false;
 }
 
 /// Layer by layer, feeds positions [from, len) of every row and decodes; then each row's logits (B x vocab).
-bool feed_and_score(session& s, const layered_decoder& d, const batch_rows& rows, std::size_t from, std::vector<double>& logits,
-                    std::string& failure) {
+bool feed_and_score(session& s, const layered_decoder& d, const batch_rows& rows, std::size_t from,
+                    std::vector<double>& logits, std::string& failure) {
   std::vector<std::vector<double>> outputs;
   for (std::size_t l = 0; l < d.layers(); ++l) {
-    if (!run_op(s, d.update(rows.tokens, l, from), failure) || !run_op(s, d.decode(rows.tokens, rows.pads, l), failure)) return false;
+    if (!run_op(s, d.update(rows.tokens, l, from), failure) || !run_op(s, d.decode(rows.tokens, rows.pads, l), failure))
+      return false;
     outputs.push_back(s.last().output);
   }
   logits.clear();
@@ -106,8 +114,8 @@ bool feed_and_score(session& s, const layered_decoder& d, const batch_rows& rows
 
 /// Keeps the B best (beam, token) continuations by summed log-probability; ties go to the lower
 /// beam, then the lower token. `parents[i]` becomes the beam that new beam i continues.
-void select_beams(const std::vector<double>& logits, std::size_t vocab, std::vector<double>& scores, std::vector<std::int64_t>& parents,
-                  std::vector<std::vector<std::size_t>>& tokens) {
+void select_beams(const std::vector<double>& logits, std::size_t vocab, std::vector<double>& scores,
+                  std::vector<std::int64_t>& parents, std::vector<std::vector<std::size_t>>& tokens) {
   struct candidate {
     double score;
     std::size_t beam, token;
@@ -120,7 +128,8 @@ void select_beams(const std::vector<double>& logits, std::size_t vocab, std::vec
     double sum = 0;
     for (std::size_t t = 0; t < vocab; ++t) sum += std::exp(row[static_cast<std::ptrdiff_t>(t)] - m);
     const double log_z = m + std::log(sum);
-    for (std::size_t t = 0; t < vocab; ++t) all.push_back({scores[b] + row[static_cast<std::ptrdiff_t>(t)] - log_z, b, t});
+    for (std::size_t t = 0; t < vocab; ++t)
+      all.push_back({scores[b] + row[static_cast<std::ptrdiff_t>(t)] - log_z, b, t});
   }
   std::stable_sort(all.begin(), all.end(), [](const candidate& x, const candidate& y) { return x.score > y.score; });
   const auto old = tokens;
@@ -134,7 +143,8 @@ void select_beams(const std::vector<double>& logits, std::size_t vocab, std::vec
 
 /// One pass: the logits (B x vocab) of rows of equal length; `parents` are the rows the current
 /// rows continue (identity except in beam search).
-using pass_fn = std::function<bool(const batch_rows&, const std::vector<std::int64_t>& parents, std::vector<double>& logits, std::string& failure)>;
+using pass_fn = std::function<bool(const batch_rows&, const std::vector<std::int64_t>& parents,
+                                   std::vector<double>& logits, std::string& failure)>;
 
 /// The search both runs share: prompts, then N + 1 passes, each choosing the next tokens.
 batch_generation run_generation(const layered_decoder& d, std::size_t batch, std::uint64_t seed, std::size_t prompt,
@@ -144,7 +154,8 @@ batch_generation run_generation(const layered_decoder& d, std::size_t batch, std
   batch_rows rows{std::vector<std::vector<std::size_t>>(batch), std::vector<std::size_t>(batch, 0)};
   for (std::size_t b = 0; b < batch; ++b) {
     if (mode == search_mode::greedy) rows.pads[b] = rng() % prompt;  // every row keeps one real token
-    for (std::size_t t = 0; t < prompt; ++t) rows.tokens[b].push_back(t < rows.pads[b] ? 0 : rng() % vocab);  // padding holds token 0
+    for (std::size_t t = 0; t < prompt; ++t)
+      rows.tokens[b].push_back(t < rows.pads[b] ? 0 : rng() % vocab);  // padding holds token 0
   }
   // Beam search starts from one prompt and one live beam; the others would only repeat it.
   std::vector<double> scores(batch, mode == search_mode::beam ? -std::numeric_limits<double>::infinity() : 0.0);
@@ -163,7 +174,8 @@ batch_generation run_generation(const layered_decoder& d, std::size_t batch, std
     }
     for (std::size_t b = 0; b < batch; ++b) {
       const auto row = logits.begin() + static_cast<std::ptrdiff_t>(b * vocab);
-      rows.tokens[b].push_back(static_cast<std::size_t>(std::max_element(row, row + static_cast<std::ptrdiff_t>(vocab)) - row));
+      rows.tokens[b].push_back(
+          static_cast<std::size_t>(std::max_element(row, row + static_cast<std::ptrdiff_t>(vocab)) - row));
     }
   }
   out.tokens = std::move(rows.tokens);
@@ -173,52 +185,56 @@ batch_generation run_generation(const layered_decoder& d, std::size_t batch, std
 /// Where two complete runs first differ: a row's tokens, or a logit's bits.
 std::string first_difference(const batch_generation& cached, const batch_generation& fresh) {
   for (std::size_t b = 0; b < cached.tokens.size(); ++b)
-    if (cached.tokens[b] != fresh.tokens[b]) return "row " + std::to_string(b) + " generated other tokens than the recompute";
+    if (cached.tokens[b] != fresh.tokens[b])
+      return "row " + std::to_string(b) + " generated other tokens than the recompute";
   for (std::size_t p = 0; p < cached.logits.size(); ++p)
     for (std::size_t i = 0; i < cached.logits[p].size(); ++i)
       if (std::bit_cast<std::uint64_t>(cached.logits[p][i]) != std::bit_cast<std::uint64_t>(fresh.logits[p][i])) {
         std::ostringstream s;
         s.precision(17);
-        s << "pass " << p << ", row " << i / generation_vocab << ", token " << i % generation_vocab << ": logit " << cached.logits[p][i]
-          << " with the cache, " << fresh.logits[p][i] << " recomputed (not bit for bit)";
+        s << "pass " << p << ", row " << i / generation_vocab << ", token " << i % generation_vocab << ": logit "
+          << cached.logits[p][i] << " with the cache, " << fresh.logits[p][i] << " recomputed (not bit for bit)";
         return s.str();
       }
   return "";
 }
 }  // namespace
 
-batch_generation generate_cached(session& s, const cache_config& c, std::uint64_t seed, std::size_t prompt, std::size_t new_tokens,
-                                 search_mode mode) {
+batch_generation generate_cached(session& s, const cache_config& c, std::uint64_t seed, std::size_t prompt,
+                                 std::size_t new_tokens, search_mode mode) {
   const layered_decoder d(c, seed);
   std::size_t filled = 0, computed = 0;
-  batch_generation g = run_generation(d, c.batch, seed, prompt, new_tokens, mode, [&](const batch_rows& rows, const auto& parents, auto& logits, auto& failure) {
-    const op reorder{.kind = op_kind::reorder, .index = parents};
-    if (mode == search_mode::beam && filled > 0 && !run_op(s, reorder, failure)) return false;
-    if (!feed_and_score(s, d, rows, filled, logits, failure)) return false;
-    computed += rows.tokens[0].size() - filled;  // only the positions the cache does not hold yet
-    filled = rows.tokens[0].size();
-    return true;
-  });
+  batch_generation g =
+      run_generation(d, c.batch, seed, prompt, new_tokens, mode,
+                     [&](const batch_rows& rows, const auto& parents, auto& logits, auto& failure) {
+                       const op reorder{.kind = op_kind::reorder, .index = parents};
+                       if (mode == search_mode::beam && filled > 0 && !run_op(s, reorder, failure)) return false;
+                       if (!feed_and_score(s, d, rows, filled, logits, failure)) return false;
+                       computed += rows.tokens[0].size() - filled;  // only the positions the cache does not hold yet
+                       filled = rows.tokens[0].size();
+                       return true;
+                     });
   g.kv_computations = computed;
   return g;
 }
 
-batch_generation generate_recomputed(const implementation& impl, const cache_config& c, std::uint64_t seed, std::size_t prompt,
-                                     std::size_t new_tokens, search_mode mode) {
+batch_generation generate_recomputed(const implementation& impl, const cache_config& c, std::uint64_t seed,
+                                     std::size_t prompt, std::size_t new_tokens, search_mode mode) {
   const layered_decoder d(c, seed);
   std::size_t computed = 0;
-  batch_generation g = run_generation(d, c.batch, seed, prompt, new_tokens, mode, [&](const batch_rows& rows, const auto&, auto& logits, auto& failure) {
-    session fresh(c, impl);
-    if (!feed_and_score(fresh, d, rows, 0, logits, failure)) return false;
-    computed += rows.tokens[0].size();
-    return true;
-  });
+  batch_generation g = run_generation(d, c.batch, seed, prompt, new_tokens, mode,
+                                      [&](const batch_rows& rows, const auto&, auto& logits, auto& failure) {
+                                        session fresh(c, impl);
+                                        if (!feed_and_score(fresh, d, rows, 0, logits, failure)) return false;
+                                        computed += rows.tokens[0].size();
+                                        return true;
+                                      });
   g.kv_computations = computed;
   return g;
 }
 
-void compare_with_recompute(session& s, const cache_config& c, std::uint64_t seed, std::size_t prompt, std::size_t new_tokens,
-                            search_mode mode) {
+void compare_with_recompute(session& s, const cache_config& c, std::uint64_t seed, std::size_t prompt,
+                            std::size_t new_tokens, search_mode mode) {
   const batch_generation cached = generate_cached(s, c, seed, prompt, new_tokens, mode);
   if (s.failed()) return;  // the executor has reported it
   // What only this comparison sees is not in the ops (the recompute ran in fresh caches); the
@@ -233,8 +249,8 @@ void compare_with_recompute(session& s, const cache_config& c, std::uint64_t see
   const std::size_t p = prompt, n = new_tokens, prefix_sum = (n + 1) * p + n * (n + 1) / 2;
   if (cached.kv_computations != p + n || fresh.kv_computations != prefix_sum)
     report("kv-count", "K/V computed for " + std::to_string(cached.kv_computations) + " positions with the cache and " +
-                           std::to_string(fresh.kv_computations) + " without, expected P + N = " + std::to_string(p + n) +
-                           " and the sum of prefix lengths " + std::to_string(prefix_sum));
+                           std::to_string(fresh.kv_computations) + " without, expected P + N = " +
+                           std::to_string(p + n) + " and the sum of prefix lengths " + std::to_string(prefix_sum));
 }
 
 }  // namespace kvconform::kinds

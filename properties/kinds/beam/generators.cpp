@@ -5,8 +5,8 @@
 #include <random>
 
 #include "oracle/models/beam_model.h"
-#include "properties/kinds/beam/inputs.h"
 #include "properties/generate/commands.h"
+#include "properties/kinds/beam/inputs.h"
 #include "properties/kinds/beam/kind.h"
 
 namespace kvconform::kinds {
@@ -44,7 +44,8 @@ rc::Gen<beam_command> on_layer(const gen_state& s, Make make) {
   return rc::gen::mapcat(uniform_in<std::size_t>(0, s.config.layers), [s, make](std::size_t l) {
     return rc::gen::mapcat(make(l, s.lengths[l]), [s, l](std::pair<std::size_t, std::size_t> start_n) {
       return rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), [s, l, start_n](std::uint64_t seed) {
-        return command<beam_model>(update_op(s, static_cast<std::int64_t>(l), static_cast<std::int64_t>(start_n.first), start_n.second, seed));
+        return command<beam_model>(
+            update_op(s, static_cast<std::int64_t>(l), static_cast<std::int64_t>(start_n.first), start_n.second, seed));
       });
     });
   });
@@ -74,19 +75,20 @@ rc::Gen<beam_command> bad_update_gen(const gen_state& s) {
         const std::size_t len = s.lengths[layer];
         op o = update_op(s, static_cast<std::int64_t>(layer), static_cast<std::int64_t>(len), 1, seed);
         switch (variant) {
-          case 0: reshape(o.k, {c.batch, c.heads, 1, c.d_k + 1}); break;    // wrong key width
-          case 1: reshape(o.v, {c.batch, c.heads + 1, 1, c.d_k}); break;    // wrong value heads
-          case 2: reshape(o.k, {c.batch + 1, c.heads, 1, c.d_k}); break;    // wrong batch
-          case 3: reshape(o.v, {c.batch, c.heads, 2, c.d_k}); break;        // k and v differ in steps
+          case 0: reshape(o.k, {c.batch, c.heads, 1, c.d_k + 1}); break;  // wrong key width
+          case 1: reshape(o.v, {c.batch, c.heads + 1, 1, c.d_k}); break;  // wrong value heads
+          case 2: reshape(o.k, {c.batch + 1, c.heads, 1, c.d_k}); break;  // wrong batch
+          case 3: reshape(o.v, {c.batch, c.heads, 2, c.d_k}); break;      // k and v differ in steps
           case 4: reshape(o.k, {c.batch, c.heads, c.d_k}), reshape(o.v, {c.batch, c.heads, c.d_k}); break;  // rank 3
-          case 5: o.layer = static_cast<std::int64_t>(c.layers); break;     // layer out of range
+          case 5: o.layer = static_cast<std::int64_t>(c.layers); break;  // layer out of range
           case 6: o.layer = -1; break;
-          case 7: o.start = static_cast<std::int64_t>(len) + 1; break;      // start beyond the length
+          case 7: o.start = static_cast<std::int64_t>(len) + 1; break;  // start beyond the length
           default: o.start = -1; break;
         }
         return command<beam_model>(std::move(o));
       },
-      uniform_in(0, 9), uniform_in<std::size_t>(0, s.config.layers), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+      uniform_in(0, 9), uniform_in<std::size_t>(0, s.config.layers),
+      rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
 rc::Gen<beam_command> reorder_gen(const gen_state& s) {
@@ -99,12 +101,14 @@ rc::Gen<beam_command> reorder_gen(const gen_state& s) {
   };
   std::vector<std::int64_t> identity(s.config.batch);
   std::iota(identity.begin(), identity.end(), 0);
-  auto gather = rc::gen::map(rc::gen::container<std::vector<std::int64_t>>(s.config.batch, uniform_in<std::int64_t>(0, b)), make);
-  auto permutation = rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), [make, identity](std::uint64_t seed) {
-    auto p = identity;
-    std::shuffle(p.begin(), p.end(), std::mt19937_64(seed));
-    return make(std::move(p));
-  });
+  auto gather =
+      rc::gen::map(rc::gen::container<std::vector<std::int64_t>>(s.config.batch, uniform_in<std::int64_t>(0, b)), make);
+  auto permutation =
+      rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), [make, identity](std::uint64_t seed) {
+        auto p = identity;
+        std::shuffle(p.begin(), p.end(), std::mt19937_64(seed));
+        return make(std::move(p));
+      });
   auto collapse = rc::gen::map(uniform_in<std::int64_t>(0, b), [make, b](std::int64_t j) {  // every beam continues one
     return make(std::vector<std::int64_t>(static_cast<std::size_t>(b), j));
   });
@@ -143,17 +147,18 @@ rc::Gen<beam_command> decode_gen(const gen_state& s, bool bad) {
         if (masked) o.mask = left_padding_mask(pads, len);
         if (!bad) return command<beam_model>(std::move(o));
         switch (variant) {
-          case 0: reshape(o.q, {c.batch * c.q_heads, c.d_k}); break;                     // rank 2
+          case 0: reshape(o.q, {c.batch * c.q_heads, c.d_k}); break;                       // rank 2
           case 1: reshape(o.q, {c.batch, c.heads > 1 ? c.q_heads + 1 : 0, c.d_k}); break;  // not a multiple of H
-          case 2: reshape(o.q, {c.batch, c.q_heads, c.d_k + 1}); break;                  // wrong width
-          case 3: o.mask = left_padding_mask(pads, len + 1); break;                      // mask longer than the layer
-          case 4: reshape(o.mask, {len}); break;                                          // rank 1 mask
-          default: o.layer = static_cast<std::int64_t>(c.layers); break;                 // layer out of range
+          case 2: reshape(o.q, {c.batch, c.q_heads, c.d_k + 1}); break;                    // wrong width
+          case 3: o.mask = left_padding_mask(pads, len + 1); break;                        // mask longer than the layer
+          case 4: reshape(o.mask, {len}); break;                                           // rank 1 mask
+          default: o.layer = static_cast<std::int64_t>(c.layers); break;                   // layer out of range
         }
         return command<beam_model>(std::move(o));
       },
       uniform_in<std::size_t>(0, s.config.layers), rc::gen::arbitrary<bool>(),
-      rc::gen::container<std::vector<std::size_t>>(b, uniform_in<std::size_t>(0, s.config.capacity + 1)), uniform_in(0, 6));
+      rc::gen::container<std::vector<std::size_t>>(b, uniform_in<std::size_t>(0, s.config.capacity + 1)),
+      uniform_in(0, 6));
 }
 
 /// One op drawn by weight from the property's mix. For beam, `append` is an update at the
@@ -166,12 +171,13 @@ rc::Gen<beam_command> op_gen(const beam_mix& mix, const gen_state& s, bool can_d
   };
   const std::size_t most = s.max_steps;
   add(mix.append, on_layer(s, at_length(s, [most](std::size_t room) {
-        return uniform_in<std::size_t>(1, std::max<std::size_t>(1, std::min(most, room)) + 1);
-      })));
+                             return uniform_in<std::size_t>(1, std::max<std::size_t>(1, std::min(most, room)) + 1);
+                           })));
   add(mix.fill, on_layer(s, at_length(s, [](std::size_t room) { return rc::gen::just(room); })));
   add(mix.overfill, on_layer(s, at_length(s, [](std::size_t room) {
-        return rc::gen::map(uniform_in<std::size_t>(1, 4), [room](std::size_t extra) { return room + extra; });
-      })));
+                               return rc::gen::map(uniform_in<std::size_t>(1, 4),
+                                                   [room](std::size_t extra) { return room + extra; });
+                             })));
   add(mix.empty, on_layer(s, at_length(s, [](std::size_t) { return rc::gen::just<std::size_t>(0); })));
   add(mix.rollback, rollback_gen(s));
   add(mix.bad_shape, bad_update_gen(s));
@@ -190,7 +196,8 @@ rc::Gen<cache_config> config_gen(bool long_traces, bool deep) {
   static const std::vector<std::size_t> quick_dims = {1, 2, 3, 4, 8, 16}, deep_dims = {1, 2, 3, 4, 5, 8, 16, 32, 64};
   static const std::vector<std::size_t> groups = {1, 2, 4};
   const std::vector<std::size_t>& dims = deep ? deep_dims : quick_dims;
-  const std::size_t max_cap = deep ? 64 : (long_traces ? 24 : 10), max_count = deep ? 4 : 3;  // of layers, rows and kv heads
+  const std::size_t max_cap = deep ? 64 : (long_traces ? 24 : 10),
+                    max_count = deep ? 4 : 3;  // of layers, rows and kv heads
   auto pick = [](const std::vector<std::size_t>& from) {
     return rc::gen::map(uniform_in<std::size_t>(0, from.size()), [&from](std::size_t i) { return from[i]; });
   };

@@ -6,7 +6,8 @@ namespace kvconform {
 void beam_block(const row_source& src, std::size_t batch, std::size_t heads, std::int64_t first, std::size_t n,
                 std::uint64_t seed, tensor& k, tensor& v) {
   k.data.clear(), v.data.clear();
-  for (std::size_t bh = 0; bh < batch * heads; ++bh) src.rows(first, n, seed + bh * 0x9e3779b97f4a7c15ull, k.data, v.data);
+  for (std::size_t bh = 0; bh < batch * heads; ++bh)
+    src.rows(first, n, seed + bh * 0x9e3779b97f4a7c15ull, k.data, v.data);
   k.shape = v.shape = {batch, heads, n, src.d_k()};
 }
 

@@ -1,6 +1,6 @@
 // The beam kind's row of the kind table.
-#include "oracle/models/beam_model.h"
 #include "properties/kinds/beam/kind.h"
+#include "oracle/models/beam_model.h"
 #include "properties/kinds/kind.h"
 
 namespace kvconform::kinds {

@@ -12,11 +12,11 @@ namespace kvconform::kinds {
 /// Relative weights of the ops a beam property draws (0 = never). An "append" is an update at a
 /// layer's length.
 struct beam_mix {
-  int append = 6;       ///< up to max_steps positions at the length, never past max_len
-  int fill = 0;         ///< exactly to max_len
-  int overfill = 0;     ///< 1 to 3 positions past max_len
-  int empty = 1;        ///< 0 positions
-  int bad_shape = 0;    ///< wrong widths, heads, batch, steps or rank; a layer or start out of range
+  int append = 6;     ///< up to max_steps positions at the length, never past max_len
+  int fill = 0;       ///< exactly to max_len
+  int overfill = 0;   ///< 1 to 3 positions past max_len
+  int empty = 1;      ///< 0 positions
+  int bad_shape = 0;  ///< wrong widths, heads, batch, steps or rank; a layer or start out of range
   int decode = 2;
   int bad_decode = 0;   ///< q of the wrong rank, heads or width, a mask of the wrong shape, a layer out of range
   int rollback = 0;     ///< an update starting below the layer's length (truncates first)

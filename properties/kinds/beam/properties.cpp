@@ -1,8 +1,8 @@
 // The properties of the beam kind (layers x batch x heads, rollback, reorder, GQA, masks) and its generation loops.
 #include <random>
 
-#include "properties/kinds/beam/generation.h"
 #include "properties/generate/statements.h"
+#include "properties/kinds/beam/generation.h"
 #include "properties/kinds/beam/inputs.h"
 #include "properties/kinds/beam/kind.h"
 
@@ -55,7 +55,8 @@ void decode_with_more_padding(session& s, const cache_config& c, std::uint64_t s
           src.rows(0, real[b], lane, u.k.data, u.v.data);         // the real rows, the same each time
         }
       u.k.shape = u.v.shape = {c.batch, c.heads, len, c.d_k};
-      const op d{.kind = op_kind::decode, .q = q, .layer = static_cast<std::int64_t>(l), .mask = left_padding_mask(pads, len)};
+      const op d{
+          .kind = op_kind::decode, .q = q, .layer = static_cast<std::int64_t>(l), .mask = left_padding_mask(pads, len)};
       if (!s.step(u) || !s.step(d)) return;
     }
   }
@@ -80,7 +81,14 @@ void add_beam_properties(std::vector<property>& ps) {
     return p;
   };
   namespace st = statements;
-  shared(st::refused_unchanged, {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2, .bad_reorder = 3});
+  shared(st::refused_unchanged, {.append = 3,
+                                 .fill = 2,
+                                 .overfill = 3,
+                                 .empty = 1,
+                                 .bad_shape = 4,
+                                 .decode = 1,
+                                 .bad_decode = 2,
+                                 .bad_reorder = 3});
   shared(st::copy_semantics, {.append = 6, .fill = 1, .empty = 1, .decode = 3});
   shared(st::views_filled_rows, {.append = 5, .fill = 1, .empty = 2, .decode = 4});
   shared(st::order_preserved, {.append = 8, .fill = 1, .empty = 1, .decode = 1});
@@ -92,44 +100,65 @@ void add_beam_properties(std::vector<property>& ps) {
     p.generate = beam_cases(mix);
     return p;
   };
-  auto drive = [&](const char* name, const char* summary, void (*driver)(session&, const cache_config&, std::uint64_t, std::size_t)) {
+  auto drive = [&](const char* name, const char* summary,
+                   void (*driver)(session&, const cache_config&, std::uint64_t, std::size_t)) {
     property& p = add_property(ps, beam, name, summary);
     p.needs = {capability::decode};
     p.drive = driver;
     p.generate = beam_cases({});  // configs only: the driver makes the ops
   };
   add("beam_state_matches_model",
-      "every layer x row x kv head equals the model after any mix of prefills, decode steps, rollbacks, reorders and refusals",
-      {.append = 4, .fill = 1, .overfill = 1, .empty = 1, .bad_shape = 1, .decode = 2, .bad_decode = 1, .rollback = 2, .reorder = 2, .bad_reorder = 1});
-  add("beam_prefill_equals_steps", "an update of n steps leaves the state of n single-step updates (a prefill equals n decode steps)",
+      "every layer x row x kv head equals the model after any mix of prefills, decode steps, rollbacks, reorders and "
+      "refusals",
+      {.append = 4,
+       .fill = 1,
+       .overfill = 1,
+       .empty = 1,
+       .bad_shape = 1,
+       .decode = 2,
+       .bad_decode = 1,
+       .rollback = 2,
+       .reorder = 2,
+       .bad_reorder = 1});
+  add("beam_prefill_equals_steps",
+      "an update of n steps leaves the state of n single-step updates (a prefill equals n decode steps)",
       {.append = 4, .fill = 2, .empty = 1, .decode = 1, .rollback = 2, .reorder = 1})
       .rewrite = update_as_steps;
   add("beam_rollback_truncates",
-      "an update starting below the length truncates first: the length becomes start + n and the rolled-back positions are gone "
+      "an update starting below the length truncates first: the length becomes start + n and the rolled-back positions "
+      "are gone "
       "(speculative decoding)",
       {.append = 3, .fill = 1, .empty = 1, .decode = 1, .rollback = 4});
-  add("beam_layers_independent", "each layer keeps its own length and rows: updates, rollbacks and refusals on one layer change no other",
+  add("beam_layers_independent",
+      "each layer keeps its own length and rows: updates, rollbacks and refusals on one layer change no other",
       {.append = 4, .overfill = 1, .empty = 1, .bad_shape = 1, .decode = 1, .rollback = 3});
   add("beam_reorder_gathers",
-      "reorder equals a gather of the model in every layer (repeats, drops, permutations, identity), and later updates to a repeated "
+      "reorder equals a gather of the model in every layer (repeats, drops, permutations, identity), and later updates "
+      "to a repeated "
       "row never reach its twin",
       {.append = 3, .fill = 1, .decode = 1, .rollback = 1, .reorder = 4});
   drive("beam_mask_left_padding",
-        "left padding takes exactly zero weight, a fully masked row gives zeros, and more left padding leaves every row's output "
+        "left padding takes exactly zero weight, a fully masked row gives zeros, and more left padding leaves every "
+        "row's output "
         "within the bound of the unpadded result",
         decode_with_more_padding);
-  add("beam_gqa_heads", "query head h reads kv head h / (Hq / H), for H = Hq, H = 1 and grouped heads, within the bound",
+  add("beam_gqa_heads",
+      "query head h reads kv head h / (Hq / H), for H = Hq, H = 1 and grouped heads, within the bound",
       {.append = 3, .fill = 1, .decode = 5, .rollback = 1, .reorder = 1})
       .needs = {capability::decode};
   add("beam_memory_formulas",
-      "bytes = 2 L B H T D sizeof(scalar), bytes per token = 2 L H D sizeof(scalar), and the largest B x T within a 1 MiB budget",
+      "bytes = 2 L B H T D sizeof(scalar), bytes per token = 2 L H D sizeof(scalar), and the largest B x T within a 1 "
+      "MiB budget",
       {.append = 1, .empty = 0, .decode = 0});
   drive("beam_generation_equals_recompute",
-        "greedy generation of left-padded prompts through the cache equals recomputing every pass from scratch bit for bit (tokens "
+        "greedy generation of left-padded prompts through the cache equals recomputing every pass from scratch bit for "
+        "bit (tokens "
         "and logits), with P + N K/V computations against the sum of the prefix lengths",
         greedy_generation);
   drive("beam_search_equals_recompute",
-        "beam search of width B through reorder equals a beam search that recomputes every beam from scratch, bit for bit", beam_search);
+        "beam search of width B through reorder equals a beam search that recomputes every beam from scratch, bit for "
+        "bit",
+        beam_search);
 }
 
 }  // namespace kvconform::kinds

@@ -32,9 +32,10 @@ extern const kind_spec beam_spec = {
       if (c.q_heads % c.heads != 0) return "q_heads must be a multiple of heads";
       return "";
     },
-    .cells = [](const cache_config& c) {
-      return double(c.capacity) * double(c.d_k + c.d_v) * double(c.layers) * double(c.batch) * double(c.heads);
-    },
+    .cells =
+        [](const cache_config& c) {
+          return double(c.capacity) * double(c.d_k + c.d_v) * double(c.layers) * double(c.batch) * double(c.heads);
+        },
 };
 
 }  // namespace kvconform::kinds

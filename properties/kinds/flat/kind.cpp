@@ -1,6 +1,6 @@
 // The flat kind's row of the kind table.
-#include "properties/generate/rows_generators.h"
 #include "properties/kinds/flat/kind.h"
+#include "properties/generate/rows_generators.h"
 #include "properties/kinds/kind.h"
 
 namespace kvconform::kinds {

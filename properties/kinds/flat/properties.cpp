@@ -1,4 +1,5 @@
-// The flat kind's properties: the shared statements with flat's op mixes, exact fill, the generation loop and the seed example.
+// The flat kind's properties: the shared statements with flat's op mixes, exact fill, the generation loop and the seed
+// example.
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
 #include "properties/generate/statements.h"
@@ -20,7 +21,8 @@ trace seed_worked_example() {
   trace t;
   t.config = {cache_kind::flat, 4, 2, 2};
   t.property = "seed_worked_example";
-  const op a1{.kind = op_kind::append, .k = tensor::matrix(2, 2, {1, 0, 0, 1}), .v = tensor::matrix(2, 2, {1, 2, 3, 4})};
+  const op a1{
+      .kind = op_kind::append, .k = tensor::matrix(2, 2, {1, 0, 0, 1}), .v = tensor::matrix(2, 2, {1, 2, 3, 4})};
   const op a2{.kind = op_kind::append, .k = tensor::vector({1, 1}), .v = tensor::vector({5, 6})};
   const op d{.kind = op_kind::decode,
              .q = tensor::vector({1, 0}),
@@ -36,18 +38,22 @@ trace seed_worked_example() {
 }  // namespace
 
 void add_flat_properties(std::vector<property>& ps) {
-  auto& fill = add_property(ps, flat, "exact_fill", "appends that end exactly at capacity are accepted; one more step is refused");
-  fill.generate = rows_cases(rows_model::full::refuse, {.append = 3, .fill = 4, .overfill = 3, .empty = 1, .decode = 1});
+  auto& fill = add_property(ps, flat, "exact_fill",
+                            "appends that end exactly at capacity are accepted; one more step is refused");
+  fill.generate =
+      rows_cases(rows_model::full::refuse, {.append = 3, .fill = 4, .overfill = 3, .empty = 1, .decode = 1});
   add_rows_statements(ps, flat, rows_model::full::refuse);
 
-  auto& generation = add_property(ps, flat, "generation_fills_capacity",
-                                  "a generation loop with capacity C = context length appends exactly C - P tokens, then is refused");
+  auto& generation =
+      add_property(ps, flat, "generation_fills_capacity",
+                   "a generation loop with capacity C = context length appends exactly C - P tokens, then is refused");
   generation.needs = {capability::decode};
   generation.drive = generate_to_capacity;
   generation.generate = rows_cases(rows_model::full::refuse, {});  // configs only: the driver makes the ops
 
-  auto& seed = add_property(ps, flat, "seed_worked_example",
-                            "the seed's worked example: output [3, 4], weights [0.40111209, 0.19777581, 0.40111209], then a refused append");
+  auto& seed = add_property(
+      ps, flat, "seed_worked_example",
+      "the seed's worked example: output [3, 4], weights [0.40111209, 0.19777581, 0.40111209], then a refused append");
   seed.needs = {capability::decode};
   seed.fixed = seed_worked_example;
 }

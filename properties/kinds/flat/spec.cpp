@@ -5,7 +5,8 @@ namespace kvconform::kinds {
 
 namespace {
 constexpr op_spec ops[] = {
-    {op_kind::append, field_k | field_v, "k and v 1-D (one step) or 2-D (n steps, n = 0 a no-op); refused when len + n > capacity"},
+    {op_kind::append, field_k | field_v,
+     "k and v 1-D (one step) or 2-D (n steps, n = 0 a no-op); refused when len + n > capacity"},
     {op_kind::decode, field_q, "q 1-D of width d_k over every stored row"},
 };
 constexpr config_field config[] = {

@@ -28,20 +28,20 @@ using sequence_id_t = unwrapped_t<decltype(std::declval<C&>().create())>;
 /// exceptions or returned statuses. No base class is needed.
 template <class C>
 concept paged_cache = std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t> &&
-                      std::integral<sequence_id_t<C>> &&
-                      requires(C& c, const C& cc, sequence_id_t<C> s, array_view a, std::size_t block) {
-                        requires std::same_as<unwrapped_t<decltype(c.fork(s))>, sequence_id_t<C>>;
-                        c.release(s);
-                        c.append(s, a, a);
-                        { cc.keys(s) } -> matrix_view;
-                        { cc.values(s) } -> matrix_view;
-                        { cc.num_blocks() } -> std::convertible_to<std::size_t>;
-                        { cc.free_blocks() } -> std::convertible_to<std::size_t>;
-                        { *std::begin(cc.block_table(s)) } -> std::convertible_to<std::size_t>;
-                        std::end(cc.block_table(s));
-                        { cc.ref_count(block) } -> std::convertible_to<std::size_t>;
-                        { cc.bytes_in_use() } -> std::convertible_to<std::size_t>;
-                      };
+    std::integral<sequence_id_t<C>> &&
+    requires(C& c, const C& cc, sequence_id_t<C> s, array_view a, std::size_t block) {
+  requires std::same_as<unwrapped_t<decltype(c.fork(s))>, sequence_id_t<C>>;
+  c.release(s);
+  c.append(s, a, a);
+  { cc.keys(s) } -> matrix_view;
+  { cc.values(s) } -> matrix_view;
+  { cc.num_blocks() } -> std::convertible_to<std::size_t>;
+  { cc.free_blocks() } -> std::convertible_to<std::size_t>;
+  { *std::begin(cc.block_table(s)) } -> std::convertible_to<std::size_t>;
+  std::end(cc.block_table(s));
+  { cc.ref_count(block) } -> std::convertible_to<std::size_t>;
+  { cc.bytes_in_use() } -> std::convertible_to<std::size_t>;
+};
 
 /// The optional decode capability: c.decode_step(seq, q) giving a decode result (or a result_like of one).
 template <class C>
@@ -53,9 +53,11 @@ concept paged_decoding = requires(const C& cc, sequence_id_t<C> s, array_view a)
 /// that does not fit releases other sequences and gives their ids (directly or in a result).
 template <class C>
 concept paged_preempting = std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t, bool> &&
-                           requires(C& c, sequence_id_t<C> s, array_view a) {
-                             { *std::begin(std::declval<const unwrapped_t<decltype(c.append(s, a, a))>&>()) } -> std::convertible_to<sequence_id_t<C>>;
-                           };
+    requires(C& c, sequence_id_t<C> s, array_view a) {
+  {
+    *std::begin(std::declval<const unwrapped_t<decltype(c.append(s, a, a))>&>())
+    } -> std::convertible_to<sequence_id_t<C>>;
+};
 
 /// Adapts any paged_cache to `subject`. Trace handles count create and fork ops (refused forks
 /// included); the adapter keeps each handle's id, passes a released sequence's old id on (so the
@@ -89,8 +91,10 @@ class paged_subject final : public subject {
                               for (const auto& v : victims) r.preempted.push_back(preempted_handle(v));
                           });
       case op_kind::decode:
-        if constexpr (paged_decoding<C>) return decode_outcome([&] { return std::as_const(cache_).decode_step(id_of(o.seq), c.q); });
-        else return unsupported();
+        if constexpr (paged_decoding<C>)
+          return decode_outcome([&] { return std::as_const(cache_).decode_step(id_of(o.seq), c.q); });
+        else
+          return unsupported();
       default: return unsupported();  // the vocabulary of other kinds
     }
   }
@@ -112,7 +116,8 @@ class paged_subject final : public subject {
     s.counters.emplace_back("free_blocks", static_cast<std::int64_t>(c.free_blocks()));
     s.counters.emplace_back("bytes_in_use", static_cast<std::int64_t>(c.bytes_in_use()));
     for (std::size_t b = 0; b < static_cast<std::size_t>(c.num_blocks()); ++b)
-      if (const auto refs = static_cast<std::int64_t>(c.ref_count(b)); refs > 0) s.block_refs.emplace_back(static_cast<std::int64_t>(b), refs);
+      if (const auto refs = static_cast<std::int64_t>(c.ref_count(b)); refs > 0)
+        s.block_refs.emplace_back(static_cast<std::int64_t>(b), refs);
     return s;
   }
 
@@ -124,8 +129,10 @@ class paged_subject final : public subject {
   };
 
   static C construct(const cache_config& c) {
-    if constexpr (paged_preempting<C>) return C(c.capacity, c.block_size, c.d_k, c.d_v, c.preempt);
-    else return C(c.capacity, c.block_size, c.d_k, c.d_v);
+    if constexpr (paged_preempting<C>)
+      return C(c.capacity, c.block_size, c.d_k, c.d_v, c.preempt);
+    else
+      return C(c.capacity, c.block_size, c.d_k, c.d_v);
   }
   /// The id behind a handle; for a handle that never named a sequence, an id no
   /// implementation is expected to have issued, so that the implementation refuses it itself.
@@ -138,7 +145,8 @@ class paged_subject final : public subject {
   /// The live handle of a preempted id, now released; -1 (which no model expects) if none.
   std::int64_t preempted_handle(id victim) {
     for (std::size_t h = 0; h < handles_.size(); ++h)
-      if (handles_[h].live && handles_[h].sequence == victim) return handles_[h].live = false, static_cast<std::int64_t>(h);
+      if (handles_[h].live && handles_[h].sequence == victim)
+        return handles_[h].live = false, static_cast<std::int64_t>(h);
     return -1;
   }
 

@@ -45,6 +45,8 @@ void paged_fuzz_config(byte_io& io, cache_config& c) {
   c.preempt = io.range(0, 1, c.preempt);
 }
 
-std::unique_ptr<fuzz_ops> paged_fuzz_ops(byte_io& io, const cache_config& c) { return std::make_unique<paged_fuzz>(io, c); }
+std::unique_ptr<fuzz_ops> paged_fuzz_ops(byte_io& io, const cache_config& c) {
+  return std::make_unique<paged_fuzz>(io, c);
+}
 
 }  // namespace kvconform::kinds

@@ -26,7 +26,8 @@ struct pick_rule {
 
 std::optional<std::int64_t> resolve(const paged_model& m, pick_rule r) {
   std::vector<std::int64_t> live = m.live(), copying;
-  std::copy_if(live.begin(), live.end(), std::back_inserter(copying), [&m](std::int64_t h) { return m.copies_on_append(h); });
+  std::copy_if(live.begin(), live.end(), std::back_inserter(copying),
+               [&m](std::int64_t h) { return m.copies_on_append(h); });
   const auto& from = r.copying && !copying.empty() ? copying : live;
   if (from.empty()) return std::nullopt;
   return from[from.size() - 1 - r.from_newest % from.size()];
@@ -78,17 +79,22 @@ paged_command on_live(std::string label, pick_rule pick, std::shared_ptr<const r
 
 /// Ops naming a handle that names no sequence: released, preempted, a refused fork's, or the
 /// next one, not issued yet.
-paged_command stale_command(op_kind kind, std::size_t which, std::shared_ptr<const row_source> src, std::uint64_t seed) {
-  return std::make_shared<const deferred_command<paged_model>>(std::string("stale ") + to_string(kind), [=](const paged_model& m) -> made_op {
-    std::vector<std::int64_t> stale;
-    const auto live = m.live();
-    for (std::int64_t h = 0; h <= m.handles(); ++h)
-      if (!std::binary_search(live.begin(), live.end(), h)) stale.push_back(h);
-    const op_target t{src, 0, stale[which % stale.size()]};
-    if (kind == op_kind::append) return append_op(t, 1, 0, seed);
-    if (kind == op_kind::decode) return decode_op(t, false, 0);
-    return sequence_op(kind, t.seq);
-  });
+paged_command stale_command(op_kind kind, std::size_t which, std::shared_ptr<const row_source> src,
+                            std::uint64_t seed) {
+  return std::make_shared<const deferred_command<paged_model>>(std::string("stale ") + to_string(kind),
+                                                               [=](const paged_model& m) -> made_op {
+                                                                 std::vector<std::int64_t> stale;
+                                                                 const auto live = m.live();
+                                                                 for (std::int64_t h = 0; h <= m.handles(); ++h)
+                                                                   if (!std::binary_search(live.begin(), live.end(), h))
+                                                                     stale.push_back(h);
+                                                                 const op_target t{src, 0, stale[which % stale.size()]};
+                                                                 if (kind == op_kind::append)
+                                                                   return append_op(t, 1, 0, seed);
+                                                                 if (kind == op_kind::decode)
+                                                                   return decode_op(t, false, 0);
+                                                                 return sequence_op(kind, t.seq);
+                                                               });
 }
 
 /// One op drawn by weight from the property's mix.
@@ -102,18 +108,21 @@ rc::Gen<paged_command> op_gen(const paged_mix& mix, const paged_model& m, const 
     if (weight > 0) choices.emplace_back(weight, std::move(g));
   };
   // Nothing else can happen before the first sequence exists.
-  add(live == 0 ? std::max(mix.create, 1) : mix.create, rc::gen::just(command<paged_model>(sequence_op(op_kind::create, 0))));
+  add(live == 0 ? std::max(mix.create, 1) : mix.create,
+      rc::gen::just(command<paged_model>(sequence_op(op_kind::create, 0))));
   std::vector<op_kind> stale_kinds = {op_kind::append, op_kind::fork, op_kind::release};
   if (ctx.can_decode) stale_kinds.push_back(op_kind::decode);
-  add(mix.stale, rc::gen::apply([src](op_kind k, std::size_t which, std::uint64_t s) { return stale_command(k, which, src, s); },
-                                rc::gen::elementOf(stale_kinds), uniform_in<std::size_t>(0, m.handles() + 1), seed));
+  add(mix.stale,
+      rc::gen::apply([src](op_kind k, std::size_t which, std::uint64_t s) { return stale_command(k, which, src, s); },
+                     rc::gen::elementOf(stale_kinds), uniform_in<std::size_t>(0, m.handles() + 1), seed));
   if (live == 0) return weighted(std::move(choices));
 
   const auto picks = pick_gen(live);
   auto appends = [&](int weight, const char* label, rc::Gen<rows_rule> rule) {
     add(weight, rc::gen::apply(
                     [src, label](pick_rule p, rows_rule r, int ranks, std::uint64_t s) {
-                      return on_live(label, p, src, [=](const op_target& t, fit f) { return append_op(t, r.rows(f), ranks, s); });
+                      return on_live(label, p, src,
+                                     [=](const op_target& t, fit f) { return append_op(t, r.rows(f), ranks, s); });
                     },
                     picks, std::move(rule), uniform_in(0, 4), seed));
   };
@@ -121,15 +130,18 @@ rc::Gen<paged_command> op_gen(const paged_mix& mix, const paged_model& m, const 
   // exhausting the pool is left to fill and overfill, so that properties steer how often it happens.
   const std::size_t most = m.config().block_size + 1;
   using end = rows_rule::end;
-  appends(mix.append, "append", rc::gen::construct<rows_rule>(rc::gen::just(end::capped), uniform_in<std::size_t>(1, most + 1)));
+  appends(mix.append, "append",
+          rc::gen::construct<rows_rule>(rc::gen::just(end::capped), uniform_in<std::size_t>(1, most + 1)));
   // Half the fills take the pool's last free slot; the others end a block exactly, so that the
   // next append opens a new one without exhausting the pool every time.
   appends(mix.fill, "fill", rc::gen::element(rows_rule{end::pool, 0}, rows_rule{end::block, 0}));
-  appends(mix.overfill, "overfill", rc::gen::construct<rows_rule>(rc::gen::just(end::pool), uniform_in<std::size_t>(1, 4)));
+  appends(mix.overfill, "overfill",
+          rc::gen::construct<rows_rule>(rc::gen::just(end::pool), uniform_in<std::size_t>(1, 4)));
   appends(mix.empty, "empty append", rc::gen::just(rows_rule{end::capped, 0}));
   add(mix.bad_shape, rc::gen::apply(
                          [src](pick_rule p, int variant, std::uint64_t s) {
-                           return on_live("bad shape", p, src, [=](const op_target& t, fit) { return bad_shape_op(t, variant, s); });
+                           return on_live("bad shape", p, src,
+                                          [=](const op_target& t, fit) { return bad_shape_op(t, variant, s); });
                          },
                          picks, uniform_in(0, 6), seed));
   if (ctx.can_decode)
@@ -137,7 +149,8 @@ rc::Gen<paged_command> op_gen(const paged_mix& mix, const paged_model& m, const 
       const bool bad = is_bad;  // a plain copy: clang 14 cannot capture structured bindings
       add(weight, rc::gen::apply(
                       [src, bad](pick_rule p, int variant) {
-                        return on_live(bad ? "bad decode" : "decode", p, src, [=](const op_target& t, fit) { return decode_op(t, bad, variant); });
+                        return on_live(bad ? "bad decode" : "decode", p, src,
+                                       [=](const op_target& t, fit) { return decode_op(t, bad, variant); });
                       },
                       picks, uniform_in(0, 2)));
     }
@@ -161,7 +174,8 @@ rc::Gen<cache_config> config_gen(bool preempt, bool long_traces, bool deep) {
         c.block_size = block_size, c.preempt = preempt;
         return c;
       },
-      uniform_in<std::size_t>(1, max_blocks + 1), uniform_in<std::size_t>(1, max_block_size + 1), width_gen(deep), width_gen(deep));
+      uniform_in<std::size_t>(1, max_blocks + 1), uniform_in<std::size_t>(1, max_block_size + 1), width_gen(deep),
+      width_gen(deep));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The paged kind's row of the kind table.
-#include "oracle/models/paged_model.h"
 #include "properties/kinds/kind.h"
+#include "oracle/models/paged_model.h"
 #include "properties/kinds/paged/kind.h"
 
 namespace kvconform::kinds {

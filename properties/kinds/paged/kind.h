@@ -11,11 +11,11 @@ namespace kvconform::kinds {
 
 /// Relative weights of the ops a paged property draws (0 = never).
 struct paged_mix {
-  int append = 6;      ///< n rows, capped at what fits
-  int fill = 0;        ///< the pool's last free slot, or exactly to the end of the sequence's block
-  int overfill = 0;    ///< the room plus 1 to 3 rows
-  int empty = 1;       ///< a 2-D append of 0 steps
-  int bad_shape = 0;   ///< wrong width, wrong rank, or k and v differing in steps
+  int append = 6;     ///< n rows, capped at what fits
+  int fill = 0;       ///< the pool's last free slot, or exactly to the end of the sequence's block
+  int overfill = 0;   ///< the room plus 1 to 3 rows
+  int empty = 1;      ///< a 2-D append of 0 steps
+  int bad_shape = 0;  ///< wrong width, wrong rank, or k and v differing in steps
   int decode = 2;
   int bad_decode = 0;  ///< q of the wrong width or rank, or a decode of an empty sequence
   int create = 1;      ///< a new sequence

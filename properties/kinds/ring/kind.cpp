@@ -1,6 +1,6 @@
 // The ring kind's row of the kind table.
-#include "properties/generate/rows_generators.h"
 #include "properties/kinds/kind.h"
+#include "properties/generate/rows_generators.h"
 #include "properties/kinds/ring/kind.h"
 
 namespace kvconform::kinds {

@@ -1,4 +1,5 @@
-// The ring kind's properties: the shared statements with ring's op mixes, the window, positions, bulk appends and the sliding generation loop.
+// The ring kind's properties: the shared statements with ring's op mixes, the window, positions, bulk appends and the
+// sliding generation loop.
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
 #include "properties/generate/statements.h"
@@ -12,13 +13,16 @@ constexpr auto evict = rows_model::full::evict;
 
 /// A 2-D append of n rows as n single-step 1-D appends.
 std::vector<op> bulk_as_singles(const op& o) {
-  if (o.kind != op_kind::append || o.k.shape.size() != 2 || o.v.shape.size() != 2 || o.k.shape[0] != o.v.shape[0]) return {o};
+  if (o.kind != op_kind::append || o.k.shape.size() != 2 || o.v.shape.size() != 2 || o.k.shape[0] != o.v.shape[0])
+    return {o};
   std::vector<op> singles;
   const std::size_t n = o.k.shape[0], dk = o.k.shape[1], dv = o.v.shape[1];
   for (std::size_t i = 0; i < n; ++i) {
     op s;
-    s.k = tensor::vector({o.k.data.begin() + static_cast<std::ptrdiff_t>(i * dk), o.k.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * dk)});
-    s.v = tensor::vector({o.v.data.begin() + static_cast<std::ptrdiff_t>(i * dv), o.v.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * dv)});
+    s.k = tensor::vector({o.k.data.begin() + static_cast<std::ptrdiff_t>(i * dk),
+                          o.k.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * dk)});
+    s.v = tensor::vector({o.v.data.begin() + static_cast<std::ptrdiff_t>(i * dv),
+                          o.v.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * dv)});
     singles.push_back(std::move(s));
   }
   return singles;
@@ -54,7 +58,8 @@ void add_ring_properties(std::vector<property>& ps) {
   wraps.long_traces = true;
 
   auto& slides = add_property(ps, ring, "ring_generation_slides",
-                              "a generation loop with window C = context length keeps generating past C, attending to exactly the last C steps");
+                              "a generation loop with window C = context length keeps generating past C, attending to "
+                              "exactly the last C steps");
   slides.needs = {capability::decode};
   slides.drive = generate_past_window;
   slides.generate = rows_cases(evict, {});  // configs only: the driver makes the ops

@@ -52,9 +52,9 @@ kv::implementation without_decode(std::string name, kv::impl_group group, std::s
 
 TEST(Selftest, NotSupportedIsNeitherAFailureForAVariantNorAKillOfAMutant) {
   // The no-scale bug lives only in decode: without decode, nothing can kill it, and selftest must say so.
-  const std::vector<kv::implementation> zoo = {without_decode<kv::flat>("storage-only", kv::impl_group::variant),
-                                               without_decode<kv::mutants::flat_no_scale>("decode-bug", kv::impl_group::mutant,
-                                                                                          "exact_fill")};
+  const std::vector<kv::implementation> zoo = {
+      without_decode<kv::flat>("storage-only", kv::impl_group::variant),
+      without_decode<kv::mutants::flat_no_scale>("decode-bug", kv::impl_group::mutant, "exact_fill")};
   kv::run_options o;
   o.cases = 10;
   std::ostringstream log;

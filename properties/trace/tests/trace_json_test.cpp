@@ -34,7 +34,8 @@ void expect_rejected(const std::string& text, const std::string& fragment) {
   }
 }
 
-const std::string good = R"({"schema":"kvconform-trace","version":1,"config":{"kind":"flat","capacity":2,"d_k":1,"d_v":1},"ops":[)";
+const std::string good =
+    R"({"schema":"kvconform-trace","version":1,"config":{"kind":"flat","capacity":2,"d_k":1,"d_v":1},"ops":[)";
 }  // namespace
 
 TEST(TraceJson, EveryDoubleRoundTripsBitExactly) {
@@ -65,12 +66,18 @@ TEST(TraceJson, MalformedInputNamesTheProblem) {
   expect_rejected("{", "not valid JSON");
   expect_rejected(R"({"schema":"other","version":1})", "trace.schema");
   expect_rejected(R"({"schema":"kvconform-trace","version":9,"config":{},"ops":[]})", "unsupported version 9");
-  expect_rejected(R"({"schema":"kvconform-trace","version":1,"config":{"kind":"cube","capacity":1,"d_k":1,"d_v":1},"ops":[]})", "unknown cache kind");
-  expect_rejected(R"({"schema":"kvconform-trace","version":1,"config":{"kind":"flat","capacity":1000000,"d_k":1000,"d_v":1000},"ops":[]})", "exceed");
+  expect_rejected(
+      R"({"schema":"kvconform-trace","version":1,"config":{"kind":"cube","capacity":1,"d_k":1,"d_v":1},"ops":[]})",
+      "unknown cache kind");
+  expect_rejected(R"({"schema":"kvconform-trace","version":1,)"
+                  R"("config":{"kind":"flat","capacity":1000000,"d_k":1000,"d_v":1000},"ops":[]})",
+                  "exceed");
   expect_rejected(good + R"({"op":"jump"}]})", "ops[0].op");
   expect_rejected(good + R"({"op":"append","k":{"shape":[2],"data":[1]},"v":{"shape":[1],"data":[1]}}]})", "ops[0].k");
-  expect_rejected(good + R"({"op":"append","k":{"shape":[1],"data":["one"]},"v":{"shape":[1],"data":[1]}}]})", "ops[0].k.data[0]");
-  expect_rejected(good + R"({"op":"append","k":{"shape":[-1],"data":[]},"v":{"shape":[1],"data":[1]}}]})", "non-negative");
+  expect_rejected(good + R"({"op":"append","k":{"shape":[1],"data":["one"]},"v":{"shape":[1],"data":[1]}}]})",
+                  "ops[0].k.data[0]");
+  expect_rejected(good + R"({"op":"append","k":{"shape":[-1],"data":[]},"v":{"shape":[1],"data":[1]}}]})",
+                  "non-negative");
   expect_rejected(good + R"({"op":"decode"}]})", "missing field \"q\"");
   expect_rejected(good + R"({"op":"decode","q":{"shape":[1],"data":[1e999]}}]})", "not valid JSON");
 }
@@ -78,9 +85,10 @@ TEST(TraceJson, MalformedInputNamesTheProblem) {
 TEST(TraceJson, PagedAndBeamFieldsRoundTrip) {
   kv::trace paged;
   paged.config = {.kind = kv::cache_kind::paged, .capacity = 4, .d_k = 2, .d_v = 1, .block_size = 3, .preempt = true};
-  paged.ops = {kv::op{.kind = kv::op_kind::create}, kv::op{.kind = kv::op_kind::fork, .seq = 0},
-               kv::op{.kind = kv::op_kind::append, .k = kv::tensor::vector({1, 2}), .v = kv::tensor::vector({3}), .seq = 1},
-               kv::op{.kind = kv::op_kind::release, .seq = 0}};
+  paged.ops = {
+      kv::op{.kind = kv::op_kind::create}, kv::op{.kind = kv::op_kind::fork, .seq = 0},
+      kv::op{.kind = kv::op_kind::append, .k = kv::tensor::vector({1, 2}), .v = kv::tensor::vector({3}), .seq = 1},
+      kv::op{.kind = kv::op_kind::release, .seq = 0}};
   const kv::trace p = kv::trace_from_json(kv::to_json(paged));
   EXPECT_EQ(p.config, paged.config);
   ASSERT_EQ(p.ops.size(), 4u);
@@ -89,9 +97,21 @@ TEST(TraceJson, PagedAndBeamFieldsRoundTrip) {
   EXPECT_EQ(p.ops[3].seq, 0);
 
   kv::trace beam;
-  beam.config = {.kind = kv::cache_kind::beam, .capacity = 5, .d_k = 2, .d_v = 2, .layers = 2, .batch = 2, .heads = 1, .q_heads = 2};
-  kv::op update{.kind = kv::op_kind::update, .k = {{2, 1, 1, 2}, {1, 2, 3, 4}}, .v = {{2, 1, 1, 2}, {5, 6, 7, 8}}, .layer = 1, .start = 0};
-  kv::op decode{.kind = kv::op_kind::decode, .q = {{2, 2, 2}, std::vector<double>(8, 0.5)}, .layer = 1, .mask = {{2, 1}, {1, 0}}};
+  beam.config = {.kind = kv::cache_kind::beam,
+                 .capacity = 5,
+                 .d_k = 2,
+                 .d_v = 2,
+                 .layers = 2,
+                 .batch = 2,
+                 .heads = 1,
+                 .q_heads = 2};
+  kv::op update{.kind = kv::op_kind::update,
+                .k = {{2, 1, 1, 2}, {1, 2, 3, 4}},
+                .v = {{2, 1, 1, 2}, {5, 6, 7, 8}},
+                .layer = 1,
+                .start = 0};
+  kv::op decode{
+      .kind = kv::op_kind::decode, .q = {{2, 2, 2}, std::vector<double>(8, 0.5)}, .layer = 1, .mask = {{2, 1}, {1, 0}}};
   beam.ops = {update, decode, kv::op{.kind = kv::op_kind::reorder, .index = {1, 1}}};
   const kv::trace b = kv::trace_from_json(kv::to_json(beam));
   EXPECT_EQ(b.config, beam.config);
@@ -106,7 +126,8 @@ TEST(TraceJson, PagedAndBeamFieldsRoundTrip) {
 }
 
 TEST(TraceJson, OpsOutsideTheKindsVocabularyAreRejected) {
-  expect_rejected(good + R"({"op":"reorder","index":[0]}]})", "a flat cache has no op \"reorder\" (its ops: append, decode)");
+  expect_rejected(good + R"({"op":"reorder","index":[0]}]})",
+                  "a flat cache has no op \"reorder\" (its ops: append, decode)");
 }
 
 TEST(TraceJson, DriverSeedAndSizeRoundTrip) {

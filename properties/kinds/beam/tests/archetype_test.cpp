@@ -13,7 +13,8 @@ namespace arch = kvconform::archetypes;
 namespace {
 struct minimal_beam {
   minimal_beam(std::size_t, std::size_t, std::size_t, std::size_t, std::size_t) {}
-  arch::result<std::pair<arch::tensor4, arch::tensor4>> update(std::size_t, kv::array_view, kv::array_view, std::size_t) {
+  arch::result<std::pair<arch::tensor4, arch::tensor4>> update(std::size_t, kv::array_view, kv::array_view,
+                                                               std::size_t) {
     return {std::pair<arch::tensor4, arch::tensor4>{}};
   }
   arch::status reorder(std::span<const std::int64_t>) { return {false}; }
@@ -35,7 +36,8 @@ TEST(BeamArchetype, ResultAndStatusAreOutcomes) {
   kv::cache_config c{kv::cache_kind::beam, 1, 1, 1};
   c.layers = c.batch = c.heads = c.q_heads = 1;
   const kv::subject_ptr s = impl.make(c);
-  const kv::op update{.kind = kv::op_kind::update}, reorder{.kind = kv::op_kind::reorder}, decode{.kind = kv::op_kind::decode};
+  const kv::op update{.kind = kv::op_kind::update}, reorder{.kind = kv::op_kind::reorder},
+      decode{.kind = kv::op_kind::decode};
   EXPECT_TRUE(s->apply(kv::call{update, {}, {}, {}, {}}).accepted);  // its views match the layer's (both empty)
   EXPECT_FALSE(s->apply(kv::call{reorder, {}, {}, {}, {}}).accepted);
   EXPECT_TRUE(s->apply(kv::call{decode, {}, {}, {}, {}}).accepted);

@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "impls/beam/beam.h"
+#include "properties/generate/run_property.h"
 #include "properties/kinds/beam/adapter.h"
 #include "properties/kinds/beam/generation.h"
-#include "properties/generate/run_property.h"
 
 namespace kv = kvconform;
 
@@ -25,7 +25,9 @@ std::string failing_check(const std::string& property) {
 /// Decodes as if there were no mask: padding takes weight.
 struct ignores_mask : kv::beam {
   using basic_beam::basic_beam;
-  kv::decode_result decode(std::size_t layer, kv::array_view q, kv::array_view) const { return basic_beam::decode(layer, q, {}); }
+  kv::decode_result decode(std::size_t layer, kv::array_view q, kv::array_view) const {
+    return basic_beam::decode(layer, q, {});
+  }
 };
 
 /// Query head h reads kv head h % H instead of h / (Hq / H): the reference fed a permuted query.
@@ -34,7 +36,9 @@ struct interleaved_heads : kv::beam {
   kv::decode_result decode(std::size_t layer, kv::array_view q, kv::array_view mask) const {
     if (q.rank != 3 || q.dims[1] % kv_heads() != 0) return basic_beam::decode(layer, q, mask);
     const std::size_t b = q.dims[0], hq = q.dims[1], d = q.dims[2], group = hq / kv_heads();
-    auto slot = [&](std::size_t h) { return (h % kv_heads()) * group + h / kv_heads(); };  // where the reference reads kv head h % H
+    auto slot = [&](std::size_t h) {
+      return (h % kv_heads()) * group + h / kv_heads();
+    };  // where the reference reads kv head h % H
     std::vector<double> permuted(q.size());
     for (std::size_t r = 0; r < b; ++r)
       for (std::size_t h = 0; h < hq; ++h)
@@ -45,8 +49,10 @@ struct interleaved_heads : kv::beam {
     for (std::size_t r = 0; r < b; ++r)
       for (std::size_t h = 0; h < hq; ++h) {
         const auto from = static_cast<Eigen::Index>(r * hq + slot(h)), to = static_cast<Eigen::Index>(r * hq + h);
-        out.output.segment(to * static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d)) = at.output.segment(from * static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
-        out.weights.segment(to * static_cast<Eigen::Index>(len), static_cast<Eigen::Index>(len)) = at.weights.segment(from * static_cast<Eigen::Index>(len), static_cast<Eigen::Index>(len));
+        out.output.segment(to * static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d)) =
+            at.output.segment(from * static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
+        out.weights.segment(to * static_cast<Eigen::Index>(len), static_cast<Eigen::Index>(len)) =
+            at.weights.segment(from * static_cast<Eigen::Index>(len), static_cast<Eigen::Index>(len));
       }
     return out;
   }
@@ -55,7 +61,9 @@ struct interleaved_heads : kv::beam {
 /// Writes every update into layer 0 (one shared buffer for all layers).
 struct one_layer_buffer : kv::beam {
   using basic_beam::basic_beam;
-  auto update(std::size_t, kv::array_view k, kv::array_view v, std::size_t start) { return basic_beam::update(0, k, v, start); }
+  auto update(std::size_t, kv::array_view k, kv::array_view v, std::size_t start) {
+    return basic_beam::update(0, k, v, start);
+  }
 };
 
 /// Counts T - 1 positions of storage per row.
@@ -75,7 +83,8 @@ struct drifts_with_history : kv::beam {
   }
   kv::decode_result decode(std::size_t layer, kv::array_view q, kv::array_view mask) const {
     kv::decode_result d = basic_beam::decode(layer, q, mask);
-    if (updates > layers() && d.output.size() > 0 && d.output[0] != 0) d.output[0] = std::nextafter(d.output[0], HUGE_VAL);
+    if (updates > layers() && d.output.size() > 0 && d.output[0] != 0)
+      d.output[0] = std::nextafter(d.output[0], HUGE_VAL);
     return d;
   }
 };
@@ -83,7 +92,8 @@ struct drifts_with_history : kv::beam {
 /// Returns views of the layer as it was before the write.
 struct returns_old_views : kv::beam {
   using basic_beam::basic_beam;
-  std::pair<kv::beam_view, kv::beam_view> update(std::size_t layer, kv::array_view k, kv::array_view v, std::size_t start) {
+  std::pair<kv::beam_view, kv::beam_view> update(std::size_t layer, kv::array_view k, kv::array_view v,
+                                                 std::size_t start) {
     auto before = std::pair{keys(layer % layers()), values(layer % layers())};
     basic_beam::update(layer, k, v, start);
     return before;

@@ -1,4 +1,5 @@
-// A type with only what flat_cache and its optional decode require compiles into a working adapter, in either error style.
+// A type with only what flat_cache and its optional decode require compiles into a working adapter, in either error
+// style.
 #include <gtest/gtest.h>
 
 #include "properties/kinds/archetypes.h"

@@ -9,7 +9,8 @@
 
 namespace kv = kvconform;
 
-static_assert(kv::paged_cache<kv::paged> && !kv::flat_cache<kv::paged> && !kv::beam_cache<kv::paged>, "paged is a paged_cache only");
+static_assert(kv::paged_cache<kv::paged> && !kv::flat_cache<kv::paged> && !kv::beam_cache<kv::paged>,
+              "paged is a paged_cache only");
 static_assert(kv::paged_decoding<kv::paged> && kv::paged_preempting<kv::paged>);
 
 namespace {
@@ -55,16 +56,17 @@ struct refuse_only : kv::paged {
 TEST(PagedSubject, RefusedForksReleasedAndUnknownHandlesMapAsTheModelSays) {
   const auto impl = kv::make_implementation<kv::paged>({"paged"});
   const auto t = trace_of(4, 2, false,
-                          {seq_op(kv::op_kind::create), seq_op(kv::op_kind::fork, 7), seq_op(kv::op_kind::fork, 0), append(2, 3),
-                           seq_op(kv::op_kind::release, 0), append(0, 1), seq_op(kv::op_kind::fork, 1), seq_op(kv::op_kind::release, 9),
-                           seq_op(kv::op_kind::decode, 2)});
+                          {seq_op(kv::op_kind::create), seq_op(kv::op_kind::fork, 7), seq_op(kv::op_kind::fork, 0),
+                           append(2, 3), seq_op(kv::op_kind::release, 0), append(0, 1), seq_op(kv::op_kind::fork, 1),
+                           seq_op(kv::op_kind::release, 9), seq_op(kv::op_kind::decode, 2)});
   EXPECT_EQ(failing_check(impl, t), "");
 }
 
 TEST(PagedSubject, PreemptedIdsComeBackAsHandles) {
   const auto impl = kv::make_implementation<kv::paged>({"paged"});
   const auto t = trace_of(2, 1, true,
-                          {seq_op(kv::op_kind::create), seq_op(kv::op_kind::create), append(0, 1), append(1, 1), append(0, 1), append(1, 1)});
+                          {seq_op(kv::op_kind::create), seq_op(kv::op_kind::create), append(0, 1), append(1, 1),
+                           append(0, 1), append(1, 1)});
   EXPECT_EQ(failing_check(impl, t), "");
   const auto wrong = kv::make_implementation<wrong_victim>({"wrong-victim"});
   EXPECT_EQ(failing_check(wrong, t).substr(0, 10), "preemption");

@@ -32,7 +32,8 @@ kv::op_outcome run(const kv::subject_ptr& s, kv::op_kind kind) {
 }
 }  // namespace
 
-static_assert(kv::paged_cache<minimal_paged> && !kv::paged_decoding<minimal_paged> && !kv::paged_preempting<minimal_paged>);
+static_assert(kv::paged_cache<minimal_paged> && !kv::paged_decoding<minimal_paged> &&
+              !kv::paged_preempting<minimal_paged>);
 
 TEST(PagedArchetype, OptionalIdsAndStatusesAreOutcomes) {
   const kv::implementation impl = kv::make_implementation<minimal_paged>({"archetype"});
