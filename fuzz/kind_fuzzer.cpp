@@ -1,5 +1,4 @@
-// libFuzzer target of one cache kind (KVCONFORM_FUZZ_KIND, set per target by fuzz/CMakeLists.txt): implementation vs
-// model and oracle.
+// libFuzzer target of one cache kind (KVCONFORM_FUZZ_KIND, set by fuzz/CMakeLists.txt) against its model.
 #include "fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,5 +1,4 @@
-// Writes each fuzz target's seed corpus from the gate's own generated traces (run once; the output
-// is committed), or encodes one JSON trace as a fuzz input (for fuzz/regressions).
+// Writes each fuzz target's seed corpus from the gate's own traces, or encodes one JSON trace as a fuzz input.
 #include <filesystem>
 #include <fstream>
 #include <iostream>

@@ -1,5 +1,4 @@
-// The one header a plug-in author includes: every kind's concept and registration, both error styles, refusal reasons,
-// the numeric profile, and the command line.
+// The one header a plug-in author includes: every kind's concept and registration, refusals, profile, CLI.
 #pragma once
 
 // Deliberately light: no RapidCheck, no Boost, no Eigen (a test preprocesses it to check).

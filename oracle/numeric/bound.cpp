@@ -12,6 +12,20 @@ double gamma_k(double k, double u) {
   return x < 1 ? x / (1 - x) : std::numeric_limits<double>::infinity();
 }
 
+namespace {
+/// n_r: the rescalings of an online softmax (none for two-pass, one per block after the first, one
+/// per key when the block is undeclared), plus one per split-K partial after the first.
+double rescales(const numeric_profile& prof, double n) {
+  double n_r = 0;
+  if (prof.online_undeclared)
+    n_r = std::max(0.0, n - 1);
+  else if (prof.online_block)
+    n_r = std::max(0.0, std::ceil(n / static_cast<double>(prof.online_block)) - 1);
+  if (prof.splits) n_r += static_cast<double>(prof.splits) - 1;
+  return n_r;
+}
+}  // namespace
+
 attention_bound compute_bound(const attention_problem& p, const std::vector<double>& s, double m,
                               const std::vector<double>& w, const std::vector<double>& o, const numeric_profile& prof,
                               double F) {
@@ -19,13 +33,7 @@ attention_bound compute_bound(const attention_problem& p, const std::vector<doub
   const double mu = prof.flush_subnormals ? smallest_normal(prof.working) : std::numeric_limits<double>::denorm_min();
   std::size_t live_n = 0;
   for (std::size_t i = 0; i < p.n; ++i) live_n += p.is_live(i);
-  const double n = static_cast<double>(live_n);
-  double n_r = 0;
-  if (prof.online_undeclared)
-    n_r = std::max(0.0, n - 1);
-  else if (prof.online_block)
-    n_r = std::max(0.0, std::ceil(n / static_cast<double>(prof.online_block)) - 1);
-  if (prof.splits) n_r += static_cast<double>(prof.splits) - 1;
+  const double n = static_cast<double>(live_n), n_r = rescales(prof, n);
 
   attention_bound b;
   b.output.assign(p.d_v, 0.0);

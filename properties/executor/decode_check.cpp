@@ -3,6 +3,7 @@
 
 #include <boost/multiprecision/float128.hpp>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "oracle/numeric/attention_oracle.h"
@@ -27,37 +28,51 @@ bool all_finite(const std::vector<double>& v, std::size_t begin, std::size_t end
 }
 }  // namespace
 
+namespace {
+decode_verdict failed(const char* check, std::string message) {
+  decode_verdict v;
+  v.check = check, v.message = std::move(message);
+  return v;
+}
+
+/// The edge rules (docs/numerics.md §4.3) that decide before the oracle's numbers: a NaN/Inf score
+/// poisons every output; a masked key takes weight exactly 0; a fully masked row gives zeros.
+std::optional<decode_verdict> edge_rules(const attention_problem& p, const double* output, const double* weights) {
+  bool live_inputs_finite = all_finite(p.q, 0, p.q.size());
+  for (std::size_t i = 0; i < p.n; ++i)
+    if (p.is_live(i)) live_inputs_finite = live_inputs_finite && all_finite(p.keys, i * p.d_k, (i + 1) * p.d_k);
+  if (!live_inputs_finite) {
+    for (std::size_t c = 0; c < p.d_v; ++c)
+      if (!std::isnan(output[c]))
+        return failed("decode-finite",
+                      "output[" + std::to_string(c) + "] = " + num(output[c]) + ", expected NaN (non-finite q or key)");
+    return decode_verdict{};
+  }
+  bool any_live = false;
+  for (std::size_t i = 0; i < p.n; ++i) {
+    any_live = any_live || p.is_live(i);
+    if (!p.is_live(i) && weights[i] != 0)
+      return failed("decode-masked",
+                    "weight[" + std::to_string(i) + "] = " + num(weights[i]) + " on a masked key, expected exactly 0");
+  }
+  if (any_live) return std::nullopt;
+  for (std::size_t c = 0; c < p.d_v; ++c)
+    if (output[c] != 0)
+      return failed("decode-masked",
+                    "output[" + std::to_string(c) + "] = " + num(output[c]) + " for a fully masked row, expected 0");
+  return decode_verdict{};
+}
+}  // namespace
+
 decode_verdict check_decode(const attention_problem& p, const double* output, const double* weights,
                             const numeric_profile& prof) {
+  if (auto decided = edge_rules(p, output, weights)) return *decided;
   decode_verdict v;
   auto fail = [&](const char* check, std::string msg) {
     v.check = check, v.message = std::move(msg);
     return v;
   };
-  bool live_inputs_finite = all_finite(p.q, 0, p.q.size());
-  for (std::size_t i = 0; i < p.n; ++i)
-    if (p.is_live(i)) live_inputs_finite = live_inputs_finite && all_finite(p.keys, i * p.d_k, (i + 1) * p.d_k);
-  if (!live_inputs_finite) {  // edge rule (docs/numerics.md §4.3): a NaN/Inf score poisons every output
-    for (std::size_t c = 0; c < p.d_v; ++c)
-      if (!std::isnan(output[c]))
-        return fail("decode-finite",
-                    "output[" + std::to_string(c) + "] = " + num(output[c]) + ", expected NaN (non-finite q or key)");
-    return v;
-  }
-
   const auto o = attention_oracle<T>(p);
-  for (std::size_t i = 0; i < p.n; ++i)
-    if (!p.is_live(i) && weights[i] != 0)
-      return fail("decode-masked",
-                  "weight[" + std::to_string(i) + "] = " + num(weights[i]) + " on a masked key, expected exactly 0");
-  if (!o.any_live) {
-    for (std::size_t c = 0; c < p.d_v; ++c)
-      if (output[c] != 0)
-        return fail("decode-masked",
-                    "output[" + std::to_string(c) + "] = " + num(output[c]) + " for a fully masked row, expected 0");
-    return v;
-  }
-
   std::vector<double> s(p.n), w(p.n), od(p.d_v);
   for (std::size_t i = 0; i < p.n; ++i) s[i] = static_cast<double>(o.s[i]), w[i] = static_cast<double>(o.w[i]);
   for (std::size_t c = 0; c < p.d_v; ++c) od[c] = static_cast<double>(o.o[c]);

@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <functional>
+#include <optional>
+#include <tuple>
 
 #include "properties/executor/decode_check.h"
 #include "properties/kinds/kind.h"
@@ -88,97 +91,121 @@ bool session::report(std::string check, std::string message) {
   return fail(std::move(check), std::move(message));
 }
 
+namespace {
+/// A check that did not hold: its stable name and what it saw.
+struct problem {
+  std::string check, message;
+};
+using maybe_problem = std::optional<problem>;
+
+/// The executor's copies of an op's arrays, as the implementation receives them.
+struct guarded_inputs {
+  guarded k, v, q, mask;
+  explicit guarded_inputs(const op& o) : k(o.k), v(o.v), q(o.q), mask(o.mask) {}
+  call as_call(const op& o) const { return call{o, k.view(), v.view(), q.view(), mask.view()}; }
+
+  /// No write outside an array, no change inside one.
+  maybe_problem check() const {
+    for (auto [g, name] : {std::pair<const guarded*, const char*>{&k, "k"}, {&v, "v"}, {&q, "q"}, {&mask, "mask"}}) {
+      if (!g->sentinels_intact())
+        return problem{"stray-write", std::string("wrote outside the caller's ") + name + " array"};
+      if (!g->unchanged()) return problem{"input-modified", std::string("modified the caller's ") + name};
+    }
+    return std::nullopt;
+  }
+  /// The caller now reuses its arrays: a cache that kept them reads NaN from here on.
+  void poison_into(std::vector<std::vector<double>>& kept) {
+    for (guarded* g : {&k, &v, &q, &mask}) g->poison(), kept.push_back(std::move(g->buf));
+  }
+};
+
+/// Accepted or refused as the model says (a refusal for an acceptable reason), and the same victims.
+maybe_problem outcome_problem(const op& o, const expectation& want, const op_outcome& got) {
+  if (got.unsupported) return problem{"not-supported", std::string("the implementation has no ") + to_string(o.kind)};
+  if (got.accepted != want.accepted || (!got.accepted && !(got.reason & (want.reasons | refuse_unspecified))))
+    return problem{"outcome", outcome_text(got.accepted, got.reason) +
+                                  (got.message.empty() ? "" : " \"" + got.message + "\"") + ", expected " +
+                                  outcome_text(want.accepted, want.reasons)};
+  auto sorted = [](std::vector<std::int64_t> h) { return std::sort(h.begin(), h.end()), h; };
+  if (want.accepted && sorted(got.preempted) != sorted(want.preempted))
+    return problem{"preemption",
+                   "preempted " + handles_text(got.preempted) + ", expected " + handles_text(want.preempted)};
+  return std::nullopt;
+}
+
+/// The values a trace pins (the seed's worked example, vectors).
+maybe_problem pinned_problem(const pinned& e, const op_outcome& got, const snapshot& observed,
+                             const numeric_profile& prof) {
+  if (e.accepted && *e.accepted != got.accepted)
+    return problem{"pinned", std::string("expected ") + (*e.accepted ? "accepted" : "refused")};
+  if (e.size)
+    for (const auto& [name, value] : observed.counters)
+      if (name == "size" && value != static_cast<std::int64_t>(*e.size))
+        return problem{"pinned", "size " + std::to_string(value) + ", expected " + std::to_string(*e.size)};
+  // Pinned decimals are for double caches; a narrower declared format resolves fewer.
+  const int resolved = prof.working == precision::f64 ? 15 : prof.working == precision::f32 ? 5 : 1;
+  const int decimals = std::min(e.decimals, resolved);
+  for (auto [want, have, name] :
+       {std::tuple{&e.output, &got.output, "output"}, std::tuple{&e.weights, &got.weights, "weights"}}) {
+    if (want->empty()) continue;
+    bool same = want->size() == have->size();
+    for (std::size_t i = 0; same && i < want->size(); ++i) same = pinned_equal((*have)[i], (*want)[i], decimals);
+    if (!same)
+      return problem{
+          "pinned", std::string(name) + " differs from the pinned values at " + std::to_string(decimals) + " decimals"};
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 bool session::step(const op& o) {
   if (failure_) return false;
   ops_.push_back(o);
   const expectation want = model_->apply(o);
-
-  guarded k(o.k), v(o.v), q(o.q), mask(o.mask);
-  op_outcome got;
-  try {
-    got = subject_->apply(call{o, k.view(), v.view(), q.view(), mask.view()});
-  } catch (const subject_failure& e) {
-    return fail(e.check, e.what());
-  } catch (const std::exception& e) {
-    return fail("exception", std::string("unexpected exception: ") + e.what());
-  } catch (...) {
-    return fail("exception", "unexpected non-standard exception");
-  }
-  last_ = got;
-  for (auto [g, name] : {std::pair<guarded*, const char*>{&k, "k"}, {&v, "v"}, {&q, "q"}, {&mask, "mask"}}) {
-    if (!g->sentinels_intact())
-      return fail("stray-write", std::string("wrote outside the caller's ") + name + " array");
-    if (!g->unchanged()) return fail("input-modified", std::string("modified the caller's ") + name);
-  }
-  for (guarded* g : {&k, &v, &q, &mask}) {  // the caller now reuses its arrays: a cache that kept them reads NaN
-    g->poison();
-    kept_buffers_.push_back(std::move(g->buf));
-  }
-
-  if (got.unsupported) return fail("not-supported", std::string("the implementation has no ") + to_string(o.kind));
-  if (got.accepted != want.accepted || (!got.accepted && !(got.reason & (want.reasons | refuse_unspecified))))
-    return fail("outcome", outcome_text(got.accepted, got.reason) +
-                               (got.message.empty() ? "" : " \"" + got.message + "\"") + ", expected " +
-                               outcome_text(want.accepted, want.reasons));
-
-  if (want.accepted) {
-    auto sorted = [](std::vector<std::int64_t> h) { return std::sort(h.begin(), h.end()), h; };
-    if (sorted(got.preempted) != sorted(want.preempted))
-      return fail("preemption",
-                  "preempted " + handles_text(got.preempted) + ", expected " + handles_text(want.preempted));
-  }
-
-  if (want.accepted && o.kind == op_kind::decode) {
-    std::size_t n_out = 0, n_w = 0;
-    for (const auto& p : want.problems) n_out += p.d_v, n_w += p.n;
-    if (got.output.size() != n_out || got.weights.size() != n_w)
-      return fail("decode-shape", "output has " + std::to_string(got.output.size()) + " and weights " +
-                                      std::to_string(got.weights.size()) + " entries, expected " +
-                                      std::to_string(n_out) + " and " + std::to_string(n_w));
-    std::size_t at_o = 0, at_w = 0;
-    ++stats_.decodes;
-    for (std::size_t i = 0; i < want.problems.size(); ++i) {
-      const auto& p = want.problems[i];
-      const decode_verdict dv = check_decode(p, got.output.data() + at_o, got.weights.data() + at_w, impl_.profile);
-      stats_.worst_ratio = std::max(stats_.worst_ratio, dv.ratio);
-      stats_.numeric += dv.numeric;
-      if (!dv.check.empty())
-        return fail(dv.check, (want.problems.size() > 1 ? "problem " + std::to_string(i) + ": " : "") + dv.message);
-      at_o += p.d_v, at_w += p.n;
-    }
-  }
-
+  guarded_inputs inputs(o);
+  if (!call_implementation([&] { last_ = subject_->apply(inputs.as_call(o)); }, "")) return false;
+  if (const auto p = inputs.check()) return fail(p->check, p->message);
+  inputs.poison_into(kept_buffers_);
+  if (const auto p = outcome_problem(o, want, last_)) return fail(p->check, p->message);
+  if (want.accepted && o.kind == op_kind::decode && !check_decodes(want.problems, last_)) return false;
   snapshot observed;
+  if (!call_implementation([&] { observed = subject_->observe(); }, " while observing")) return false;
+  if (const std::string d = diff(model_->observe(), observed); !d.empty()) return fail("state", d);
+  if (o.expect)
+    if (const auto p = pinned_problem(*o.expect, last_, observed, impl_.profile)) return fail(p->check, p->message);
+  return true;
+}
+
+bool session::call_implementation(const std::function<void()>& body, const char* when) {
   try {
-    observed = subject_->observe();
+    body();
+    return true;
   } catch (const subject_failure& e) {
     return fail(e.check, e.what());
   } catch (const std::exception& e) {
-    return fail("exception", std::string("unexpected exception while observing: ") + e.what());
+    return fail("exception", std::string("unexpected exception") + when + ": " + e.what());
+  } catch (...) {
+    return fail("exception", std::string("unexpected non-standard exception") + when);
   }
-  if (const std::string d = diff(model_->observe(), observed); !d.empty()) return fail("state", d);
+}
 
-  if (o.expect) {  // values a trace pins (the seed's worked example, vectors)
-    const pinned& e = *o.expect;
-    if (e.accepted && *e.accepted != got.accepted)
-      return fail("pinned", std::string("expected ") + (*e.accepted ? "accepted" : "refused"));
-    if (e.size)
-      for (const auto& [name, value] : observed.counters)
-        if (name == "size" && value != static_cast<std::int64_t>(*e.size))
-          return fail("pinned", "size " + std::to_string(value) + ", expected " + std::to_string(*e.size));
-    // Pinned decimals are for double caches; a narrower declared format resolves fewer.
-    const int decimals = std::min(e.decimals, impl_.profile.working == precision::f64   ? 15
-                                              : impl_.profile.working == precision::f32 ? 5
-                                                                                        : 1);
-    for (auto [want_v, got_v, name] :
-         {std::tuple{&e.output, &got.output, "output"}, std::tuple{&e.weights, &got.weights, "weights"}}) {
-      if (want_v->empty()) continue;
-      bool same = want_v->size() == got_v->size();
-      for (std::size_t i = 0; same && i < want_v->size(); ++i) same = pinned_equal((*got_v)[i], (*want_v)[i], decimals);
-      if (!same)
-        return fail("pinned",
-                    std::string(name) + " differs from the pinned values at " + std::to_string(decimals) + " decimals");
-    }
+bool session::check_decodes(const std::vector<attention_problem>& problems, const op_outcome& got) {
+  std::size_t n_out = 0, n_w = 0;
+  for (const auto& p : problems) n_out += p.d_v, n_w += p.n;
+  if (got.output.size() != n_out || got.weights.size() != n_w)
+    return fail("decode-shape", "output has " + std::to_string(got.output.size()) + " and weights " +
+                                    std::to_string(got.weights.size()) + " entries, expected " + std::to_string(n_out) +
+                                    " and " + std::to_string(n_w));
+  std::size_t at_o = 0, at_w = 0;
+  ++stats_.decodes;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    const auto& p = problems[i];
+    const decode_verdict dv = check_decode(p, got.output.data() + at_o, got.weights.data() + at_w, impl_.profile);
+    stats_.worst_ratio = std::max(stats_.worst_ratio, dv.ratio);
+    stats_.numeric += dv.numeric;
+    if (!dv.check.empty())
+      return fail(dv.check, (problems.size() > 1 ? "problem " + std::to_string(i) + ": " : "") + dv.message);
+    at_o += p.d_v, at_w += p.n;
   }
   return true;
 }

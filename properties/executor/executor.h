@@ -1,6 +1,7 @@
 // The executor: runs each op on the model and the implementation and compares everything.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,10 @@ class session {
 
  private:
   bool fail(std::string check, std::string message);
+  /// Runs `body` (a call into the implementation); an exception it throws is the step's failure.
+  bool call_implementation(const std::function<void()>& body, const char* when);
+  /// Each decode problem's numbers against the oracle under the bound, with the run's statistics.
+  bool check_decodes(const std::vector<attention_problem>& problems, const op_outcome& got);
   const implementation& impl_;
   std::unique_ptr<model> model_;
   std::unique_ptr<subject> subject_;

@@ -108,6 +108,28 @@ struct gen_context {
 /// result into `out` (cases to the first failure, gave-up and internal errors).
 void run_rapidcheck(const property& p, const run_options& o, const std::function<void()>& body, property_run& out);
 
+/// What every generated case shares, whatever its kind: the driver, the op generator's context,
+/// keeping the last (hence minimal) failure, the metamorphic comparison and on_trace.
+class case_runner {
+ public:
+  case_runner(const property& p, const implementation& impl, const run_options& o, property_run& out)
+      : p_(p), impl_(impl), o_(o), out_(out) {}
+  /// Runs p.drive on a fresh session with a drawn seed and size; fails the case on a divergence.
+  void drive(const cache_config& config);
+  /// The op generator's context: a drawn input class and anchor, the property's limits.
+  gen_context context(const cache_config& config);
+  /// Records the session's failure, if any, as the counterexample; true when there was one.
+  bool keep_failure(const cache_config& config, session& s);
+  /// After the ops ran: the rewrite's comparison (which fails the case when it differs), then on_trace.
+  void finish(const cache_config& config, session& s);
+
+ private:
+  const property& p_;
+  const implementation& impl_;
+  const run_options& o_;
+  property_run& out_;
+};
+
 /// Runs a generated property: a config from `config_gen`, then either `p.drive` on a session,
 /// or commands from `op_gen(model, ctx)` starting at `make_model(config)`, run through the
 /// executor with RapidCheck's runAll and, for metamorphic properties, compared with the rewrite.
@@ -118,37 +140,13 @@ property_run run_commands(const property& p, const implementation& impl, const r
                           rc::Gen<cache_config> config_gen, MakeModel make_model, OpGen op_gen,
                           double trace_scale = 1) {
   property_run out;
-  auto keep_failure = [&](const cache_config& config, session& s) {
-    out.stats.merge(s.stats());
-    if (!s.failed()) return false;
-    out.counterexample = trace{config, s.ops(), impl.name, p.name, s.failed()->message};
-    out.fail = s.failed();
-    return true;
-  };
-  const bool can_decode = impl.capabilities.has(capability::decode);
-  const std::span<const input_class> classes = p.classes.empty() ? all_input_classes() : p.classes;
+  case_runner run(p, impl, o, out);
   run_rapidcheck(
       p, o,
       [&] {
         const cache_config config = *config_gen;
-        if (p.drive) {
-          const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
-          const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
-          session s(config, impl);
-          p.drive(s, config, seed, size);
-          if (keep_failure(config, s)) {
-            out.counterexample->drive_seed = seed, out.counterexample->drive_size = size;
-            RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
-          }
-          if (o.on_trace) o.on_trace(trace{config, s.ops(), impl.name, p.name, ""});
-          return;
-        }
-        const input_class cls = *rc::gen::elementOf(std::vector<input_class>(classes.begin(), classes.end()));
-        const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
-        gen_context ctx;
-        ctx.src = std::make_shared<const row_source>(cls, config.d_k, config.d_v, anchor);
-        ctx.can_decode = can_decode;
-        ctx.max_steps = p.long_traces ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
+        if (p.drive) return run.drive(config);
+        const gen_context ctx = run.context(config);
         const Model initial = make_model(config, impl.profile);
         const auto commands = *rc::gen::scale(
             trace_scale, rc::state::gen::commands(initial, [ctx, op_gen](const Model& m) { return op_gen(m, ctx); }));
@@ -156,20 +154,10 @@ property_run run_commands(const property& p, const implementation& impl, const r
         try {
           rc::state::runAll(commands, initial, s);
         } catch (...) {
-          keep_failure(config, s);
+          run.keep_failure(config, s);
           throw;
         }
-        keep_failure(config, s);
-        if (p.rewrite) {
-          trace t{config, s.ops(), impl.name, p.name, ""};
-          const verdict v = check_trace(&p, t, impl);
-          if (!v.ok()) {
-            t.note = v.fail->message;
-            out.counterexample = t, out.fail = v.fail;
-            RC_FAIL(v.fail->signature() + ": " + v.fail->message);
-          }
-        }
-        if (o.on_trace) o.on_trace(trace{config, s.ops(), impl.name, p.name, ""});
+        run.finish(config, s);
       },
       out);
   return out;

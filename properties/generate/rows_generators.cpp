@@ -93,20 +93,7 @@ case_generator rows_cases(rows_model::full rule, rows_mix mix) {
 }
 
 void add_rows_statements(std::vector<property>& ps, cache_kind kind, rows_model::full rule) {
-  auto add = [&](const statement& s, rows_mix mix) -> property& {
-    property& p = add_property(ps, kind, s);
-    p.generate = rows_cases(rule, mix);
-    return p;
-  };
-  namespace st = statements;
-  add(st::refused_unchanged,
-      {.append = 3, .fill = 2, .overfill = 3, .empty = 1, .bad_shape = 4, .decode = 1, .bad_decode = 2});
-  add(st::copy_semantics, {.append = 6, .fill = 1, .empty = 1, .decode = 3});
-  add(st::views_filled_rows, {.append = 5, .fill = 1, .empty = 2, .decode = 4});
-  add(st::one_d_equals_one_row, {.append = 6, .fill = 1, .empty = 1, .decode = 1}).rewrite = one_d_as_one_row;
-  add(st::order_preserved, {.append = 8, .fill = 1, .empty = 1, .decode = 1});
-  add(st::large_scores, {.append = 4, .fill = 1, .decode = 4});
-  add(st::decode_within_bound, {.append = 4, .fill = 1, .empty = 1, .decode = 4, .bad_decode = 1});
+  add_statements<rows_mix>(ps, kind, [rule](rows_mix m) { return rows_cases(rule, m); }, {});
 }
 
 }  // namespace kvconform

@@ -1,5 +1,4 @@
-// Running a property (its fixed trace or its kind's generators), the RapidCheck result mapping, and the ops every kind
-// generates.
+// Running a property (its fixed trace or its kind's generators), RapidCheck's result, and the shared op builders.
 #include <rapidcheck/detail/TestListenerAdapter.h>
 
 #include "properties/generate/commands.h"
@@ -74,6 +73,51 @@ void run_rapidcheck(const property& p, const run_options& o, const std::function
   } else if (result.match(err)) {
     out.error = "RapidCheck error: " + err.description;
   }
+}
+
+void case_runner::drive(const cache_config& config) {
+  const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+  const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
+  session s(config, impl_);
+  p_.drive(s, config, seed, size);
+  if (keep_failure(config, s)) {
+    out_.counterexample->drive_seed = seed, out_.counterexample->drive_size = size;
+    RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+  }
+  if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
+}
+
+gen_context case_runner::context(const cache_config& config) {
+  const std::span<const input_class> classes = p_.classes.empty() ? all_input_classes() : p_.classes;
+  const input_class cls = *rc::gen::elementOf(std::vector<input_class>(classes.begin(), classes.end()));
+  const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+  gen_context ctx;
+  ctx.src = std::make_shared<const row_source>(cls, config.d_k, config.d_v, anchor);
+  ctx.can_decode = impl_.capabilities.has(capability::decode);
+  ctx.max_steps = p_.long_traces ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
+  return ctx;
+}
+
+bool case_runner::keep_failure(const cache_config& config, session& s) {
+  out_.stats.merge(s.stats());
+  if (!s.failed()) return false;
+  out_.counterexample = trace{config, s.ops(), impl_.name, p_.name, s.failed()->message};
+  out_.fail = s.failed();
+  return true;
+}
+
+void case_runner::finish(const cache_config& config, session& s) {
+  keep_failure(config, s);
+  if (p_.rewrite) {
+    trace t{config, s.ops(), impl_.name, p_.name, ""};
+    const verdict v = check_trace(&p_, t, impl_);
+    if (!v.ok()) {
+      t.note = v.fail->message;
+      out_.counterexample = t, out_.fail = v.fail;
+      RC_FAIL(v.fail->signature() + ": " + v.fail->message);
+    }
+  }
+  if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
 }
 
 property_run run_property(const property& p, const implementation& impl, const run_options& o) {

@@ -20,8 +20,7 @@ struct statement {
 namespace statements {
 inline constexpr statement refused_unchanged{"refused_append_unchanged",
                                              "a refused op (full, step mismatch, wrong width or rank, unknown or "
-                                             "released sequence, bad layer, start or reorder index) "
-                                             "changes nothing"};
+                                             "released sequence, bad layer, start or reorder index) changes nothing"};
 inline constexpr statement copy_semantics{
     "copy_semantics",
     "the cache keeps copies: later changes to the caller's arrays change nothing, and no call modifies its inputs"};
@@ -49,5 +48,30 @@ property& add_property(std::vector<property>& ps, cache_kind kind, const stateme
 
 /// A 1-D append as the equivalent one-row 2-D append (the rewrite of one_d_equals_one_row).
 std::vector<op> one_d_as_one_row(const op& o);
+
+/// The cross-kind statements of `kind`, in the gate's order, each with the op mix every kind uses:
+/// `Mix` is the kind's own mix type, whose first fields are append, fill, overfill, empty,
+/// bad_shape, decode and bad_decode; `refusals` adds the kind's own refusing ops to
+/// refused_append_unchanged; `cases` turns a mix into the kind's generator. A kind without 1-D
+/// appends leaves out one_d_equals_one_row.
+template <class Mix, class Cases>
+void add_statements(std::vector<property>& ps, cache_kind kind, Cases cases, Mix refusals, bool one_d_appends = true) {
+  auto add = [&](const statement& s, Mix mix) -> property& {
+    property& p = add_property(ps, kind, s);
+    p.generate = cases(mix);
+    return p;
+  };
+  Mix refused = refusals;
+  refused.append = 3, refused.fill = 2, refused.overfill = 3, refused.empty = 1, refused.bad_shape = 4,
+  refused.decode = 1, refused.bad_decode = 2;
+  add(statements::refused_unchanged, refused);
+  add(statements::copy_semantics, {.append = 6, .fill = 1, .empty = 1, .decode = 3});
+  add(statements::views_filled_rows, {.append = 5, .fill = 1, .empty = 2, .decode = 4});
+  if (one_d_appends)
+    add(statements::one_d_equals_one_row, {.append = 6, .fill = 1, .empty = 1, .decode = 1}).rewrite = one_d_as_one_row;
+  add(statements::order_preserved, {.append = 8, .fill = 1, .empty = 1, .decode = 1});
+  add(statements::large_scores, {.append = 4, .fill = 1, .decode = 4});
+  add(statements::decode_within_bound, {.append = 4, .fill = 1, .empty = 1, .decode = 4, .bad_decode = 1});
+}
 
 }  // namespace kvconform

@@ -186,6 +186,96 @@ std::vector<std::string> kind_name_list() {
   for (const kind_spec* k : kind_specs()) names.emplace_back(k->name);
   return names;
 }
+
+/// Every subcommand's options, registered on one CLI11 app; `run` dispatches to the one given.
+struct subcommands {
+  CLI::App *list = nullptr, *gate = nullptr, *selftest = nullptr, *replay = nullptr, *port = nullptr,
+           *vectors = nullptr, *schema = nullptr;
+  run_flags gate_flags, port_flags;
+  std::string selftest_profile = "quick", selftest_json, replay_impl, port_kind, vectors_out, vectors_kind, schema_name;
+  int selftest_seeds = 5;
+  std::vector<std::string> replay_files, port_replay;
+  port_options port_opts;
+  std::uint64_t vectors_seed = 1;
+
+  explicit subcommands(CLI::App& app) {
+    list = app.add_subcommand("list", "List implementations and properties");
+    gate = app.add_subcommand("gate", "Run the properties on implementations and print the matrix");
+    gate->add_option("--impl", gate_flags.impls, "Implementation to test (repeatable; default: every reference)");
+    gate_flags.add_to(gate);
+    add_selftest(app);
+    replay = app.add_subcommand("replay", "Replay saved traces; exit 1 if any still fails");
+    replay->add_option("files", replay_files, "Trace files")->required();
+    replay->add_option("--impl", replay_impl, "Run on this implementation instead of the one the trace names");
+    add_port(app);
+    vectors = app.add_subcommand("vectors", "Write Wycheproof-style test vectors and their JSON Schema");
+    vectors->add_option("--out", vectors_out, "Directory to write into")->required();
+    vectors->add_option("--kind", vectors_kind, "Only this kind")->check(CLI::IsMember(kind_name_list()));
+    vectors->add_option("--seed", vectors_seed, "Seed of the generated data")->capture_default_str();
+    schema = app.add_subcommand("schema", "Print the JSON Schema of trace files, the port protocol or the vectors");
+    schema->add_option("which", schema_name, "trace, port or vectors")
+        ->required()
+        ->check(CLI::IsMember({"trace", "port", "vectors"}));
+  }
+
+  void add_selftest(CLI::App& app) {
+    selftest = app.add_subcommand("selftest", "Prove every mutant is killed and every valid variant passes");
+    selftest->add_option("--profile", selftest_profile, "quick or deep")
+        ->check(CLI::IsMember({"quick", "deep"}))
+        ->capture_default_str();
+    selftest->add_option("--seeds", selftest_seeds, "Seeds per mutant (cases to kill is the median over them)")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    selftest->add_option("--json", selftest_json, "Write the kill matrix as JSON here");
+  }
+
+  void add_port(CLI::App& app) {
+    port = app.add_subcommand("port",
+                              "Drive a cache in another language over the line protocol (docs/port-protocol.md): port "
+                              "[options] -- COMMAND [ARGS...]");
+    port->add_option("--kind", port_kind, "Cache kind the port implements")
+        ->required()
+        ->check(CLI::IsMember(kind_name_list()));
+    port_flags.add_to(port);
+    port->add_option("--timeout-ms", port_opts.timeout_ms, "Time limit per request")
+        ->check(CLI::Range(1, 3600000))
+        ->capture_default_str();
+    port->add_option("--replay", port_replay, "Replay this trace file on the port instead of generating (repeatable)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
+
+  int run(const command_line& cmd) const {
+    if (*list) return cmd.list();
+    if (*gate)
+      return cmd.gate(gate_flags, {}, [&](const std::string& path) {
+        return shell_words({cmd.runner(), "replay", path});
+      });
+    if (*replay) return cmd.replay(replay_files, replay_impl);
+    if (*selftest) return cmd.selftest(selftest_profile, selftest_seeds, selftest_json);
+    if (*vectors) return cmd.vectors(vectors_out, vectors_kind, vectors_seed);
+    if (*schema) {
+      const auto s = schema_name == "trace"  ? schema::trace_file()
+                     : schema_name == "port" ? port_protocol_schema()
+                                             : vectors_schema();
+      std::cout << s.dump(2) << "\n";
+      return exit_pass;
+    }
+    if (*port) return run_port(cmd);
+    return exit_usage;
+  }
+
+  int run_port(const command_line& cmd) const {
+    if (port_opts.command.empty()) throw usage_error("port: give the port's command after --");
+    const implementation impl = make_port_implementation(*kind_from_string(port_kind), port_opts);
+    if (!port_replay.empty()) return cmd.replay(port_replay, "", &impl);
+    return cmd.gate(port_flags, {&impl}, [&](const std::string& path) {
+      std::vector<std::string> words = {cmd.runner(), "port", "--kind", port_kind, "--replay", path, "--"};
+      words.insert(words.end(), port_opts.command.begin(), port_opts.command.end());
+      return shell_words(words);
+    });
+  }
+};
 }  // namespace
 
 int run_cli(int argc, char** argv, const std::vector<implementation>& impls, const std::string& description) {
@@ -196,113 +286,29 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
   const command_line cmd(impls, argc > 0 ? argv[0] : "kvconform");
   CLI::App app{description};
   app.require_subcommand(1);
-  auto* list_cmd = app.add_subcommand("list", "List implementations and properties");
-
-  run_flags gf;
-  auto* gate_cmd = app.add_subcommand("gate", "Run the properties on implementations and print the matrix");
-  gate_cmd->add_option("--impl", gf.impls, "Implementation to test (repeatable; default: every reference)");
-  gf.add_to(gate_cmd);
-
-  std::string st_profile = "quick", st_json;
-  int st_seeds = 5;
-  auto* selftest_cmd = app.add_subcommand("selftest", "Prove every mutant is killed and every valid variant passes");
-  selftest_cmd->add_option("--profile", st_profile, "quick or deep")
-      ->check(CLI::IsMember({"quick", "deep"}))
-      ->capture_default_str();
-  selftest_cmd->add_option("--seeds", st_seeds, "Seeds per mutant (cases to kill is the median over them)")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
-  selftest_cmd->add_option("--json", st_json, "Write the kill matrix as JSON here");
-
-  std::vector<std::string> files;
-  std::string replay_impl;
-  auto* replay_cmd = app.add_subcommand("replay", "Replay saved traces; exit 1 if any still fails");
-  replay_cmd->add_option("files", files, "Trace files")->required();
-  replay_cmd->add_option("--impl", replay_impl, "Run on this implementation instead of the one the trace names");
-
-  run_flags pf;
-  std::string port_kind;
-  port_options po;
-  std::vector<std::string> port_replay;
-  auto* port_cmd = app.add_subcommand("port",
-                                      "Drive a cache in another language over the line protocol "
-                                      "(docs/port-protocol.md): port [options] -- COMMAND [ARGS...]");
-  port_cmd->add_option("--kind", port_kind, "Cache kind the port implements")
-      ->required()
-      ->check(CLI::IsMember(kind_name_list()));
-  pf.add_to(port_cmd);
-  port_cmd->add_option("--timeout-ms", po.timeout_ms, "Time limit per request")
-      ->check(CLI::Range(1, 3600000))
-      ->capture_default_str();
-  port_cmd->add_option("--replay", port_replay, "Replay this trace file on the port instead of generating (repeatable)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-
+  subcommands sub(app);
   // Everything after the first "--" is the port's command line, kept away from CLI11 (an
   // option with values right before "--" would otherwise take the command's own flags).
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--") {
-      po.command.assign(argv + i + 1, argv + argc);
+      sub.port_opts.command.assign(argv + i + 1, argv + argc);
       argc = i;
       break;
     }
-  std::string vectors_out, vectors_kind;
-  std::uint64_t vectors_seed = 1;
-  auto* vectors_cmd = app.add_subcommand("vectors", "Write Wycheproof-style test vectors and their JSON Schema");
-  vectors_cmd->add_option("--out", vectors_out, "Directory to write into")->required();
-  vectors_cmd->add_option("--kind", vectors_kind, "Only this kind")->check(CLI::IsMember(kind_name_list()));
-  vectors_cmd->add_option("--seed", vectors_seed, "Seed of the generated data")->capture_default_str();
-
-  std::string schema_name;
-  auto* schema_cmd =
-      app.add_subcommand("schema", "Print the JSON Schema of trace files, the port protocol or the vectors");
-  schema_cmd->add_option("which", schema_name, "trace, port or vectors")
-      ->required()
-      ->check(CLI::IsMember({"trace", "port", "vectors"}));
-
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return exit_usage;
+    const int code = app.exit(e);
+    return code == 0 ? exit_pass : exit_usage;  // help is a success, anything else a usage error
   }
   try {
-    if (*list_cmd) return cmd.list();
-    if (*gate_cmd)
-      return cmd.gate(gf, {}, [&](const std::string& path) { return shell_words({cmd.runner(), "replay", path}); });
-    if (*replay_cmd) return cmd.replay(files, replay_impl);
-    if (*selftest_cmd) return cmd.selftest(st_profile, st_seeds, st_json);
-    if (*vectors_cmd) return cmd.vectors(vectors_out, vectors_kind, vectors_seed);
-    if (*schema_cmd) {
-      const auto s = schema_name == "trace"  ? schema::trace_file()
-                     : schema_name == "port" ? port_protocol_schema()
-                                             : vectors_schema();
-      std::cout << s.dump(2) << "\n";
-      return exit_pass;
-    }
-    if (*port_cmd) {
-      if (po.command.empty()) throw usage_error("port: give the port's command after --");
-      const implementation port = make_port_implementation(*kind_from_string(port_kind), po);
-      if (!port_replay.empty()) return cmd.replay(port_replay, "", &port);
-      return cmd.gate(pf, {&port}, [&](const std::string& path) {
-        std::vector<std::string> words = {cmd.runner(), "port", "--kind", port_kind, "--replay", path, "--"};
-        words.insert(words.end(), po.command.begin(), po.command.end());
-        return shell_words(words);
-      });
-    }
+    return sub.run(cmd);
   } catch (const usage_error& e) {
     std::cerr << "kvconform: " << e.what() << "\n";
-    return exit_usage;
   } catch (const trace_format_error& e) {
     std::cerr << "kvconform: malformed trace: " << e.what() << "\n";
-    return exit_usage;
   } catch (const std::exception& e) {
     std::cerr << "kvconform: " << e.what() << "\n";
-    return exit_usage;
   }
   return exit_usage;
 }

@@ -4,19 +4,20 @@
 
 namespace kvconform {
 
-nlohmann::json vectors_schema() {
-  using schema::json;
-  const json strings = {{"type", "array"}, {"items", {{"type", "string"}}}};
-  const json integers = {{"type", "array"}, {"items", {{"type", "integer"}}}};
+namespace {
+using schema::json;
+const json integers = {{"type", "array"}, {"items", {{"type", "integer"}}}};
+
+json object(json required, json props) {
+  return json{{"type", "object"},
+              {"required", std::move(required)},
+              {"properties", std::move(props)},
+              {"additionalProperties", false}};
+}
+
+/// What is expected after one op: outcome (with reasons when refused), victims, decodes with bounds, state.
+json observation_schema() {
   const json numbers = {{"$ref", "#/$defs/numbers"}};
-  std::string kinds;
-  for (const json& k : schema::kind_names()) kinds += (kinds.empty() ? "" : "|") + k.get<std::string>();
-  auto object = [](json required, json props) {
-    return json{{"type", "object"},
-                {"required", std::move(required)},
-                {"properties", std::move(props)},
-                {"additionalProperties", false}};
-  };
   const json decode =
       object({"output", "weights", "output_bound", "weight_bound", "numeric"}, {{"output", numbers},
                                                                                 {"weights", numbers},
@@ -41,6 +42,14 @@ nlohmann::json vectors_schema() {
               {"state", state}});
   observation["if"] = {{"properties", {{"outcome", {{"const", "refused"}}}}}};
   observation["then"] = {{"required", {"reasons"}}};
+  return observation;
+}
+}  // namespace
+
+nlohmann::json vectors_schema() {
+  const json strings = {{"type", "array"}, {"items", {{"type", "string"}}}};
+  std::string kinds;
+  for (const json& k : schema::kind_names()) kinds += (kinds.empty() ? "" : "|") + k.get<std::string>();
   const json test = object({"tcId", "comment", "flags", "ops", "expected", "result"},
                            {{"tcId", {{"type", "integer"}, {"minimum", 1}}},
                             {"comment", {{"type", "string"}}},
@@ -70,7 +79,7 @@ nlohmann::json vectors_schema() {
                   {"tensor", schema::tensor()},
                   {"config", schema::config()},
                   {"op", schema::ops({}, {})},
-                  {"observation", observation},
+                  {"observation", observation_schema()},
                   {"test", test},
                   {"group", group}};
   return top;

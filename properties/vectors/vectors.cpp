@@ -142,6 +142,66 @@ json group_json(const std::string& kind, const cache_config& c, const numeric_pr
 }
 }  // namespace
 
+namespace {
+/// Every test of a kind: a trace per input class, refusals, pinned traces, and one per mutant.
+std::vector<test_case> tests_of(const implementation& ref, const std::vector<implementation>& impls,
+                                std::uint64_t seed) {
+  std::vector<test_case> tests = generated_tests(ref, "decode_within_bound", seed, 1, 0, "");
+  for (auto& t : generated_tests(ref, "refused_append_unchanged", seed, 0, 3, "Refusal")) tests.push_back(std::move(t));
+  for (const property* p : properties_of(ref.kind))
+    if (p->fixed) tests.push_back({p->fixed(), p->summary, {"Pinned", "Property_" + p->name}});
+  for (auto& t : mutant_tests(ref.kind, impls, seed)) tests.push_back(std::move(t));
+  return tests;
+}
+
+/// The tests in groups of one configuration each, with the observations `ref`'s model expects.
+std::map<std::string, json> grouped(std::vector<test_case>& tests, const implementation& ref, int& id) {
+  std::map<std::string, json> groups;
+  for (test_case& tc : tests) {
+    bool refused = false, ambiguous = false;
+    json expected = observations(tc.t, ref.profile, refused, ambiguous);
+    json ops = json::array();
+    for (const op& o : tc.t.ops) {
+      json jo = codec::op_json(o, ref.kind);
+      jo.erase("expect");  // what to expect is in "expected"
+      ops.push_back(std::move(jo));
+    }
+    const std::string key = codec::config_json(tc.t.config).dump();
+    if (!groups.count(key)) groups[key] = group_json(to_string(ref.kind), tc.t.config, ref.profile);
+    const char* result = ambiguous ? "acceptable" : refused ? "invalid" : "valid";
+    groups[key]["tests"].push_back({{"tcId", ++id},
+                                    {"comment", tc.comment},
+                                    {"flags", tc.flags},
+                                    {"ops", ops},
+                                    {"expected", expected},
+                                    {"result", result}});
+  }
+  return groups;
+}
+
+json vectors_file(cache_kind kind, int tests) {
+  return {
+      {"algorithm", std::string("kvconform-") + to_string(kind)},
+      {"schema", vectors_schema_name},
+      {"generatorVersion", "1"},
+      {"numberOfTests", tests},
+      {"header",
+       {"Traces of one cache kind with the observation expected after every op.",
+        "result: valid = every op is accepted; invalid = the trace has ops that must be refused (and change nothing); "
+        "acceptable = several refusal reasons are allowed, or a decode lies outside the numeric domain (numbers there "
+        "are not judged).",
+        "A decode passes when |got - output| <= output_bound per component and |got - weight| <= weight_bound per key; "
+        "bounds are the derived bound of docs/numerics.md section 3 (F = 2) plus half an ulp of the published value."}},
+      {"notes",
+       {{"InputClass",
+         "scores forced into a regime (overflow, underflow, ties, cancellation) that reveals a class of bugs"},
+        {"Refusal", "invalid shapes, full caches and empty decodes must be refused with nothing changed"},
+        {"Pinned", "values the kind's contract states exactly (docs/design.md §2)"},
+        {"Mutant", "the minimal trace on which a deliberately broken cache of the zoo diverges"}}},
+      {"testGroups", json::array()}};
+}
+}  // namespace
+
 std::vector<std::string> write_vectors(const std::string& dir, const std::vector<cache_kind>& kinds,
                                        const std::vector<implementation>& impls, std::uint64_t seed) {
   std::filesystem::create_directories(dir);
@@ -151,57 +211,10 @@ std::vector<std::string> write_vectors(const std::string& dir, const std::vector
     for (const implementation& i : impls)
       if (i.kind == kind && i.group == impl_group::reference) ref = &i;
     if (!ref) continue;
-    std::vector<test_case> tests = generated_tests(*ref, "decode_within_bound", seed, 1, 0, "");
-    for (auto& t : generated_tests(*ref, "refused_append_unchanged", seed, 0, 3, "Refusal"))
-      tests.push_back(std::move(t));
-    for (const property* p : properties_of(kind))
-      if (p->fixed) tests.push_back({p->fixed(), p->summary, {"Pinned", "Property_" + p->name}});
-    for (auto& t : mutant_tests(kind, impls, seed)) tests.push_back(std::move(t));
-
-    std::map<std::string, json> groups;  // one group per configuration
+    std::vector<test_case> tests = tests_of(*ref, impls, seed);
     int id = 0;
-    for (test_case& tc : tests) {
-      bool refused = false, ambiguous = false;
-      json expected = observations(tc.t, ref->profile, refused, ambiguous);
-      json ops = json::array();
-      for (const op& o : tc.t.ops) {
-        json jo = codec::op_json(o, kind);
-        jo.erase("expect");  // what to expect is in "expected"
-        ops.push_back(std::move(jo));
-      }
-      const std::string key = codec::config_json(tc.t.config).dump();
-      if (!groups.count(key)) groups[key] = group_json(to_string(kind), tc.t.config, ref->profile);
-      groups[key]["tests"].push_back({{"tcId", ++id},
-                                      {"comment", tc.comment},
-                                      {"flags", tc.flags},
-                                      {"ops", ops},
-                                      {"expected", expected},
-                                      {"result", ambiguous ? "acceptable"
-                                                 : refused ? "invalid"
-                                                           : "valid"}});
-    }
-    json file = {
-        {"algorithm", std::string("kvconform-") + to_string(kind)},
-        {"schema", vectors_schema_name},
-        {"generatorVersion", "1"},
-        {"numberOfTests", id},
-        {"header",
-         {"Traces of one cache kind with the observation expected after every op.",
-          "result: valid = every op is accepted; invalid = the trace has ops that must be refused (and change "
-          "nothing); "
-          "acceptable = several refusal reasons are allowed, or a decode lies outside the numeric domain (numbers "
-          "there are not judged).",
-          "A decode passes when |got - output| <= output_bound per component and |got - weight| <= weight_bound per "
-          "key; "
-          "bounds are the derived bound of docs/numerics.md section 3 (F = 2) plus half an ulp of the published "
-          "value."}},
-        {"notes",
-         {{"InputClass",
-           "scores forced into a regime (overflow, underflow, ties, cancellation) that reveals a class of bugs"},
-          {"Refusal", "invalid shapes, full caches and empty decodes must be refused with nothing changed"},
-          {"Pinned", "values the seed task states exactly"},
-          {"Mutant", "the minimal trace on which a deliberately broken cache of the zoo diverges"}}},
-        {"testGroups", json::array()}};
+    auto groups = grouped(tests, *ref, id);
+    json file = vectors_file(kind, id);
     for (auto& [key, g] : groups) file["testGroups"].push_back(std::move(g));
     const std::string path =
         (std::filesystem::path(dir) / (std::string("kvconform_") + to_string(kind) + "_test.json")).string();

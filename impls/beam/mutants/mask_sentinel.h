@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, beam-mask-sentinel; FlashInfer #4267/#4450): masked positions get a finite -5e4 score
-// instead of no weight, so a fully masked row attends its padding; beam_mask_left_padding kills it.
+// Mutant beam-mask-sentinel (docs/mutants.md): masked positions get a finite -5e4 score instead of no weight.
 #pragma once
 
 #include "impls/beam/beam.h"

@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, beam-reorder-aliases): a repeated row shares its twin's storage, so an update to one writes
-// both; beam_reorder_gathers kills it.
+// Mutant beam-reorder-aliases (docs/mutants.md): a repeated row shares its twin's storage after reorder.
 #pragma once
 
 #include "impls/beam/beam.h"

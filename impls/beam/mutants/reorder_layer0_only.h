@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, beam-reorder-layer0-only; transformers #46612): reorder gathers layer 0 only;
-// beam_reorder_gathers kills it.
+// Mutant beam-reorder-layer0-only (docs/mutants.md): reorder gathers layer 0 only.
 #pragma once
 
 #include "impls/beam/beam.h"

@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, beam-truncate-stale-length): truncation keeps the old length; beam_rollback_truncates kills
-// it.
+// Mutant beam-truncate-stale-length (docs/mutants.md): a truncating update keeps the old length.
 #pragma once
 
 #include <algorithm>

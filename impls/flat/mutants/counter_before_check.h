@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, flat-counter-before-check): the length is bumped before the capacity check and a refused
-// append keeps it; refused_append_unchanged kills it.
+// Mutant flat-counter-before-check (docs/mutants.md): the length is bumped before the capacity check.
 #pragma once
 
 #include "impls/flat/flat.h"

@@ -1,5 +1,4 @@
-// Mutants of the decode arithmetic (docs/mutants.md, docs/numerics.md §5.2), one kernel decision each;
-// decode_within_bound or large_scores kills them.
+// Mutants of the decode arithmetic (docs/mutants.md, docs/numerics.md §5.2), one kernel decision each.
 #pragma once
 
 #include <cmath>

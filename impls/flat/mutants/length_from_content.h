@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, flat-length-from-content; transformers #30377): size() counts rows whose key is not all
-// zero, so all-zero keys vanish; order_preserved (zero_keys class) kills it.
+// Mutant flat-length-from-content (docs/mutants.md): size() counts only rows whose key is not all zero.
 #pragma once
 
 #include "impls/flat/flat.h"

@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, flat-modifies-query): decode pre-scales the caller's q in place by 1/sqrt(d_k);
-// copy_semantics kills it.
+// Mutant flat-modifies-query (docs/mutants.md): decode pre-scales the caller's q in place.
 #pragma once
 
 #include <cmath>

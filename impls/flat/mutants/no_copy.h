@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, flat-no-copy): keeps pointers to the caller's arrays instead of copies; copy_semantics kills
-// it.
+// Mutant flat-no-copy (docs/mutants.md): keeps pointers to the caller's arrays instead of copies.
 #pragma once
 
 #include <vector>

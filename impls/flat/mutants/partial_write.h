@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, flat-partial-write): rows are written and counted before k and v are checked to agree in
-// steps; refused_append_unchanged kills it.
+// Mutant flat-partial-write (docs/mutants.md): rows go in before k and v are checked to agree in steps.
 #pragma once
 
 #include "impls/flat/flat.h"

@@ -1,5 +1,4 @@
-// Mutants (docs/mutants.md, flat-extra-zero-row and flat-last-row-dropped): decode over one row too many (a zero row)
-// or one too few, reporting weights for the filled rows; decode_within_bound kills them.
+// Mutants flat-extra-zero-row and flat-last-row-dropped (docs/mutants.md): decode over one row too many or few.
 #pragma once
 
 #include <vector>

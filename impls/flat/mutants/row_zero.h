@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, flat-row-zero): each append overwrites from row 0 while the length grows; order_preserved
-// kills it.
+// Mutant flat-row-zero (docs/mutants.md): each append overwrites from row 0 while the length grows.
 #pragma once
 
 #include "impls/flat/flat.h"

@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, flat-whole-buffer-views): keys()/values() show all max_len rows, unfilled ones included;
-// views_filled_rows kills it.
+// Mutant flat-whole-buffer-views (docs/mutants.md): keys()/values() show all max_len rows.
 #pragma once
 
 #include "impls/flat/flat.h"

@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, paged-fork-without-cow): an append writes into a shared, partly filled last block instead of
-// copying it; paged_copy_on_write kills it.
+// Mutant paged-fork-without-cow (docs/mutants.md): an append writes into a shared, partly filled last block.
 #pragma once
 
 #include "impls/paged/paged.h"

@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, paged-leak-on-refusal): blocks are taken one at a time and a dry pool refuses without
-// returning them; refused_append_unchanged kills it.
+// Mutant paged-leak-on-refusal (docs/mutants.md): a refused append keeps the blocks it took.
 #pragma once
 
 #include "impls/paged/paged.h"

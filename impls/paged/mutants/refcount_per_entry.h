@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, paged-refcount-per-entry; vLLM #1556): fork adds a reference per table entry (one per filled
-// slot, as in a slot mapping) instead of one per block; paged_block_accounting kills it.
+// Mutant paged-refcount-per-entry (docs/mutants.md): fork adds a reference per filled slot, not per block.
 #pragma once
 
 #include "impls/paged/paged.h"

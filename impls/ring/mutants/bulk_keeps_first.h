@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, ring-bulk-keeps-first; mlx-examples PR #1093): an append of n > W rows keeps the first W
-// instead of the last; ring_window_last_steps kills it.
+// Mutant ring-bulk-keeps-first (docs/mutants.md): an append of n > W rows keeps the first W, not the last.
 #pragma once
 
 #include <algorithm>

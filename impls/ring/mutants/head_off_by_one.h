@@ -1,5 +1,4 @@
-// Mutant (docs/mutants.md, ring-head-off-by-one; transformers PR #47708): the read start is off by one once the ring
-// has wrapped; ring_window_last_steps kills it.
+// Mutant ring-head-off-by-one (docs/mutants.md): the read start is off by one once the ring has wrapped.
 #pragma once
 
 #include "impls/ring/ring.h"

@@ -1,5 +1,4 @@
-// The batched generation loops over a beam cache (greedy from left-padded prompts, beam search through reorder), each
-// against a recompute.
+// Batched generation loops over a beam cache (greedy, beam search through reorder), each against a recompute.
 #include "properties/kinds/beam/generation.h"
 
 #include <algorithm>

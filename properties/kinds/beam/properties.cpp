@@ -71,94 +71,85 @@ void greedy_generation(session& s, const cache_config& c, std::uint64_t seed, st
 void beam_search(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
   compare_with_recompute(s, c, seed, size, c.capacity - size, search_mode::beam);
 }
-}  // namespace
 
-void add_beam_properties(std::vector<property>& ps) {
-  constexpr cache_kind beam = cache_kind::beam;
-  auto shared = [&](const statement& s, beam_mix mix) -> property& {
-    property& p = add_property(ps, beam, s);
-    p.generate = beam_cases(mix);
-    return p;
-  };
-  namespace st = statements;
-  shared(st::refused_unchanged, {.append = 3,
-                                 .fill = 2,
-                                 .overfill = 3,
-                                 .empty = 1,
-                                 .bad_shape = 4,
-                                 .decode = 1,
-                                 .bad_decode = 2,
-                                 .bad_reorder = 3});
-  shared(st::copy_semantics, {.append = 6, .fill = 1, .empty = 1, .decode = 3});
-  shared(st::views_filled_rows, {.append = 5, .fill = 1, .empty = 2, .decode = 4});
-  shared(st::order_preserved, {.append = 8, .fill = 1, .empty = 1, .decode = 1});
-  shared(st::large_scores, {.append = 4, .fill = 1, .decode = 4});
-  shared(st::decode_within_bound, {.append = 4, .fill = 1, .empty = 1, .decode = 4, .bad_decode = 1});
+constexpr cache_kind beam = cache_kind::beam;
 
+namespace summaries {
+constexpr const char* state =
+    "every layer x row x kv head equals the model after any mix of prefills, decode steps, rollbacks, reorders and "
+    "refusals";
+constexpr const char* prefill =
+    "an update of n steps leaves the state of n single-step updates (a prefill equals n decode steps)";
+constexpr const char* rollback =
+    "an update starting below the length truncates first: the length becomes start + n and the rolled-back positions "
+    "are gone (speculative decoding)";
+constexpr const char* layers =
+    "each layer keeps its own length and rows: updates, rollbacks and refusals on one layer change no other";
+constexpr const char* gather =
+    "reorder equals a gather of the model in every layer (repeats, drops, permutations, identity), and later updates "
+    "to a repeated row never reach its twin";
+constexpr const char* mask =
+    "left padding takes exactly zero weight, a fully masked row gives zeros, and more left padding leaves every row's "
+    "output within the bound of the unpadded result";
+constexpr const char* gqa =
+    "query head h reads kv head h / (Hq / H), for H = Hq, H = 1 and grouped heads, within the bound";
+constexpr const char* memory =
+    "bytes = 2 L B H T D sizeof(scalar), bytes per token = 2 L H D sizeof(scalar), and the largest B x T within a 1 "
+    "MiB budget";
+constexpr const char* greedy =
+    "greedy generation of left-padded prompts through the cache equals recomputing every pass from scratch bit for bit "
+    "(tokens and logits), with P + N K/V computations against the sum of the prefix lengths";
+constexpr const char* search =
+    "beam search of width B through reorder equals a beam search that recomputes every beam from scratch, bit for bit";
+}  // namespace summaries
+
+/// Beam's own properties, in the gate's order; three are drivers (masks, and generation loops
+/// compared with a recompute).
+/// Every op beam has, refusals included.
+constexpr beam_mix every_op{.append = 4,
+                            .fill = 1,
+                            .overfill = 1,
+                            .bad_shape = 1,
+                            .decode = 2,
+                            .bad_decode = 1,
+                            .rollback = 2,
+                            .reorder = 2,
+                            .bad_reorder = 1};
+
+void add_own(std::vector<property>& ps) {
   auto add = [&](const char* name, const char* summary, beam_mix mix) -> property& {
     property& p = add_property(ps, beam, name, summary);
     p.generate = beam_cases(mix);
     return p;
   };
-  auto drive = [&](const char* name, const char* summary,
-                   void (*driver)(session&, const cache_config&, std::uint64_t, std::size_t)) {
+  using driver = void (*)(session&, const cache_config&, std::uint64_t, std::size_t);
+  auto drive = [&](const char* name, const char* summary, driver d) {
     property& p = add_property(ps, beam, name, summary);
     p.needs = {capability::decode};
-    p.drive = driver;
+    p.drive = d;
     p.generate = beam_cases({});  // configs only: the driver makes the ops
   };
-  add("beam_state_matches_model",
-      "every layer x row x kv head equals the model after any mix of prefills, decode steps, rollbacks, reorders and "
-      "refusals",
-      {.append = 4,
-       .fill = 1,
-       .overfill = 1,
-       .empty = 1,
-       .bad_shape = 1,
-       .decode = 2,
-       .bad_decode = 1,
-       .rollback = 2,
-       .reorder = 2,
-       .bad_reorder = 1});
-  add("beam_prefill_equals_steps",
-      "an update of n steps leaves the state of n single-step updates (a prefill equals n decode steps)",
-      {.append = 4, .fill = 2, .empty = 1, .decode = 1, .rollback = 2, .reorder = 1})
+  add("beam_state_matches_model", summaries::state, every_op);
+  add("beam_prefill_equals_steps", summaries::prefill,
+      {.append = 4, .fill = 2, .decode = 1, .rollback = 2, .reorder = 1})
       .rewrite = update_as_steps;
-  add("beam_rollback_truncates",
-      "an update starting below the length truncates first: the length becomes start + n and the rolled-back positions "
-      "are gone "
-      "(speculative decoding)",
-      {.append = 3, .fill = 1, .empty = 1, .decode = 1, .rollback = 4});
-  add("beam_layers_independent",
-      "each layer keeps its own length and rows: updates, rollbacks and refusals on one layer change no other",
-      {.append = 4, .overfill = 1, .empty = 1, .bad_shape = 1, .decode = 1, .rollback = 3});
-  add("beam_reorder_gathers",
-      "reorder equals a gather of the model in every layer (repeats, drops, permutations, identity), and later updates "
-      "to a repeated "
-      "row never reach its twin",
-      {.append = 3, .fill = 1, .decode = 1, .rollback = 1, .reorder = 4});
-  drive("beam_mask_left_padding",
-        "left padding takes exactly zero weight, a fully masked row gives zeros, and more left padding leaves every "
-        "row's output "
-        "within the bound of the unpadded result",
-        decode_with_more_padding);
-  add("beam_gqa_heads",
-      "query head h reads kv head h / (Hq / H), for H = Hq, H = 1 and grouped heads, within the bound",
-      {.append = 3, .fill = 1, .decode = 5, .rollback = 1, .reorder = 1})
-      .needs = {capability::decode};
-  add("beam_memory_formulas",
-      "bytes = 2 L B H T D sizeof(scalar), bytes per token = 2 L H D sizeof(scalar), and the largest B x T within a 1 "
-      "MiB budget",
-      {.append = 1, .empty = 0, .decode = 0});
-  drive("beam_generation_equals_recompute",
-        "greedy generation of left-padded prompts through the cache equals recomputing every pass from scratch bit for "
-        "bit (tokens "
-        "and logits), with P + N K/V computations against the sum of the prefix lengths",
-        greedy_generation);
-  drive("beam_search_equals_recompute",
-        "beam search of width B through reorder equals a beam search that recomputes every beam from scratch, bit for "
-        "bit",
-        beam_search);
+  add("beam_rollback_truncates", summaries::rollback, {.append = 3, .fill = 1, .decode = 1, .rollback = 4});
+  add("beam_layers_independent", summaries::layers,
+      {.append = 4, .overfill = 1, .bad_shape = 1, .decode = 1, .rollback = 3});
+  add("beam_reorder_gathers", summaries::gather, {.append = 3, .fill = 1, .decode = 1, .rollback = 1, .reorder = 4});
+  drive("beam_mask_left_padding", summaries::mask, decode_with_more_padding);
+  add("beam_gqa_heads", summaries::gqa, {.append = 3, .fill = 1, .decode = 5, .rollback = 1, .reorder = 1}).needs = {
+      capability::decode};
+  add("beam_memory_formulas", summaries::memory, {.append = 1, .empty = 0, .decode = 0});
+  drive("beam_generation_equals_recompute", summaries::greedy, greedy_generation);
+  drive("beam_search_equals_recompute", summaries::search, beam_search);
+}
+}  // namespace
+
+void add_beam_properties(std::vector<property>& ps) {
+  // No one_d_equals_one_row: beam's update has no 1-D form.
+  add_statements<beam_mix>(ps, beam, beam_cases, {.bad_reorder = 3}, false);
+  add_own(ps);
 }
 
 }  // namespace kvconform::kinds

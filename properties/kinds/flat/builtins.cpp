@@ -17,12 +17,13 @@
 
 namespace kvconform::kinds {
 
-std::vector<implementation> flat_builtins() {
+namespace {
+constexpr auto mutant = impl_group::mutant;
+
+/// Mutants of the contract: capacity, views, copies, refusals.
+std::vector<implementation> contract_mutants() {
   using namespace mutants;
-  using namespace variants;
-  constexpr auto mutant = impl_group::mutant, variant = impl_group::variant;
   return {
-      make_implementation<flat>({"flat", impl_group::reference, "fixed-capacity cache, double, two-pass softmax"}),
       make_implementation<flat_strict_capacity>({"flat-strict-capacity", mutant,
                                                  "lost-last-slot task: a `>=` capacity check wastes the last slot",
                                                  "exact_fill"}),
@@ -47,6 +48,13 @@ std::vector<implementation> flat_builtins() {
       make_implementation<flat_length_from_content>({"flat-length-from-content", mutant,
                                                      "transformers #30377: all-zero keys vanish from the length",
                                                      "order_preserved"}),
+  };
+}
+
+/// Mutants of the decode arithmetic and of the rows decode reads.
+std::vector<implementation> decode_mutants() {
+  using namespace mutants;
+  return {
       make_implementation<flat_naive_softmax>(
           {"flat-naive-softmax", mutant, "softmax without subtracting the max", "large_scores"}),
       make_implementation<flat_no_scale>(
@@ -64,6 +72,13 @@ std::vector<implementation> flat_builtins() {
       make_implementation<flat_last_row_dropped>({"flat-last-row-dropped", mutant,
                                                   "fixed-capacity task wrong answer: decode drops the newest row",
                                                   "decode_within_bound"}),
+  };
+}
+
+std::vector<implementation> valid_variants() {
+  using namespace variants;
+  constexpr auto variant = impl_group::variant;
+  return {
       make_implementation<flat_f32>({"flat-f32", variant, "float32 storage and arithmetic, declared f32"}),
       make_implementation<flat_online>({"flat-online", variant, "online softmax, declared block of 4 keys"}),
       make_implementation<flat_exp2_fma>(
@@ -73,6 +88,15 @@ std::vector<implementation> flat_builtins() {
       make_implementation<flat_reversed>({"flat-reversed", variant, "every sum in reverse order"}),
       make_implementation<flat_split_k>({"flat-split-k", variant, "split-K over 3 chunks combined with exp(m_s - M)"}),
   };
+}
+}  // namespace
+
+std::vector<implementation> flat_builtins() {
+  std::vector<implementation> all = {
+      make_implementation<flat>({"flat", impl_group::reference, "fixed-capacity cache, double, two-pass softmax"})};
+  for (auto part : {contract_mutants(), decode_mutants(), valid_variants()})
+    all.insert(all.end(), part.begin(), part.end());
+  return all;
 }
 
 }  // namespace kvconform::kinds

@@ -1,5 +1,4 @@
-// The flat kind's properties: the shared statements with flat's op mixes, exact fill, the generation loop and the seed
-// example.
+// The flat kind's properties: the shared statements, exact fill, the generation loop and the worked example.
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
 #include "properties/generate/statements.h"

@@ -97,73 +97,89 @@ paged_command stale_command(op_kind kind, std::size_t which, std::shared_ptr<con
                                                                });
 }
 
-/// One op drawn by weight from the property's mix.
-rc::Gen<paged_command> op_gen(const paged_mix& mix, const paged_model& m, const gen_context& ctx) {
-  const auto src = ctx.src;
-  const std::size_t live = m.live().size();
+using choices = std::vector<std::pair<int, rc::Gen<paged_command>>>;
+using row_source_ptr = std::shared_ptr<const row_source>;
+
+void add(choices& c, int weight, rc::Gen<paged_command> g) {
+  if (weight > 0) c.emplace_back(weight, std::move(g));
+}
+
+/// Appends to a live sequence: ordinary ones end inside a block or cross into the next and fit
+/// while there is room (exhausting the pool is left to fill and overfill, so that properties steer
+/// how often it happens); half the fills take the pool's last free slot, the others end a block
+/// exactly, so that the next append opens a new one without exhausting the pool every time.
+void add_appends(choices& c, const paged_mix& mix, const paged_model& m, const rc::Gen<pick_rule>& picks,
+                 row_source_ptr src) {
   const auto seed = rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
-
-  std::vector<std::pair<int, rc::Gen<paged_command>>> choices;
-  auto add = [&](int weight, rc::Gen<paged_command> g) {
-    if (weight > 0) choices.emplace_back(weight, std::move(g));
-  };
-  // Nothing else can happen before the first sequence exists.
-  add(live == 0 ? std::max(mix.create, 1) : mix.create,
-      rc::gen::just(command<paged_model>(sequence_op(op_kind::create, 0))));
-  std::vector<op_kind> stale_kinds = {op_kind::append, op_kind::fork, op_kind::release};
-  if (ctx.can_decode) stale_kinds.push_back(op_kind::decode);
-  add(mix.stale,
-      rc::gen::apply([src](op_kind k, std::size_t which, std::uint64_t s) { return stale_command(k, which, src, s); },
-                     rc::gen::elementOf(stale_kinds), uniform_in<std::size_t>(0, m.handles() + 1), seed));
-  if (live == 0) return weighted(std::move(choices));
-
-  const auto picks = pick_gen(live);
   auto appends = [&](int weight, const char* label, rc::Gen<rows_rule> rule) {
-    add(weight, rc::gen::apply(
-                    [src, label](pick_rule p, rows_rule r, int ranks, std::uint64_t s) {
-                      return on_live(label, p, src,
-                                     [=](const op_target& t, fit f) { return append_op(t, r.rows(f), ranks, s); });
-                    },
-                    picks, std::move(rule), uniform_in(0, 4), seed));
+    add(c, weight,
+        rc::gen::apply(
+            [src, label](pick_rule p, rows_rule r, int ranks, std::uint64_t s) {
+              return on_live(label, p, src,
+                             [=](const op_target& t, fit f) { return append_op(t, r.rows(f), ranks, s); });
+            },
+            picks, std::move(rule), uniform_in(0, 4), seed));
   };
-  // Ordinary appends end inside a block or cross into the next, and fit while there is room:
-  // exhausting the pool is left to fill and overfill, so that properties steer how often it happens.
   const std::size_t most = m.config().block_size + 1;
   using end = rows_rule::end;
   appends(mix.append, "append",
           rc::gen::construct<rows_rule>(rc::gen::just(end::capped), uniform_in<std::size_t>(1, most + 1)));
-  // Half the fills take the pool's last free slot; the others end a block exactly, so that the
-  // next append opens a new one without exhausting the pool every time.
   appends(mix.fill, "fill", rc::gen::element(rows_rule{end::pool, 0}, rows_rule{end::block, 0}));
   appends(mix.overfill, "overfill",
           rc::gen::construct<rows_rule>(rc::gen::just(end::pool), uniform_in<std::size_t>(1, 4)));
   appends(mix.empty, "empty append", rc::gen::just(rows_rule{end::capped, 0}));
-  add(mix.bad_shape, rc::gen::apply(
-                         [src](pick_rule p, int variant, std::uint64_t s) {
-                           return on_live("bad shape", p, src,
-                                          [=](const op_target& t, fit) { return bad_shape_op(t, variant, s); });
-                         },
-                         picks, uniform_in(0, 6), seed));
-  if (ctx.can_decode)
+  add(c, mix.bad_shape,
+      rc::gen::apply(
+          [src](pick_rule p, int variant, std::uint64_t s) {
+            return on_live("bad shape", p, src, [=](const op_target& t, fit) { return bad_shape_op(t, variant, s); });
+          },
+          picks, uniform_in(0, 6), seed));
+}
+
+/// Decodes, forks and releases of a live sequence. An exhausted pool refuses every append that
+/// needs a block: release as often as append then, so that traces go on to reuse blocks instead of
+/// collecting refusals.
+void add_sequence_ops(choices& c, const paged_mix& mix, const paged_model& m, const rc::Gen<pick_rule>& picks,
+                      row_source_ptr src, bool can_decode) {
+  if (can_decode)
     for (const auto& [weight, is_bad] : {std::pair{mix.decode, false}, {mix.bad_decode, true}}) {
       const bool bad = is_bad;  // a plain copy: clang 14 cannot capture structured bindings
-      add(weight, rc::gen::apply(
-                      [src, bad](pick_rule p, int variant) {
-                        return on_live(bad ? "bad decode" : "decode", p, src,
-                                       [=](const op_target& t, fit) { return decode_op(t, bad, variant); });
-                      },
-                      picks, uniform_in(0, 2)));
+      add(c, weight,
+          rc::gen::apply(
+              [src, bad](pick_rule p, int variant) {
+                return on_live(bad ? "bad decode" : "decode", p, src,
+                               [=](const op_target& t, fit) { return decode_op(t, bad, variant); });
+              },
+              picks, uniform_in(0, 2)));
     }
-  // An exhausted pool refuses every append that needs a block: release as often as append then,
-  // so that traces go on to reuse blocks instead of collecting refusals.
   const int release = m.free_blocks() == 0 && mix.release > 0 ? std::max(mix.release, mix.append) : mix.release;
   for (const auto& [weight, which] : {std::pair{mix.fork, op_kind::fork}, {release, op_kind::release}}) {
     const op_kind kind = which;  // a plain copy: clang 14 cannot capture structured bindings
-    add(weight, rc::gen::map(picks, [src, kind](pick_rule p) {
+    add(c, weight, rc::gen::map(picks, [src, kind](pick_rule p) {
           return on_live(to_string(kind), p, src, [kind](const op_target& t, fit) { return sequence_op(kind, t.seq); });
         }));
   }
-  return weighted(std::move(choices));
+}
+
+/// One op drawn by weight from the property's mix.
+rc::Gen<paged_command> op_gen(const paged_mix& mix, const paged_model& m, const gen_context& ctx) {
+  const auto src = ctx.src;
+  const std::size_t live = m.live().size();
+  choices c;
+  // Nothing else can happen before the first sequence exists.
+  add(c, live == 0 ? std::max(mix.create, 1) : mix.create,
+      rc::gen::just(command<paged_model>(sequence_op(op_kind::create, 0))));
+  std::vector<op_kind> stale_kinds = {op_kind::append, op_kind::fork, op_kind::release};
+  if (ctx.can_decode) stale_kinds.push_back(op_kind::decode);
+  add(c, mix.stale,
+      rc::gen::apply([src](op_kind k, std::size_t which, std::uint64_t s) { return stale_command(k, which, src, s); },
+                     rc::gen::elementOf(stale_kinds), uniform_in<std::size_t>(0, m.handles() + 1),
+                     rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+  if (live == 0) return weighted(std::move(c));
+  const auto picks = pick_gen(live);
+  add_appends(c, mix, m, picks, src);
+  add_sequence_ops(c, mix, m, picks, src, ctx.can_decode);
+  return weighted(std::move(c));
 }
 
 rc::Gen<cache_config> config_gen(bool preempt, bool long_traces, bool deep) {

@@ -1,5 +1,4 @@
-// The ring kind's properties: the shared statements with ring's op mixes, the window, positions, bulk appends and the
-// sliding generation loop.
+// The ring kind's properties: the shared statements, the window, positions, bulk appends, the sliding loop.
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
 #include "properties/generate/statements.h"

@@ -1,5 +1,4 @@
-// A type with only what flat_cache and its optional decode require compiles into a working adapter, in either error
-// style.
+// A type with only what flat_cache (and decode) require compiles into a working adapter, in either error style.
 #include <gtest/gtest.h>
 
 #include "properties/kinds/archetypes.h"
