@@ -31,4 +31,10 @@ void fuzz_ops::break_shape(op& o) {
   }
 }
 
+void fuzz_sizes(byte_io& io, cache_config& c) {
+  c.capacity = io.range(1, fuzz::max_capacity, c.capacity);
+  c.d_k = io.range(1, fuzz::max_dim, c.d_k);
+  c.d_v = io.range(1, fuzz::max_dim, c.d_v);
+}
+
 }  // namespace kvconform

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "oracle/numeric/numeric_profile.h"
 #include "properties/generate/input_classes.h"
 #include "properties/trace/trace.h"
 
@@ -50,5 +51,29 @@ class fuzz_ops {
   cache_config c_;
   std::unique_ptr<row_source> src_;
 };
+
+/// A kind's structured ops whose model is a `Model`: the model follows every op but decodes (a
+/// decode changes nothing, and building its attention problem would cost as much as the run).
+template <class Model>
+class model_fuzz_ops : public fuzz_ops {
+ public:
+  template <class... Rule>
+  model_fuzz_ops(byte_io& io, const cache_config& c, Rule... rule)
+      : fuzz_ops(io, c), model_(c, numeric_profile{}, rule...) {}
+  void follow(const op& o) final {
+    if (o.kind != op_kind::decode) model_.apply(o);
+  }
+
+ protected:
+  /// `o` (its other fields kept) as a decode of the class's query.
+  op decode_op(op o = {}) const {
+    o.kind = op_kind::decode, o.q = tensor::vector(src_->query());
+    return o;
+  }
+  Model model_;
+};
+
+/// Capacity, d_k and d_v within the fuzz limits: the config fields every kind reads first.
+void fuzz_sizes(byte_io& io, cache_config& c);
 
 }  // namespace kvconform

@@ -6,6 +6,7 @@
 #include "oracle/models/rows_model.h"
 #include "properties/generate/fuzz_ops.h"
 #include "properties/generate/property.h"
+#include "properties/kinds/kind.h"
 
 namespace kvconform {
 
@@ -29,9 +30,25 @@ case_generator rows_cases(rows_model::full rule, rows_mix mix);
 /// one_d_equals_one_row, order_preserved, large_scores, decode_within_bound.
 void add_rows_statements(std::vector<property>& ps, cache_kind kind, rows_model::full rule);
 
-/// The rows kinds' fuzz strategy: capacity, d_k, d_v from the bytes; then appends of 1, 2, the room,
+/// The rows kinds' fuzz strategy: capacity, d_k, d_v from the bytes (fuzz_sizes); then appends of 1, 2, the room,
 /// the room + 1, W - 1, W, W + 1, 2W + 1 or 0 steps (flavours 3-5; 2 breaks the shape) and decodes (1).
-void rows_fuzz_config(byte_io& io, cache_config& c);
 std::unique_ptr<fuzz_ops> rows_fuzz_ops(byte_io& io, const cache_config& c, rows_model::full rule);
+
+/// The model of a rows kind whose full cache follows `rule` (a kind table row's model factory).
+template <rows_model::full rule>
+std::unique_ptr<model> rows_model_of(const cache_config& c, const numeric_profile& p) {
+  return std::make_unique<rows_model>(c, p, rule);
+}
+/// The fuzz ops of a rows kind whose full cache follows `rule`.
+template <rows_model::full rule>
+std::unique_ptr<fuzz_ops> rows_fuzz_of(byte_io& io, const cache_config& c) {
+  return rows_fuzz_ops(io, c, rule);
+}
+
+/// The kind-table row of a rows kind whose full cache follows `rule`.
+template <rows_model::full rule>
+kind_descriptor rows_kind(const kind_spec& spec, void (*add_properties)(std::vector<property>&)) {
+  return {spec, rows_model_of<rule>, add_properties, {fuzz_sizes, rows_fuzz_of<rule>}};
+}
 
 }  // namespace kvconform

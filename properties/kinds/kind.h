@@ -33,6 +33,12 @@ struct kind_descriptor {
   fuzz_strategy fuzz;
 };
 
+/// A model factory for a kind whose model is a `Model(config, profile)`.
+template <class Model>
+std::unique_ptr<model> model_of(const cache_config& c, const numeric_profile& p) {
+  return std::make_unique<Model>(c, p);
+}
+
 /// Every row, in table order (properties/kinds/kind_list.h).
 std::span<const kind_descriptor* const> all_kinds();
 const kind_descriptor& kind_of(cache_kind k);

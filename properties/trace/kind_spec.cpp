@@ -33,6 +33,8 @@ const op_spec* kind_spec::find(op_kind k) const {
 
 std::span<const kind_spec* const> kind_specs() { return table; }
 
+double rows_cells(const cache_config& c) { return double(c.capacity) * double(c.d_k + c.d_v); }
+
 const kind_spec& spec_of(cache_kind k) {
   const auto i = static_cast<std::size_t>(k);
   // A row in the wrong place would make every kind lookup lie; the table is tiny, so check it.

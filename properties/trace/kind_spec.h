@@ -1,6 +1,7 @@
 // The vocabulary of each cache kind: its ops, the fields every op carries, and its config fields.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -62,6 +63,20 @@ struct kind_spec {
   /// The op's spec, or nullptr when the kind has no such op.
   const op_spec* find(op_kind k) const;
 };
+
+/// The vocabulary of the single-sequence kinds (flat, ring): append and decode.
+inline constexpr op_spec rows_ops[] = {
+    {op_kind::append, field_k | field_v, "k and v 1-D (one step) or 2-D (n steps, n = 0 a no-op) of widths d_k, d_v"},
+    {op_kind::decode, field_q, "q 1-D of width d_k over the held rows"},
+};
+/// Capacity (what it means is the kind's: `capacity`), d_k and d_v.
+constexpr std::array<config_field, 3> sized_config(const char* capacity) {
+  return {{{"capacity", &cache_config::capacity, nullptr, capacity},
+           {"d_k", &cache_config::d_k, nullptr, "key width"},
+           {"d_v", &cache_config::d_v, nullptr, "value width"}}};
+}
+/// capacity x (d_k + d_v): the cells of a cache of one sequence.
+double rows_cells(const cache_config& c);
 
 /// The spec of every kind, in table order (properties/kinds/kind_list.h).
 std::span<const kind_spec* const> kind_specs();

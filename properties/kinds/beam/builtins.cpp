@@ -11,24 +11,11 @@ namespace kvconform::kinds {
 
 std::vector<implementation> beam_builtins() {
   using namespace mutants;
-  constexpr auto mutant = impl_group::mutant;
-  return {
-      make_implementation<beam>(
-          {"beam", impl_group::reference,
-           "layers x batch x kv heads with prefill, rollback, reorder, GQA and masks; double, two-pass softmax"}),
-      make_implementation<beam_reorder_layer0_only>({"beam-reorder-layer0-only", mutant,
-                                                     "transformers #46612: reorder gathers layer 0 only",
-                                                     "beam_reorder_gathers"}),
-      make_implementation<beam_reorder_aliases>(
-          {"beam-reorder-aliases", mutant, "interview task: a repeated row shares its twin's storage after reorder",
-           "beam_reorder_gathers"}),
-      make_implementation<beam_truncate_stale_length>({"beam-truncate-stale-length", mutant,
-                                                       "interview task: a rollback keeps the stale length",
-                                                       "beam_rollback_truncates"}),
-      make_implementation<beam_mask_sentinel>({"beam-mask-sentinel", mutant,
-                                               "FlashInfer #4267: a finite -5e4 mask sentinel instead of no weight",
-                                               "beam_mask_left_padding"}),
-  };
+  return {reference<beam>("beam", "layers x batch x kv heads, rollback, reorder, GQA, masks; double, two-pass softmax"),
+          mutant<beam_reorder_layer0_only>("beam-reorder-layer0-only", "beam_reorder_gathers", "transformers #46612"),
+          mutant<beam_reorder_aliases>("beam-reorder-aliases", "beam_reorder_gathers", "repeated rows share storage"),
+          mutant<beam_truncate_stale_length>("beam-truncate-stale-length", "beam_rollback_truncates", "a stale length"),
+          mutant<beam_mask_sentinel>("beam-mask-sentinel", "beam_mask_left_padding", "FlashInfer #4267: a -5e4 mask")};
 }
 
 }  // namespace kvconform::kinds

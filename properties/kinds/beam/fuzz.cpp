@@ -5,9 +5,9 @@
 namespace kvconform::kinds {
 
 namespace {
-class beam_fuzz final : public fuzz_ops {
+class beam_fuzz final : public model_fuzz_ops<beam_model> {
  public:
-  beam_fuzz(byte_io& io, const cache_config& c) : fuzz_ops(io, c), model_(c, numeric_profile{}) {}
+  using model_fuzz_ops::model_fuzz_ops;
 
   op make(int which) override {
     op o;
@@ -24,9 +24,6 @@ class beam_fuzz final : public fuzz_ops {
     }
     if (which == 4) return decode(o, len);
     return update(o, len, which == 5);
-  }
-  void follow(const op& o) override {
-    if (o.kind != op_kind::decode) model_.apply(o);
   }
 
  private:
@@ -64,8 +61,6 @@ class beam_fuzz final : public fuzz_ops {
     }
     return o;
   }
-
-  beam_model model_;
 };
 }  // namespace
 

@@ -1,4 +1,4 @@
-// The parts of the beam kind's row that live in separate sources of its folder.
+// The parts of the beam kind that its sources share: its op mix, generators and fuzz strategy.
 #pragma once
 
 #include <memory>

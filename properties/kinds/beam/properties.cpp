@@ -1,10 +1,12 @@
-// The properties of the beam kind (layers x batch x heads, rollback, reorder, GQA, masks) and its generation loops.
+// The beam kind's properties (rollback, reorder, GQA, masks, generation loops) and its table row.
 #include <random>
 
+#include "oracle/models/beam_model.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/beam/generation.h"
 #include "properties/kinds/beam/inputs.h"
 #include "properties/kinds/beam/kind.h"
+#include "properties/kinds/kind.h"
 
 namespace kvconform::kinds {
 
@@ -151,5 +153,10 @@ void add_beam_properties(std::vector<property>& ps) {
   add_statements<beam_mix>(ps, beam, beam_cases, {.bad_reorder = 3}, false);
   add_own(ps);
 }
+
+/// The kind's row of the kind table (properties/kinds/kind.h).
+extern const kind_spec beam_spec;
+extern const kind_descriptor beam_kind = {
+    beam_spec, model_of<beam_model>, add_beam_properties, {beam_fuzz_config, beam_fuzz_ops}};
 
 }  // namespace kvconform::kinds

@@ -10,8 +10,9 @@ constexpr op_spec ops[] = {
     {op_kind::reorder, field_index, "row b of every layer becomes old row index[b] (B indices, repeats allowed)"},
     {op_kind::decode, field_q | field_layer | field_mask, "q (B, Hq, D) over layer; mask (B, len): 0 takes no weight"},
 };
+constexpr auto sizes = sized_config("max_len T: positions per layer");
 constexpr config_field config[] = {
-    {"capacity", &cache_config::capacity, nullptr, "max_len T: positions per layer"},
+    sizes[0],
     {"d_k", &cache_config::d_k, nullptr, "head_dim D (keys)"},
     {"d_v", &cache_config::d_v, nullptr, "head_dim D (values; equal to d_k)"},
     {"layers", &cache_config::layers, nullptr, "L"},
@@ -19,23 +20,21 @@ constexpr config_field config[] = {
     {"heads", &cache_config::heads, nullptr, "H: kv heads"},
     {"q_heads", &cache_config::q_heads, nullptr, "Hq: query heads, a multiple of H (grouped-query attention)"},
 };
+std::string check(const cache_config& c) {
+  if (c.d_k != c.d_v) return "a beam cache has one head_dim: d_k must equal d_v";
+  if (c.q_heads % c.heads != 0) return "q_heads must be a multiple of heads";
+  return "";
+}
+double cells(const cache_config& c) { return rows_cells(c) * double(c.layers) * double(c.batch) * double(c.heads); }
 }  // namespace
 
 extern const kind_spec beam_spec = {
-    .kind = cache_kind::beam,
-    .name = "beam",
-    .summary = "layers x batch x kv heads with prefill, rollback, reorder, grouped-query attention and masks",
-    .ops = ops,
-    .config = config,
-    .check = [](const cache_config& c) -> std::string {
-      if (c.d_k != c.d_v) return "a beam cache has one head_dim: d_k must equal d_v";
-      if (c.q_heads % c.heads != 0) return "q_heads must be a multiple of heads";
-      return "";
-    },
-    .cells =
-        [](const cache_config& c) {
-          return double(c.capacity) * double(c.d_k + c.d_v) * double(c.layers) * double(c.batch) * double(c.heads);
-        },
-};
+    cache_kind::beam,
+    "beam",
+    "layers x batch x kv heads with prefill, rollback, reorder, grouped-query attention and masks",
+    ops,
+    config,
+    check,
+    cells};
 
 }  // namespace kvconform::kinds

@@ -1,8 +1,8 @@
-// The flat kind's properties: the shared statements, exact fill, the generation loop and the worked example.
+// The flat kind's properties (shared statements, exact fill, generation loop, worked example) and its table row.
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
 #include "properties/generate/statements.h"
-#include "properties/kinds/flat/kind.h"
+#include "properties/kinds/kind.h"
 
 namespace kvconform::kinds {
 
@@ -56,5 +56,9 @@ void add_flat_properties(std::vector<property>& ps) {
   seed.needs = {capability::decode};
   seed.fixed = seed_worked_example;
 }
+
+/// The kind's row of the kind table (properties/kinds/kind.h).
+extern const kind_spec flat_spec;
+extern const kind_descriptor flat_kind = rows_kind<rows_model::full::refuse>(flat_spec, add_flat_properties);
 
 }  // namespace kvconform::kinds

@@ -7,9 +7,9 @@
 namespace kvconform::kinds {
 
 namespace {
-class paged_fuzz final : public fuzz_ops {
+class paged_fuzz final : public model_fuzz_ops<paged_model> {
  public:
-  paged_fuzz(byte_io& io, const cache_config& c) : fuzz_ops(io, c), model_(c, numeric_profile{}) {}
+  using model_fuzz_ops::model_fuzz_ops;
 
   op make(int which) override {
     op o;
@@ -19,7 +19,7 @@ class paged_fuzz final : public fuzz_ops {
     if (which == 1 || live.empty()) return o.kind = op_kind::create, o;
     o.seq = io_.range(0, 7, 0) == 0 ? stale : h;
     if (which == 2) return o.kind = io_.range(0, 1, 0) ? op_kind::fork : op_kind::release, o;
-    if (which == 3) return o.kind = op_kind::decode, o.q = tensor::vector(src_->query()), o;
+    if (which == 3) return decode_op(o);
     const bool alive = std::find(live.begin(), live.end(), o.seq) != live.end();
     const std::size_t bs = c_.block_size, len = alive ? model_.size(o.seq) : 0;
     const std::size_t room = alive ? model_.room(o.seq) : 1, to_edge = bs - len % bs;
@@ -27,19 +27,11 @@ class paged_fuzz final : public fuzz_ops {
     if (which == 5) break_shape(o);
     return o;
   }
-  void follow(const op& o) override {
-    if (o.kind != op_kind::decode) model_.apply(o);
-  }
-
- private:
-  paged_model model_;
 };
 }  // namespace
 
 void paged_fuzz_config(byte_io& io, cache_config& c) {
-  c.capacity = io.range(1, fuzz::max_capacity, c.capacity);
-  c.d_k = io.range(1, fuzz::max_dim, c.d_k);
-  c.d_v = io.range(1, fuzz::max_dim, c.d_v);
+  fuzz_sizes(io, c);
   c.capacity = std::min<std::size_t>(c.capacity, 12);  // blocks: enough to exhaust and reuse
   c.block_size = io.range(1, 4, c.block_size);
   c.preempt = io.range(0, 1, c.preempt);

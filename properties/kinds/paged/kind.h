@@ -1,4 +1,4 @@
-// The parts of the paged kind's row that live in separate sources of its folder.
+// The parts of the paged kind that its sources share: its op mix, generators and fuzz strategy.
 #pragma once
 
 #include <memory>

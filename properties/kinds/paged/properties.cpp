@@ -1,5 +1,7 @@
-// The paged properties: what traces each generates; the executor's snapshot diff judges every op.
+// The paged kind's properties (what traces each generates; the executor judges every op) and its table row.
+#include "oracle/models/paged_model.h"
 #include "properties/generate/statements.h"
+#include "properties/kinds/kind.h"
 #include "properties/kinds/paged/kind.h"
 
 namespace kvconform::kinds {
@@ -56,5 +58,10 @@ void add_paged_properties(std::vector<property>& ps) {
       .needs = {capability::preempt};
   own("paged_memory_in_use", summaries::memory, {.append = 3, .decode = 0, .create = 4, .fork = 2, .release = 2});
 }
+
+/// The kind's row of the kind table (properties/kinds/kind.h).
+extern const kind_spec paged_spec;
+extern const kind_descriptor paged_kind = {
+    paged_spec, model_of<paged_model>, add_paged_properties, {paged_fuzz_config, paged_fuzz_ops}};
 
 }  // namespace kvconform::kinds

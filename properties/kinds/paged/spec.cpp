@@ -12,23 +12,25 @@ constexpr op_spec ops[] = {
      "k and v 1-D or 2-D onto seq; refused (changing nothing) when the pool lacks blocks"},
     {op_kind::decode, field_q | field_seq, "q 1-D of width d_k over seq's rows"},
 };
+constexpr auto sizes = sized_config("num_blocks: blocks in the pool");
 constexpr config_field config[] = {
-    {"capacity", &cache_config::capacity, nullptr, "num_blocks: blocks in the pool"},
+    sizes[0],
     {"block_size", &cache_config::block_size, nullptr, "rows per block"},
-    {"d_k", &cache_config::d_k, nullptr, "key width"},
-    {"d_v", &cache_config::d_v, nullptr, "value width"},
+    sizes[1],
+    sizes[2],
     {"preempt", nullptr, &cache_config::preempt,
      "an append that does not fit releases the newest other sequences instead of being refused"},
 };
+double cells(const cache_config& c) { return rows_cells(c) * double(c.block_size); }
 }  // namespace
 
 extern const kind_spec paged_spec = {
-    .kind = cache_kind::paged,
-    .name = "paged",
-    .summary = "block pool shared by sequences: fork by reference, copy-on-write, optional preemption",
-    .ops = ops,
-    .config = config,
-    .cells = [](const cache_config& c) { return double(c.capacity) * double(c.block_size) * double(c.d_k + c.d_v); },
-};
+    cache_kind::paged,
+    "paged",
+    "block pool shared by sequences: fork by reference, copy-on-write, optional preemption",
+    ops,
+    config,
+    nullptr,
+    cells};
 
 }  // namespace kvconform::kinds

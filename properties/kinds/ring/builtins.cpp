@@ -9,17 +9,9 @@ namespace kvconform::kinds {
 
 std::vector<implementation> ring_builtins() {
   using namespace mutants;
-  constexpr auto mutant = impl_group::mutant;
-  return {
-      make_implementation<ring>(
-          {"ring", impl_group::reference, "sliding-window ring of W rows, double, two-pass softmax"}),
-      make_implementation<ring_head_off_by_one>(
-          {"ring-head-off-by-one", mutant, "transformers PR #47708: the read start is off by one after the first wrap",
-           "ring_window_last_steps"}),
-      make_implementation<ring_bulk_keeps_first>({"ring-bulk-keeps-first", mutant,
-                                                  "mlx-examples PR #1093: an append of n > W keeps the first W rows",
-                                                  "ring_window_last_steps"}),
-  };
+  return {reference<ring>("ring", "sliding window of W rows, double, two-pass softmax"),
+          mutant<ring_head_off_by_one>("ring-head-off-by-one", "ring_window_last_steps", "transformers #47708"),
+          mutant<ring_bulk_keeps_first>("ring-bulk-keeps-first", "ring_window_last_steps", "mlx-examples #1093")};
 }
 
 }  // namespace kvconform::kinds

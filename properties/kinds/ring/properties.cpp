@@ -1,8 +1,8 @@
-// The ring kind's properties: the shared statements, the window, positions, bulk appends, the sliding loop.
+// The ring kind's properties (shared statements, window, positions, bulk appends, sliding loop) and its table row.
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
 #include "properties/generate/statements.h"
-#include "properties/kinds/ring/kind.h"
+#include "properties/kinds/kind.h"
 
 namespace kvconform::kinds {
 
@@ -63,5 +63,9 @@ void add_ring_properties(std::vector<property>& ps) {
   slides.drive = generate_past_window;
   slides.generate = rows_cases(evict, {});  // configs only: the driver makes the ops
 }
+
+/// The kind's row of the kind table (properties/kinds/kind.h).
+extern const kind_spec ring_spec;
+extern const kind_descriptor ring_kind = rows_kind<rows_model::full::evict>(ring_spec, add_ring_properties);
 
 }  // namespace kvconform::kinds
