@@ -37,6 +37,7 @@ function(kvconform_add_suite target)
   add_executable(${target} ${CMAKE_CURRENT_BINARY_DIR}/${target}_suite.cpp)
   target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${target} PRIVATE kvconform::cli)
-  add_test(NAME ${target} COMMAND ${target} gate --profile ${S_PROFILE} --store ${CMAKE_CURRENT_BINARY_DIR}/${target}-failures
+  add_test(NAME ${target} COMMAND ${target} gate --profile ${S_PROFILE}
+                                  --store ${CMAKE_CURRENT_BINARY_DIR}/${target}-failures
            --junit ${CMAKE_CURRENT_BINARY_DIR}/${target}-junit.xml)
 endfunction()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A local fuzzing campaign: every target for SECONDS with -fork, corpus merged back, crashes kept as JSON traces.
-# Usage: campaign.sh [SECONDS_PER_TARGET] [JOBS]   (needs the fuzz preset: cmake --preset fuzz && cmake --build --preset fuzz)
+# Usage: campaign.sh [SECONDS_PER_TARGET] [JOBS]
+# (needs the fuzz preset: cmake --preset fuzz && cmake --build --preset fuzz)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${KVCONFORM_FUZZ_BIN:-$here/../build-fuzz/fuzz}
@@ -15,7 +16,8 @@ for t in $(cat "$bin/fuzz_targets.txt"); do
   mkdir -p "$work/corpus" "$work/crashes"
   echo "== $t: ${seconds}s, $jobs jobs (progress: $work/fuzz.log)"
   KVCONFORM_FUZZ_ARTIFACTS=$work/crashes "$bin/$t" -fork="$jobs" -ignore_crashes=1 -max_total_time="$seconds" \
-    -dict="$here/$t.dict" -artifact_prefix="$work/crashes/" "$work/corpus" "$here/corpus/$t" 2>&1 | tee "$work/fuzz.log" |
+    -dict="$here/$t.dict" -artifact_prefix="$work/crashes/" "$work/corpus" "$here/corpus/$t" 2>&1 |
+    tee "$work/fuzz.log" |
     grep --line-buffered -E '^#[0-9]+.*(NEW|REDUCE|pulse|DONE)|kvconform-fuzz:' | awk 'NR % 20 == 1 || /kvconform-fuzz/'
   # Inputs that add coverage go into the committed corpus (review and commit them).
   before=$(ls "$here/corpus/$t" | wc -l)
@@ -25,5 +27,6 @@ for t in $(cat "$bin/fuzz_targets.txt"); do
     [ -e "$crash" ] || continue
     KVCONFORM_FUZZ_ARTIFACTS=$work/crashes "$bin/$t" "$crash" 2>&1 | grep -E '^kvconform-fuzz:|^trace:' | sed 's/^/   /'
   done
-  echo "   crash traces: $(ls "$work"/crashes/*.json 2>/dev/null | wc -l) in $work/crashes (replay with kvconform replay)"
+  traces=$(ls "$work"/crashes/*.json 2>/dev/null | wc -l)
+  echo "   crash traces: $traces in $work/crashes (replay with kvconform replay)"
 done

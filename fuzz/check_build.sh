@@ -25,7 +25,8 @@ for t in "${targets[@]}"; do
   [ "$count" -gt 0 ] || problem "$name: empty seed corpus"
   "$t" -runs=0 "$seeds" >"$seeds.log" 2>&1 || { tail -5 "$seeds.log"; problem "$name: a seed crashes"; }
   work=$(mktemp -d)
-  "$t" -seed=1 -runs=200 -dict="$out/$name.dict" "$work" "$seeds" >"$seeds.log" 2>&1 || { tail -5 "$seeds.log"; problem "$name: 200 fuzzing runs crashed"; }
+  "$t" -seed=1 -runs=200 -dict="$out/$name.dict" "$work" "$seeds" >"$seeds.log" 2>&1 ||
+    { tail -5 "$seeds.log"; problem "$name: 200 fuzzing runs crashed"; }
   rm -rf "$seeds" "$seeds.log" "$work"
   echo "ok   $name ($count seeds)"
 done

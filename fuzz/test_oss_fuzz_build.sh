@@ -5,7 +5,8 @@ src=$1
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export CC=clang CXX=clang++ SRC=$scratch/src OUT=$scratch/out WORK=$scratch/work
-export CFLAGS="-O1 -gline-tables-only -fsanitize=address,undefined -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
+export CFLAGS="-O1 -gline-tables-only -fsanitize=address,undefined -fsanitize-address-use-after-scope"
+CFLAGS+=" -fsanitize=fuzzer-no-link"
 export CXXFLAGS="$CFLAGS"
 export LIB_FUZZING_ENGINE=-fsanitize=fuzzer
 mkdir -p "$SRC" "$OUT" "$WORK"

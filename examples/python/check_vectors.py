@@ -19,7 +19,8 @@ def array(t):
 
 def make(config, bug):
     if config["kind"] == "flat":
-        return FlatKVCache(config["capacity"], config["d_k"], config["d_v"], strict_capacity_bug=bug == "strict-capacity")
+        return FlatKVCache(config["capacity"], config["d_k"], config["d_v"],
+                           strict_capacity_bug=bug == "strict-capacity")
     return RingKVCache(config["capacity"], config["d_k"], config["d_v"])
 
 
@@ -55,7 +56,8 @@ def check(test, config, bug):
             d = want["decode"][0]
             if not d["numeric"]:
                 continue  # outside the numeric domain only the outcome is judged
-            for name, got, exp, bound in (("output", output, d["output"], d["output_bound"]), ("weights", weights, d["weights"], d["weight_bound"])):
+            for name, got, exp, bound in (("output", output, d["output"], d["output_bound"]),
+                                          ("weights", weights, d["weights"], d["weight_bound"])):
                 exp, bound = np.array(exp, dtype=np.float64), np.array(bound, dtype=np.float64)
                 if got.shape != exp.shape or not np.all(np.abs(got - exp) <= bound):
                     return f"{where}: {name} {got.tolist()} not within {bound.tolist()} of {exp.tolist()}"

@@ -3,12 +3,14 @@ source "$(dirname "$0")/lib.sh"
 echo '{"schema":"kvconform-trace","version":1,"config":{"kind":"flat"' > truncated.json
 run 2 "$kvconform" replay truncated.json
 contains err.txt "malformed trace: truncated.json: not valid JSON"
-echo '{"schema":"kvconform-trace","version":1,"implementation":"flat","config":{"kind":"flat","capacity":2,"d_k":1,"d_v":1},"ops":[{"op":"append","k":{"shape":[2],"data":[1]}}]}' > shape.json
+head='{"schema":"kvconform-trace","version":1,'
+config='"config":{"kind":"flat","capacity":2,"d_k":1,"d_v":1}'
+echo "$head"'"implementation":"flat",'"$config"',"ops":[{"op":"append","k":{"shape":[2],"data":[1]}}]}' > shape.json
 run 2 "$kvconform" replay shape.json
 contains err.txt "ops[0].k: data has 1 values"
 run 2 "$kvconform" replay missing.json
 contains err.txt "missing.json: cannot open"
-echo '{"schema":"kvconform-trace","version":1,"implementation":"nope","config":{"kind":"flat","capacity":2,"d_k":1,"d_v":1},"ops":[]}' > unknown.json
+echo "$head"'"implementation":"nope",'"$config"',"ops":[]}' > unknown.json
 run 2 "$kvconform" replay unknown.json
 contains err.txt 'unknown implementation "nope"'
 run 2 "$kvconform" gate --impl nope

@@ -11,7 +11,9 @@ beam="$shared beam_state_matches_model beam_prefill_equals_steps beam_rollback_t
       beam_reorder_gathers beam_mask_left_padding beam_gqa_heads beam_memory_formulas
       beam_generation_equals_recompute beam_search_equals_recompute"
 for kind in flat ring paged beam; do
-  for p in ${!kind}; do grep -qE "^$kind +$p +PASS" out.txt || { cat out.txt >&2; fail "no PASS row for $kind / $p"; }; done
+  for p in ${!kind}; do
+    grep -qE "^$kind +$p +PASS" out.txt || { cat out.txt >&2; fail "no PASS row for $kind / $p"; }
+  done
 done
 contains out.txt "52 passed, 0 failed, 0 not supported"
 "$py" - <<'PY' || fail "reports are invalid"

@@ -4,7 +4,8 @@ source "$(dirname "$0")/lib.sh"
 case $2 in
   hang) port=(sleep 1000); message='did not answer "open" within 1000 ms' ;;
   # Answers the first request, then exits while the next one waits.
-  exit) port=(bash -c 'read -r l; id=$(sed -E "s/.*\"id\":([0-9]+).*/\1/" <<<"$l"); echo "{\"id\":$id,\"ok\":true}"; read -r l; echo dying >&2; exit 3')
+  exit) port=(bash -c 'read -r l; id=$(sed -E "s/.*\"id\":([0-9]+).*/\1/" <<<"$l"); echo "{\"id\":$id,\"ok\":true}"
+                       read -r l; echo dying >&2; exit 3')
         message="the port exited while answering" ;;
   garbage) port=(bash -c 'while read -r l; do echo hello; done'); message="not JSON: hello" ;;
 esac

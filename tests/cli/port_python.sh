@@ -8,7 +8,8 @@ done
 run 1 "$kvconform" port --kind flat --property exact_fill -- "$py" "$port" --bug strict-capacity
 contains out.txt "FAIL port / exact_fill: outcome at append: refused (capacity)"
 saved=$(ls kvconform-failures/port/exact_fill-*.json)
-"$py" -c "import json,sys; t=json.load(open('$saved')); assert len(t['ops']) <= t['config']['capacity'] + 1, t" || fail "not minimal: $saved"
+"$py" -c "import json,sys; t=json.load(open('$saved')); assert len(t['ops']) <= t['config']['capacity'] + 1, t" ||
+  fail "not minimal: $saved"
 run 1 "$kvconform" port --kind flat --replay "$saved" -- "$py" "$port" --bug strict-capacity
 contains out.txt "FAIL $saved on port: outcome at append"
 run 0 "$kvconform" port --kind flat --replay "$saved" -- "$py" "$port"

@@ -1,4 +1,4 @@
-# `kvconform vectors` output validates against its own schema; the Python port passes it offline, its buggy twin fails it.
+# `kvconform vectors` output validates against its schema; the Python port passes it offline, its buggy twin fails.
 source "$(dirname "$0")/lib.sh"
 root=$2
 run 0 "$kvconform" vectors --out vec --seed 3
@@ -14,11 +14,13 @@ for f in files:
     tests = [t for g in v["testGroups"] for t in g["tests"]]
     assert len(tests) == v["numberOfTests"], f
     flags = {x for t in tests for x in t["flags"]}
-    assert "Mutant" in flags and "Refusal" in flags and sum(x.startswith("InputClass_") for x in flags) >= 15, (f, flags)
+    classes = sum(x.startswith("InputClass_") for x in flags)
+    assert "Mutant" in flags and "Refusal" in flags and classes >= 15, (f, flags)
     print(f, len(tests), "tests valid")
 PY
 run 0 "$py" "$root/examples/python/check_vectors.py" vec
 contains out.txt " 0 failed"
 run 1 "$py" "$root/examples/python/check_vectors.py" vec --bug strict-capacity
 run 0 "$kvconform" vectors --out only_flat --kind flat
-[ -f only_flat/kvconform_flat_test.json ] && [ ! -f only_flat/kvconform_ring_test.json ] || fail "--kind flat wrote other kinds"
+[ -f only_flat/kvconform_flat_test.json ] && [ ! -f only_flat/kvconform_ring_test.json ] ||
+  fail "--kind flat wrote other kinds"
