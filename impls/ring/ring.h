@@ -2,6 +2,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -83,10 +84,14 @@ class basic_ring {
 
  private:
   std::size_t slot(std::size_t i) const { return (Rules::oldest_slot(total_, size(), window()) + i) % window(); }
+  /// Two block copies (from the oldest slot to the end, then from slot 0): a copy per row would
+  /// make every observation of a long window cost a division per row.
   row_matrix logical(const row_matrix& m) const {
-    row_matrix out(static_cast<Eigen::Index>(size()), m.cols());
-    for (std::size_t i = 0; i < size(); ++i)
-      out.row(static_cast<Eigen::Index>(i)) = m.row(static_cast<Eigen::Index>(slot(i)));
+    const auto n = static_cast<Eigen::Index>(size()), first = static_cast<Eigen::Index>(slot(0));
+    const Eigen::Index tail = std::min(n, m.rows() - first);
+    row_matrix out(n, m.cols());
+    out.topRows(tail) = m.middleRows(first, tail);
+    out.bottomRows(n - tail) = m.topRows(n - tail);
     return out;
   }
   row_matrix k_, v_;

@@ -1,6 +1,7 @@
 // The flat and ring specification, written independently of the caches it judges.
 #include "oracle/models/rows_model.h"
 
+#include <algorithm>
 #include <string>
 
 namespace kvconform {
@@ -18,28 +19,51 @@ expectation rows_model::apply(const op& o) {
     else if (rule_ == full::refuse && size() + *steps > config_.capacity)
       refuse(refuse_capacity);
     if (!e.accepted) return e;
-    for (std::size_t i = 0; i < *steps; ++i) {
-      keys_.push_back(stored_row(o.k, i, profile_.storage));
-      values_.push_back(stored_row(o.v, i, profile_.storage));
-    }
+    for (std::size_t i = 0; i < *steps; ++i) push(o.k, o.v, i);
     total_ += static_cast<std::int64_t>(*steps);
-    while (size() > config_.capacity) keys_.pop_front(), values_.pop_front();  // ring eviction
     return e;
   }
   // decode
   if (o.q.shape.size() != 1 || o.q.shape[0] != config_.d_k) refuse(refuse_shape);
   if (size() == 0) refuse(refuse_empty);
   if (!e.accepted) return e;
-  e.problems.push_back(decode_problem(keys_, values_, o.q, config_.d_v, profile_.storage));
+  attention_problem p;
+  p.n = size_, p.d_k = config_.d_k, p.d_v = config_.d_v;
+  p.keys = ordered(keys_, config_.d_k), p.values = ordered(values_, config_.d_v);
+  for (double x : o.q.data) p.q.push_back(round_to(profile_.storage, x));
+  e.problems.push_back(std::move(p));
   return e;
+}
+
+void rows_model::push(const tensor& k, const tensor& v, std::size_t step) {
+  const std::vector<double> kr = stored_row(k, step, profile_.storage), vr = stored_row(v, step, profile_.storage);
+  if (size_ < config_.capacity) {  // slots fill in order until the first eviction
+    keys_.insert(keys_.end(), kr.begin(), kr.end());
+    values_.insert(values_.end(), vr.begin(), vr.end());
+    ++size_;
+    return;
+  }
+  // Full (only a ring gets here: a flat cache refuses): the newest row takes the oldest row's slot.
+  std::copy(kr.begin(), kr.end(), keys_.begin() + static_cast<std::ptrdiff_t>(first_ * config_.d_k));
+  std::copy(vr.begin(), vr.end(), values_.begin() + static_cast<std::ptrdiff_t>(first_ * config_.d_v));
+  first_ = (first_ + 1) % config_.capacity;
+}
+
+std::vector<double> rows_model::ordered(const std::vector<double>& slots, std::size_t width) const {
+  const auto split = slots.begin() + static_cast<std::ptrdiff_t>(first_ * width);
+  std::vector<double> out;
+  out.reserve(slots.size());
+  out.insert(out.end(), split, slots.end());
+  out.insert(out.end(), slots.begin(), split);
+  return out;
 }
 
 snapshot rows_model::observe() const {
   snapshot s;
   stream st;
   st.d_k = config_.d_k, st.d_v = config_.d_v;
-  for (const row& k : keys_) st.keys.insert(st.keys.end(), k.begin(), k.end());
-  for (const row& v : values_) st.values.insert(st.values.end(), v.begin(), v.end());
+  st.keys = ordered(keys_, config_.d_k);
+  st.values = ordered(values_, config_.d_v);
   s.counters.emplace_back("size", static_cast<std::int64_t>(size()));
   if (rule_ == full::evict) {
     for (std::int64_t p = total_ - static_cast<std::int64_t>(size()); p < total_; ++p) st.positions.push_back(p);

@@ -1,6 +1,7 @@
 // What every kind's adapter shares: views, decode results, both error styles, profiles and registration.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -151,8 +152,24 @@ op_outcome call_cache(Call&& call) {
 /// Appends a matrix view's rows to `out`, row-major: how every adapter reads a cache's views.
 template <matrix_view M>
 void copy_rows(const M& m, std::vector<double>& out) {
-  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(m.rows()); ++i)
-    for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(m.cols()); ++j) out.push_back(m(i, j));
+  const auto rows = static_cast<std::ptrdiff_t>(m.rows()), cols = static_cast<std::ptrdiff_t>(m.cols());
+  // A dense row-major view (an Eigen matrix or map) is one block copy; a copy per element would
+  // dominate observing a long window after every op.
+  if constexpr (requires {
+                  m.data();
+                  m.innerStride();
+                  m.outerStride();
+                  M::IsRowMajor;
+                }) {
+    if (M::IsRowMajor && m.innerStride() == 1 && (rows < 2 || m.outerStride() == cols)) {
+      if (rows * cols > 0) out.insert(out.end(), m.data(), m.data() + rows * cols);
+      return;
+    }
+  }
+  std::size_t at = out.size();
+  out.resize(at + static_cast<std::size_t>(rows * cols));
+  for (std::ptrdiff_t i = 0; i < rows; ++i)
+    for (std::ptrdiff_t j = 0; j < cols; ++j) out[at++] = m(i, j);
 }
 
 /// Copies a decode result's numbers into an outcome.

@@ -160,6 +160,7 @@ maybe_problem pinned_problem(const pinned& e, const op_outcome& got, const snaps
 
 bool session::step(const op& o) {
   if (failure_) return false;
+  observed_.reset();
   ops_.push_back(o);
   const expectation want = model_->apply(o);
   guarded_inputs inputs(o);
@@ -173,7 +174,13 @@ bool session::step(const op& o) {
   if (const std::string d = diff(model_->observe(), observed); !d.empty()) return fail("state", d);
   if (o.expect)
     if (const auto p = pinned_problem(*o.expect, last_, observed, impl_.profile)) return fail(p->check, p->message);
+  observed_ = std::move(observed);
   return true;
+}
+
+const snapshot& session::observe() {
+  if (!observed_) observed_ = subject_ ? subject_->observe() : snapshot{};
+  return *observed_;
 }
 
 bool session::call_implementation(const std::function<void()>& body, const char* when) {

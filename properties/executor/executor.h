@@ -44,8 +44,9 @@ class session {
   const std::vector<op>& ops() const { return ops_; }
   /// What the implementation answered to the last op (a generation loop feeds on it).
   const op_outcome& last() const { return last_; }
-  /// The implementation's state now (for metamorphic comparisons).
-  snapshot observe() { return subject_ ? subject_->observe() : snapshot{}; }
+  /// The implementation's state now (for metamorphic comparisons): what the last op's check
+  /// observed, so that a long window is not read again, else a fresh observation.
+  const snapshot& observe();
   /// The implementation under test, for a driver that compares with fresh caches of the same type.
   const implementation& impl() const { return impl_; }
   /// Records a divergence a driver found outside the executor's own checks (a cached generation
@@ -64,6 +65,7 @@ class session {
   std::vector<std::vector<double>> kept_buffers_;  // poisoned inputs stay alive: aliasing reads NaN
   std::vector<op> ops_;
   std::optional<failure> failure_;
+  std::optional<snapshot> observed_;  // the implementation's state after the last op, when it was checked
   op_outcome last_;
   decode_stats stats_;
 };
