@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
+#include "properties/trace/file_io.h"
 #include "properties/trace/json_codec.h"
 #include "properties/trace/kind_spec.h"
+#include "properties/trace/utf8.h"
 
 namespace kvconform::codec {
 
@@ -213,9 +213,9 @@ std::string to_json(const trace& t, int indent) {
   json j;
   j["schema"] = schema_name;
   j["version"] = trace::schema_version;
-  if (!t.implementation.empty()) j["implementation"] = t.implementation;
-  if (!t.property.empty()) j["property"] = t.property;
-  if (!t.note.empty()) j["note"] = t.note;
+  if (!t.implementation.empty()) j["implementation"] = valid_utf8(t.implementation);
+  if (!t.property.empty()) j["property"] = valid_utf8(t.property);
+  if (!t.note.empty()) j["note"] = valid_utf8(t.note);
   j["config"] = config_json(t.config);
   if (t.drive_seed) j["drive"] = {{"seed", *t.drive_seed}, {"size", t.drive_size}};
   json ops = json::array();
@@ -225,12 +225,7 @@ std::string to_json(const trace& t, int indent) {
 }
 
 trace trace_from_json(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw trace_format_error(std::string("not valid JSON: ") + e.what());
-  }
+  const json j = parse_limited(text, "");
   const json& schema = field(j, "schema", "trace");
   if (schema != schema_name) bad("trace.schema", std::string("expected \"") + schema_name + "\"");
   const json& version = field(j, "version", "trace");
@@ -250,7 +245,12 @@ trace trace_from_json(const std::string& text) {
     if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0))
       bad("trace.drive.seed", "expected a non-negative integer");
     t.drive_seed = seed.get<std::uint64_t>();
+    // A driver draws its size in [1, capacity]; anything else would make it divide by zero or
+    // index past the cache.
     t.drive_size = count_from(field(d, "size", "trace.drive"), "trace.drive.size");
+    if (t.drive_size < 1 || t.drive_size > t.config.capacity)
+      bad("trace.drive.size", std::to_string(t.drive_size) + " is outside the allowed range [1, " +
+                                  std::to_string(t.config.capacity) + "] (1 to the config's capacity)");
   }
   const json& ops = field(j, "ops", "trace");
   if (!ops.is_array()) bad("ops", "expected an array");
@@ -262,12 +262,14 @@ trace trace_from_json(const std::string& text) {
 }
 
 trace load_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw trace_format_error(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
   try {
-    return trace_from_json(text.str());
+    text = read_bounded(path, max_trace_bytes);
+  } catch (const file_error& e) {
+    throw trace_format_error(e.what());
+  }
+  try {
+    return trace_from_json(text);
   } catch (const trace_format_error& e) {
     throw trace_format_error(path + ": " + e.what());
   }
@@ -276,13 +278,7 @@ trace load_trace(const std::string& path) {
 void save_trace(const trace& t, const std::string& path) {
   const std::filesystem::path p(path);
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << to_json(t);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, p);
+  write_atomic(path, to_json(t));
 }
 
 }  // namespace kvconform
