@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "properties/executor/decode_check.h"
+#include "properties/executor/stop.h"
 #include "properties/kinds/kind.h"
 
 namespace kvconform {
@@ -70,6 +71,7 @@ session::session(const cache_config& c, const implementation& impl) : impl_(impl
     subject_ = impl.make(c);
   } catch (const subject_failure& e) {
     failure_ = failure{0, "create", e.check, e.what()};
+    if (stopped_early(*failure_)) note_stop_seen();
   } catch (const std::exception& e) {
     failure_ = failure{0, "create", "exception", std::string("creating the cache threw: ") + e.what()};
   }
@@ -82,12 +84,15 @@ bool session::fail(std::string check, std::string message) {
   f.op_name = to_string(ops_.back().kind);
   f.check = std::move(check);
   f.message = std::move(message);
+  if (stopped_early(f)) note_stop_seen();  // a port's wait cut short reports the stop itself
   failure_ = std::move(f);
   return false;
 }
 
 bool session::report(std::string check, std::string message) {
   if (failure_ || ops_.empty()) return false;
+  // A driver's comparison cut short by a stop (its recompute stopped too) is no finding.
+  if (const stop_reason why = stop_requested(); why != stop_reason::none) return fail(stop_check(why), describe(why));
   return fail(std::move(check), std::move(message));
 }
 
@@ -162,6 +167,7 @@ bool session::step(const op& o) {
   if (failure_) return false;
   observed_.reset();
   ops_.push_back(o);
+  if (const stop_reason why = stop_requested(); why != stop_reason::none) return fail(stop_check(why), describe(why));
   const expectation want = model_->apply(o);
   guarded_inputs inputs(o);
   if (!call_implementation([&] { last_ = subject_->apply(inputs.as_call(o)); }, "")) return false;

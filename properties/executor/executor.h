@@ -37,7 +37,9 @@ class session {
   session(const cache_config& c, const implementation& impl);
   ~session();
 
-  /// Runs one op; false when it diverged (see failed()). Ops after a failure are ignored.
+  /// Runs one op; false when it diverged (see failed()). Ops after a failure are ignored. A run
+  /// asked to stop (a signal, a deadline; properties/executor/stop.h) fails the op unrun, with
+  /// the check "interrupted" or "deadline", which is never a finding.
   bool step(const op& o);
   const std::optional<failure>& failed() const { return failure_; }
   const decode_stats& stats() const { return stats_; }

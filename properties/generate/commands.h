@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "properties/executor/stop.h"
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
 
@@ -24,8 +25,12 @@ rc::Gen<T> uniform_in(T lo, T hi) {
 }
 
 /// Runs one op through the executor; a divergence fails the RapidCheck case with its signature.
+/// A run asked to stop ends the case as a success instead: RapidCheck then runs out its remaining
+/// cases (or shrink candidates) at once, and a failure found before the stop is kept as it was.
 inline void step_or_fail(session& s, const op& o) {
-  if (!s.step(o)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+  if (s.step(o)) return;
+  if (stopped_early(*s.failed())) RC_SUCCEED("stopped early");
+  RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
 }
 
 /// A trace op as a RapidCheck command: apply to the model, run through the executor, show.

@@ -100,7 +100,7 @@ gen_context case_runner::context(const cache_config& config) {
 
 bool case_runner::keep_failure(const cache_config& config, session& s) {
   out_.stats.merge(s.stats());
-  if (!s.failed()) return false;
+  if (!s.failed() || stopped_early(*s.failed())) return false;
   out_.counterexample = trace{config, s.ops(), impl_.name, p_.name, s.failed()->message};
   out_.fail = s.failed();
   return true;
@@ -111,7 +111,7 @@ void case_runner::finish(const cache_config& config, session& s) {
   if (p_.rewrite) {
     trace t{config, s.ops(), impl_.name, p_.name, ""};
     const verdict v = check_trace(&p_, t, impl_);
-    if (!v.ok()) {
+    if (!v.ok() && !stopped_early(*v.fail)) {
       t.note = v.fail->message;
       out_.counterexample = t, out_.fail = v.fail;
       RC_FAIL(v.fail->signature() + ": " + v.fail->message);
