@@ -15,3 +15,25 @@ run() {
   [ "$got" = "$want" ] || { cat out.txt err.txt >&2; fail "exit $got, expected $want: $*"; }
 }
 contains() { grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 lacks: $2"; }; }
+
+# Ports and temporary files: every port fixture records its process group (its pid: a port leads
+# its own group) in $groups by starting through "${tracked[@]}"; no_leftovers checks that no
+# process of those groups is left (zombies aside) and that no temporary file was left behind.
+export TMPDIR=$scratch/tmp
+mkdir -p "$TMPDIR"
+groups=$scratch/port-groups.txt
+tracked=(bash -c 'echo $$ >> "$0"; exec "$@"' "$groups")
+no_leftovers() {
+  local g until=$((SECONDS + 3))  # a process sent SIGKILL takes a moment to go
+  [ -s "$groups" ] || fail "no port recorded its process group"
+  for g in $(sort -u "$groups"); do
+    while ps -eo pgid=,stat= | awk -v g="$g" '$1 == g && $2 !~ /^Z/ {n++} END {exit n == 0}'; do
+      [ $SECONDS -lt $until ] || { ps -eo pid,pgid,stat,args | awk -v g="$g" '$2 == g' >&2; fail "port group $g left"; }
+      sleep 0.1
+    done
+  done
+  [ -z "$(ls -A "$TMPDIR")" ] || fail "temporary files left: $(ls -A "$TMPDIR")"
+  local temps
+  temps=$(find "$scratch" -name '.*.tmp.*')
+  [ -z "$temps" ] || fail "store temporaries left: $temps"
+}

@@ -3,7 +3,7 @@ source "$(dirname "$0")/lib.sh"
 root=$2
 for kind in flat ring; do
   run 0 "$kvconform" port --kind "$kind" --cases 5 --store "" -- \
-    bash -c "tee -a '$scratch/requests.jsonl' | '$py' '$root/examples/python/kvconform_port.py' |
+    "${tracked[@]}" bash -c "tee -a '$scratch/requests.jsonl' | '$py' '$root/examples/python/kvconform_port.py' |
              tee -a '$scratch/answers.jsonl'"
 done
 "$py" - "$root/docs/port-protocol.schema.json" requests.jsonl answers.jsonl <<'PY' || fail "a message does not validate"
@@ -19,3 +19,4 @@ for name, kind in ((sys.argv[2], "request"), (sys.argv[3], "answer")):
         validator.validate(json.loads(line))
     print(name, len(lines), "messages valid as", kind)
 PY
+no_leftovers
