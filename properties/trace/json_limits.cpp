@@ -38,17 +38,18 @@ std::pair<std::size_t, std::size_t> measure(std::string_view text) {
 }  // namespace
 
 json parse_limited(std::string_view text, const std::string& where) {
+  const auto fail = [&](const std::string& what) {
+    throw trace_format_error(where.empty() ? what : where + ": " + what);
+  };
   const auto [depth, values] = measure(text);
-  if (depth > max_json_depth)
-    bad(where, "nested deeper than the limit of " + std::to_string(max_json_depth) + " levels");
-  if (values > max_json_values) bad(where, "more than the limit of " + std::to_string(max_json_values) + " values");
+  if (depth > max_json_depth) fail("nested deeper than the limit of " + std::to_string(max_json_depth) + " levels");
+  if (values > max_json_values) fail("more than the limit of " + std::to_string(max_json_values) + " JSON values");
   try {
     return json::parse(text);
   } catch (const json::exception& e) {
-    const std::string what = std::string("not valid JSON: ") + e.what();
-    if (where.empty()) throw trace_format_error(what);
-    bad(where, what);
+    fail(std::string("not valid JSON: ") + e.what());
   }
+  return {};
 }
 
 }  // namespace kvconform::codec

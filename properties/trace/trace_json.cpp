@@ -277,7 +277,9 @@ trace load_trace(const std::string& path) {
 
 void save_trace(const trace& t, const std::string& path) {
   const std::filesystem::path p(path);
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  if (ec) throw file_error("cannot write " + path + ": " + ec.message());
   write_atomic(path, to_json(t));
 }
 

@@ -157,7 +157,7 @@ TEST(TraceJson, NestingAndSizeLimitsComeBeforeParsing) {
   expect_rejected(std::string(100000, '[') + std::string(100000, ']'), "nested deeper than the limit of 32 levels");
   std::string many = good + R"({"op":"decode","q":{"shape":[1],"data":[)";
   for (std::size_t i = 0; i <= kv::codec::max_json_values; ++i) many += "0,";
-  expect_rejected(many + "0]}}]}", "more than the limit of 2097152 values");
+  expect_rejected(many + "0]}}]}", "more than the limit of 2097152 JSON values");
 }
 
 TEST(TraceJson, StringsFromOutsideAreWrittenAsValidUtf8) {
