@@ -256,7 +256,9 @@ struct subcommands {
     vectors = app.add_subcommand("vectors", "Write Wycheproof-style test vectors and their JSON Schema");
     vectors->add_option("--out", vectors_out, "Directory to write into")->required();
     vectors->add_option("--kind", vectors_kind, "Only this kind")->check(CLI::IsMember(kind_name_list()));
-    vectors->add_option("--seed", vectors_seed, "Seed of the generated data")->capture_default_str();
+    vectors->add_option("--seed", vectors_seed, "Seed of the generated data")
+        ->check(count_in(0, any_seed))
+        ->capture_default_str();
     schema = app.add_subcommand("schema", "Print the JSON Schema of trace files, the port protocol or the vectors");
     schema->add_option("which", schema_name, "trace, port or vectors")
         ->required()

@@ -2,11 +2,12 @@
 #include "properties/runners/selftest.h"
 
 #include <algorithm>
-#include <fstream>
 #include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
+
+#include "properties/trace/file_io.h"
 
 namespace kvconform {
 
@@ -176,9 +177,7 @@ void write_selftest_json(const selftest_report& r, const std::string& path) {
                              {"failed_property", v.failed_property},
                              {"message", v.message},
                              {"not_supported", v.not_supported}});
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << j.dump(2) << "\n";
-  if (!out) throw std::runtime_error("cannot write " + path);
+  write_whole(path, j.dump(2) + "\n");
 }
 
 }  // namespace kvconform

@@ -97,7 +97,8 @@ std::optional<op_kind> op_kind_from_string(const std::string& s) { return find_n
 bool tensor::consistent() const {
   if (shape.size() > 4) return false;
   std::size_t n = 1;
-  for (std::size_t d : shape) n *= d;
+  for (std::size_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) return false;  // a hostile shape must not wrap around to the data's size
   return n == data.size();
 }
 

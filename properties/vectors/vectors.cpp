@@ -4,7 +4,6 @@
 #include <boost/multiprecision/float128.hpp>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "oracle/numeric/attention_oracle.h"
@@ -12,6 +11,7 @@
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
 #include "properties/kinds/kind.h"
+#include "properties/trace/file_io.h"
 #include "properties/trace/json_codec.h"
 
 namespace kvconform {
@@ -218,11 +218,11 @@ std::vector<std::string> write_vectors(const std::string& dir, const std::vector
     for (auto& [key, g] : groups) file["testGroups"].push_back(std::move(g));
     const std::string path =
         (std::filesystem::path(dir) / (std::string("kvconform_") + to_string(kind) + "_test.json")).string();
-    std::ofstream(path) << file.dump(1) << "\n";
+    write_whole(path, file.dump(1) + "\n");
     written.push_back(path);
   }
   const std::string schema_path = (std::filesystem::path(dir) / vectors_schema_name).string();
-  std::ofstream(schema_path) << vectors_schema().dump(2) << "\n";
+  write_whole(schema_path, vectors_schema().dump(2) + "\n");
   written.push_back(schema_path);
   return written;
 }

@@ -13,4 +13,18 @@ saved=$(ls kvconform-failures/port/exact_fill-*.json)
 run 1 "$kvconform" port --kind flat --replay "$saved" -- "${tracked[@]}" "$py" "$port" --bug strict-capacity
 contains out.txt "FAIL $saved on port: outcome at append"
 run 0 "$kvconform" port --kind flat --replay "$saved" -- "${tracked[@]}" "$py" "$port"
+# The clean end: every cache opened is closed, then the port's stdin, and the port exits by itself before any
+# signal (the wrapper would be killed before writing "eof").
+run 0 "$kvconform" port --kind ring --cases 5 --store "" -- \
+  "${tracked[@]}" bash -c "tee -a requests.jsonl | '$py' '$port'; echo eof >>requests.jsonl"
+"$py" - <<'PY' || fail "the port did not end cleanly"
+import json
+lines = open("requests.jsonl").read().splitlines()
+assert lines[-1] == "eof", lines[-3:]
+requests = [json.loads(l) for l in lines[:-1]]
+opened = {r["cache"] for r in requests if r["op"] == "open"}
+closed = {r["cache"] for r in requests if r["op"] == "close"}
+assert opened and opened == closed, (len(opened), len(closed))
+print(len(opened), "caches opened and closed, then end of input")
+PY
 no_leftovers

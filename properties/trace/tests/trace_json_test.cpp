@@ -168,3 +168,9 @@ TEST(TraceJson, StringsFromOutsideAreWrittenAsValidUtf8) {
   EXPECT_EQ(back.note, "port said \\xff\\xfe and \\xe2\\x82");
   EXPECT_EQ(back.implementation, "impl\\xc0");
 }
+
+TEST(TraceJson, AShapeWhoseProductWrapsAroundIsRejected) {
+  // 2^16 to the fourth power is 2^64: in 64 bits it would wrap to 0 and match empty data.
+  expect_rejected(good + R"({"op":"decode","q":{"shape":[65536,65536,65536,65536],"data":[]}}]})",
+                  "does not match the shape");
+}
