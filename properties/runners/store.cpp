@@ -96,14 +96,30 @@ std::vector<stored_trace> regression_store::entries(const implementation& impl, 
   std::sort(files.begin(), files.end());
   std::vector<stored_trace> out;
   for (const fs::path& f : files) {
-    stored_trace s{f.string(), load_trace(f.string())};
-    if (s.t.property != p.name)
-      throw trace_format_error(s.path + ": property: \"" + s.t.property + "\", but the file is stored under \"" +
-                               p.name + "\"");
-    replay_property(s.t, impl, s.path);
-    out.push_back(std::move(s));
+    std::string text;
+    try {
+      text = read_bounded(f.string(), max_trace_bytes);
+    } catch (const file_error& e) {
+      throw trace_format_error(e.what());
+    }
+    out.push_back(parse_entry(text, f.string(), impl, p));
   }
   return out;
+}
+
+stored_trace regression_store::parse_entry(std::string_view text, const std::string& path, const implementation& impl,
+                                           const property& p) {
+  stored_trace s{path, {}};
+  try {
+    s.t = trace_from_json(std::string(text));
+  } catch (const trace_format_error& e) {
+    throw trace_format_error(path + ": " + e.what());
+  }
+  if (s.t.property != p.name)
+    throw trace_format_error(path + ": property: \"" + s.t.property + "\", but the file is stored under \"" + p.name +
+                             "\"");
+  replay_property(s.t, impl, path);
+  return s;
 }
 
 std::string regression_store::save(const trace& t) const {

@@ -3,6 +3,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "properties/generate/property.h"
@@ -39,6 +40,11 @@ class regression_store {
   /// impl's kind, its property p, a driver's seed only for a driver property. An entry that does
   /// not read throws trace_format_error naming the file and the field.
   std::vector<stored_trace> entries(const implementation& impl, const property& p) const;
+
+  /// `text`, read from `path`, as an entry of (impl, p), checked as `entries` checks each file;
+  /// throws trace_format_error naming `path` and the field.
+  static stored_trace parse_entry(std::string_view text, const std::string& path, const implementation& impl,
+                                  const property& p);
 
   /// Saves `t` under its content hash (the same minimal trace found twice is stored once) and
   /// returns the path; throws file_error naming it when the disk refuses.
