@@ -4,7 +4,10 @@ source "$(dirname "$0")/lib.sh"
 root=$2 build=$3
 prefix=$scratch/prefix
 run 0 cmake --install "$build" --prefix "$prefix"
-run 0 cmake -S "$root/examples/consumer" -B consumer -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The installed libraries' own compiler flags (a sanitizer build's -fsanitize must link the consumer too).
+flags=$(sed -n 's/^CMAKE_CXX_FLAGS:STRING=//p' "$build/CMakeCache.txt")
+run 0 cmake -S "$root/examples/consumer" -B consumer -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="$flags"
 run 0 cmake --build consumer -j2
 
 # Each kind's gate passes, and its own property ran: a kind whose concept matched but whose
