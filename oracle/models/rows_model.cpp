@@ -1,4 +1,4 @@
-// The flat and ring specification, written independently of the caches it judges.
+// The flat, ring and growing specification, written independently of the caches it judges.
 #include "oracle/models/rows_model.h"
 
 #include <string>
@@ -21,9 +21,13 @@ expectation rows_model::apply(const op& o) {
     for (std::size_t i = 0; i < *steps; ++i) {
       keys_.push_back(stored_row(o.k, i, profile_.storage));
       values_.push_back(stored_row(o.v, i, profile_.storage));
+      positions_.push_back(total_++);
+      if (rule_ == full::evict && size() > config_.capacity) {  // the oldest row after the sinks goes
+        const auto oldest = static_cast<std::ptrdiff_t>(config_.keep);
+        keys_.erase(keys_.begin() + oldest), values_.erase(values_.begin() + oldest);
+        positions_.erase(positions_.begin() + oldest);
+      }
     }
-    total_ += static_cast<std::int64_t>(*steps);
-    while (size() > config_.capacity) keys_.pop_front(), values_.pop_front();  // ring eviction
     return e;
   }
   // decode
@@ -42,8 +46,12 @@ snapshot rows_model::observe() const {
   for (const row& v : values_) st.values.insert(st.values.end(), v.begin(), v.end());
   s.counters.emplace_back("size", static_cast<std::int64_t>(size()));
   if (rule_ == full::evict) {
-    for (std::int64_t p = total_ - static_cast<std::int64_t>(size()); p < total_; ++p) st.positions.push_back(p);
+    st.positions.assign(positions_.begin(), positions_.end());
     s.counters.emplace_back("total", total_);
+  }
+  if (rule_ == full::grow) {  // whole steps of `capacity` rows, none before the first append
+    const std::size_t step = config_.capacity;
+    s.counters.emplace_back("reserved_rows", static_cast<std::int64_t>((size() + step - 1) / step * step));
   }
   s.streams.push_back(std::move(st));
   return s;

@@ -9,12 +9,13 @@
 
 namespace kvconform {
 
-/// Exact rows in a deque plus the count of steps ever appended. Flat and ring differ in one
-/// rule only: when len + n > capacity, a flat cache refuses and a window (ring) drops the oldest
-/// rows; a window also reports each row's absolute position and the total.
+/// Exact rows in a deque plus the count of steps ever appended. The single-sequence kinds differ
+/// in one rule, what happens when len + n > capacity: a flat cache refuses; a window (ring) drops
+/// the oldest rows after its `keep` sinks, and reports each row's absolute position and the total;
+/// a growing cache takes them, and reports the rows it reserves in whole steps of `capacity`.
 class rows_model final : public model {
  public:
-  enum class full { refuse, evict };
+  enum class full { refuse, evict, grow };
   rows_model(const cache_config& c, const numeric_profile& p, full rule) : config_(c), profile_(p), rule_(rule) {}
 
   expectation apply(const op& o) override;
@@ -30,6 +31,7 @@ class rows_model final : public model {
   numeric_profile profile_;
   full rule_;
   std::deque<row> keys_, values_;
+  std::deque<std::int64_t> positions_;
   std::int64_t total_ = 0;
 };
 
