@@ -10,7 +10,7 @@ std::vector<implementation> prefix_builtins() {
   using namespace mutants;
   return {
       reference<prefix>("prefix", "prefix caching over a block pool, LRU eviction; double, two-pass softmax"),
-      mutant<prefix_hash_without_parent>("prefix-hash-without-parent", "prefix_hits_longest_prefix", "vLLM #2614"),
+      mutant<prefix_hash_without_parent>("prefix-hash-without-parent", "prefix_hits_longest_prefix", "own tokens only"),
       mutant<prefix_partial_block_shared>("prefix-partial-block-shared", "prefix_hits_longest_prefix", "a partial hit"),
       mutant<prefix_evicts_referenced>("prefix-evicts-referenced", "prefix_referenced_never_evicted", "held evicted"),
       mutant<prefix_lru_not_refreshed>("prefix-lru-not-refreshed", "prefix_eviction_lru", "LRU kept on reuse"),

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -179,6 +180,37 @@ rc::Gen<cache_config> config_gen(bool long_traces, bool deep) {
       width_gen(deep));
 }
 }  // namespace
+
+void lru_scenario(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
+  std::mt19937_64 rng(seed);
+  const auto classes = all_input_classes();
+  const row_source src(classes[seed % classes.size()], c.d_k, c.d_v, seed);
+  std::int64_t handle = 0;
+  // Cache `size` distinct prefixes (one or two blocks, their first tokens distinct): each created,
+  // filled and released, so its blocks are evictable in this order.
+  std::vector<std::vector<std::int64_t>> prefixes;
+  for (std::size_t i = 0; i < size; ++i) {
+    std::vector<std::int64_t> t = {static_cast<std::int64_t>(100 + i)};
+    while (t.size() < c.block_size * (1 + rng() % 2)) t.push_back(static_cast<std::int64_t>(rng() % 4));
+    prefixes.push_back(t);
+  }
+  auto run = [&](op o) { return s.step(o); };
+  auto create = [&](const std::vector<std::int64_t>& t) { return run(op{.kind = op_kind::create, .tokens = t}); };
+  auto release = [&](std::int64_t h) { return run(op{.kind = op_kind::release, .seq = h}); };
+  for (const auto& t : prefixes)
+    if (!create({}) || !run(token_append(src, handle, {}, t, 0)) || !release(handle++)) return;
+  // Reuse some of them, oldest first or not, and release them again: they become the most recent.
+  for (std::size_t r = rng() % (size + 1); r > 0; --r)
+    if (!create(prefixes[rng() % size]) || !release(handle++)) return;
+  // A fresh sequence takes as many rows as the pool holds, evicting the least recently released.
+  const std::size_t rows = c.capacity * c.block_size - rng() % (c.block_size * size + 1);
+  std::vector<std::int64_t> fresh(rows);
+  for (auto& t : fresh) t = 1000 + static_cast<std::int64_t>(rng() % 4);
+  if (!create({}) || !run(token_append(src, handle++, {}, fresh, 0))) return;
+  // Which prefixes are still found says which blocks went.
+  for (const auto& t : prefixes)
+    if (!create(t)) return;
+}
 
 case_generator prefix_cases(prefix_mix mix) {
   return [mix](const property& p, const implementation& impl, const run_options& o) {

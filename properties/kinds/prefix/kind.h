@@ -25,6 +25,10 @@ struct prefix_mix {
   int stale = 0;       ///< a release naming a released or never-issued handle
 };
 
+/// A driver: `size` distinct prefixes cached and released in turn, some reused and released again,
+/// then a fresh sequence that runs the pool dry, then every prefix looked up again: which ones are
+/// still found shows whether the least recently released blocks went first.
+void lru_scenario(session& s, const cache_config& c, std::uint64_t seed, std::size_t size);
 /// The cases of a prefix property drawn from `mix`.
 case_generator prefix_cases(prefix_mix mix);
 void add_prefix_properties(std::vector<property>& ps);

@@ -37,9 +37,9 @@ void add_prefix_properties(std::vector<property>& ps) {
   own("prefix_hits_longest_prefix", summaries::hits, lookups);
   own("prefix_rows_from_cache", summaries::rows,
       {.append = 4, .fill = 1, .decode = 3, .reuse = 4, .fork = 2, .release = 3});
-  own("prefix_eviction_lru", summaries::lru,
-      {.append = 3, .fill = 4, .decode = 1, .create = 1, .reuse = 4, .release = 4})
-      .long_traces = true;
+  auto& lru = add_property(ps, prefix, "prefix_eviction_lru", summaries::lru);
+  lru.drive = lru_scenario;
+  lru.generate = prefix_cases({});  // configs only: the driver makes the ops
   own("prefix_referenced_never_evicted", summaries::held,
       {.append = 3, .fill = 4, .decode = 2, .create = 1, .reuse = 2, .fork = 4, .release = 3});
   own("prefix_block_accounting", summaries::accounting,
