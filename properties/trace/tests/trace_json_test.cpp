@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "properties/trace/digest.h"
 #include "properties/trace/trace_json.h"
 
 namespace kv = kvconform;
@@ -139,4 +140,13 @@ TEST(TraceJson, DriverSeedAndSizeRoundTrip) {
   EXPECT_EQ(*back.drive_seed, 18446744073709551615ull);
   EXPECT_EQ(back.drive_size, 3u);
   EXPECT_FALSE(kv::trace_from_json(kv::to_json(sample({1.0}))).drive_seed);
+}
+
+TEST(Digest, MatchesTheProtocolsTestValue) {
+  kv::stream s;
+  s.d_k = s.d_v = 1;
+  s.keys = {1.0}, s.values = {-0.0};
+  EXPECT_EQ(kv::digest_hex(kv::stream_digest(s)), "6df79e60fda6e4c9");  // docs/port-protocol.md §8
+  s.values = {0.0};  // the sign bit of a zero counts, as rows compare bit for bit
+  EXPECT_NE(kv::digest_hex(kv::stream_digest(s)), "6df79e60fda6e4c9");
 }
