@@ -95,6 +95,8 @@ struct implementation : implementation_info {
   cache_kind kind = cache_kind::flat;
   numeric_profile profile;
   capability_set capabilities;
+  std::string
+      unavailable;  ///< non-empty: the implementation cannot serve its kind at all (every property NOT SUPPORTED)
   std::function<subject_ptr(const cache_config&)> make;
 };
 

@@ -89,7 +89,10 @@ std::vector<impl_report> run_gate(const std::vector<const implementation*>& impl
       property_report pr;
       pr.property = p.name;
       const auto start = std::chrono::steady_clock::now();
-      if (const auto missing = p.needs.missing_from(impl->capabilities)) {
+      if (!impl->unavailable.empty()) {
+        pr.result = status::not_supported;
+        pr.message = impl->unavailable;
+      } else if (const auto missing = p.needs.missing_from(impl->capabilities)) {
         pr.result = status::not_supported;
         pr.message = std::string("needs capability \"") + to_string(*missing) + "\"";
       } else if (auto stored = replay_store(o.store, *impl, p, log)) {
