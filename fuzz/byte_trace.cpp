@@ -17,7 +17,7 @@ namespace {
 /// Literal doubles are kept exactly when finite and |x| <= domain_limit; others are folded
 /// into range, so a fuzz input never leaves the numeric domain (docs/numerics.md §3.5).
 constexpr double domain_limit = 1e5;
-constexpr std::size_t max_handle = 63, max_layer = 7, max_index = 8;
+constexpr std::size_t max_handle = 63, max_layer = 7, max_index = 8, max_tokens = 64, max_token = 7;
 
 double to_domain(std::uint64_t bits) {
   const double x = std::bit_cast<double>(bits);
@@ -95,6 +95,10 @@ void visit_literal(byte_io& io, op& o, const kind_spec& spec, bool reading) {
         o.index.resize(io.range(0, max_index, o.index.size()));
         for (auto& x : o.index) visit_int(io, x, max_index);
         break;
+      case field_tokens:
+        o.tokens.resize(io.range(0, max_tokens, o.tokens.size()));
+        for (auto& x : o.tokens) visit_int(io, x, max_token);
+        break;
     }
   }
 }
@@ -127,7 +131,7 @@ bool encodable(const trace& t) {
   for (std::size_t i = 0; i < t.ops.size(); ++i) {
     const op &a = t.ops[i], &b = back.ops[i];
     if (a.kind != b.kind || !(a.k == b.k) || !(a.v == b.v) || !(a.q == b.q) || !(a.mask == b.mask) ||
-        a.index != b.index || a.seq != b.seq || a.layer != b.layer || a.start != b.start)
+        a.index != b.index || a.seq != b.seq || a.layer != b.layer || a.start != b.start || a.tokens != b.tokens)
       return false;
   }
   return true;

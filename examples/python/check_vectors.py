@@ -21,7 +21,7 @@ def make(config, bug):
     if config["kind"] == "flat":
         return FlatKVCache(config["capacity"], config["d_k"], config["d_v"],
                            strict_capacity_bug=bug == "strict-capacity")
-    return RingKVCache(config["capacity"], config["d_k"], config["d_v"])
+    return RingKVCache(config["capacity"], config["d_k"], config["d_v"], config.get("keep", 0))
 
 
 def run_op(cache, op):

@@ -1,4 +1,4 @@
-"""Numpy KV caches for the kvconform port example: the seed task "Fixed-capacity KV cache" and a ring."""
+"""Numpy KV caches for the kvconform port example: a fixed-capacity cache and a ring with optional sinks."""
 import numpy as np
 
 
@@ -70,18 +70,23 @@ class FlatKVCache:
 
 
 class RingKVCache:
-    """The last min(T, W) of the T steps ever appended, oldest first, in a buffer used as a ring."""
+    """The first `keep` steps ever appended (attention sinks) and the last W - keep of the rest, oldest
+    first, in a buffer of W rows: sinks in rows 0 .. keep - 1, the rest used as a ring."""
 
-    def __init__(self, window, d_k, d_v):
+    def __init__(self, window, d_k, d_v, keep=0):
         self.k = np.full((window, d_k), np.nan)
         self.v = np.full((window, d_v), np.nan)
         self.total = 0
+        self.keep = keep
+
+    def _slot(self, step):
+        part = self.k.shape[0] - self.keep
+        return step if step < self.keep else self.keep + (step - self.keep) % part
 
     def append(self, k, v):
         k, v = _steps(k, v, self.k.shape[1], self.v.shape[1])
-        w = self.k.shape[0]
-        for i in range(max(0, k.shape[0] - w), k.shape[0]):  # n >= W keeps the last W
-            slot = (self.total + i) % w
+        for i in range(k.shape[0]):  # in order: a later row in the same slot overwrites an earlier one
+            slot = self._slot(self.total + i)
             self.k[slot], self.v[slot] = k[i], v[i]
         self.total += k.shape[0]
 
@@ -89,10 +94,12 @@ class RingKVCache:
         return min(self.total, self.k.shape[0])
 
     def positions(self):
-        return list(range(self.total - self.size(), self.total))
+        n = self.size()
+        recent = list(range(self.total - (n - min(self.keep, n)), self.total))
+        return (list(range(min(self.keep, n))) + recent) if self.total > n else list(range(n))
 
     def _order(self):
-        return [p % self.k.shape[0] for p in self.positions()]
+        return [self._slot(p) for p in self.positions()]
 
     def keys(self):
         return self.k[self._order()].reshape(self.size(), self.k.shape[1])

@@ -1,4 +1,4 @@
-// The flat and ring specification, written independently of the caches it judges.
+// The flat, ring and growing specification, written independently of the caches it judges.
 #include "oracle/models/rows_model.h"
 
 #include <algorithm>
@@ -20,7 +20,6 @@ expectation rows_model::apply(const op& o) {
       refuse(refuse_capacity);
     if (!e.accepted) return e;
     for (std::size_t i = 0; i < *steps; ++i) push(o.k, o.v, i);
-    total_ += static_cast<std::int64_t>(*steps);
     return e;
   }
   // decode
@@ -37,24 +36,30 @@ expectation rows_model::apply(const op& o) {
 
 void rows_model::push(const tensor& k, const tensor& v, std::size_t step) {
   const std::vector<double> kr = stored_row(k, step, profile_.storage), vr = stored_row(v, step, profile_.storage);
-  if (size_ < config_.capacity) {  // slots fill in order until the first eviction
+  ++total_;
+  if (rule_ != full::evict || size_ < config_.capacity) {  // slots fill in order until a window is full
     keys_.insert(keys_.end(), kr.begin(), kr.end());
     values_.insert(values_.end(), vr.begin(), vr.end());
     ++size_;
     return;
   }
-  // Full (only a ring gets here: a flat cache refuses): the newest row takes the oldest row's slot.
-  std::copy(kr.begin(), kr.end(), keys_.begin() + static_cast<std::ptrdiff_t>(first_ * config_.d_k));
-  std::copy(vr.begin(), vr.end(), values_.begin() + static_cast<std::ptrdiff_t>(first_ * config_.d_v));
-  first_ = (first_ + 1) % config_.capacity;
+  // A full window: the newest row takes the slot of the oldest row after the sinks.
+  const std::size_t slot = config_.keep + first_;
+  std::copy(kr.begin(), kr.end(), keys_.begin() + static_cast<std::ptrdiff_t>(slot * config_.d_k));
+  std::copy(vr.begin(), vr.end(), values_.begin() + static_cast<std::ptrdiff_t>(slot * config_.d_v));
+  first_ = (first_ + 1) % (config_.capacity - config_.keep);  // keep < capacity (the ring spec's check)
 }
 
 std::vector<double> rows_model::ordered(const std::vector<double>& slots, std::size_t width) const {
-  const auto split = slots.begin() + static_cast<std::ptrdiff_t>(first_ * width);
+  const auto at = [&](std::size_t slot) { return slots.begin() + static_cast<std::ptrdiff_t>(slot * width); };
+  const std::size_t oldest = config_.keep + first_;  // first_ is 0 until a window wraps
   std::vector<double> out;
   out.reserve(slots.size());
-  out.insert(out.end(), split, slots.end());
-  out.insert(out.end(), slots.begin(), split);
+  out.insert(out.end(), slots.begin(), at(std::min(config_.keep, size_)));  // the sinks
+  if (size_ > config_.keep) {
+    out.insert(out.end(), at(oldest), slots.end());       // the ring from its oldest row
+    out.insert(out.end(), at(config_.keep), at(oldest));  // then its newest, before the wrap point
+  }
   return out;
 }
 
@@ -66,8 +71,15 @@ snapshot rows_model::observe() const {
   st.values = ordered(values_, config_.d_v);
   s.counters.emplace_back("size", static_cast<std::int64_t>(size()));
   if (rule_ == full::evict) {
-    for (std::int64_t p = total_ - static_cast<std::int64_t>(size()); p < total_; ++p) st.positions.push_back(p);
+    // The sinks keep positions 0 .. keep - 1; every other held row is one of the latest steps.
+    const auto n = static_cast<std::int64_t>(size_);
+    for (std::int64_t i = 0; i < n; ++i)
+      st.positions.push_back(i < static_cast<std::int64_t>(config_.keep) ? i : total_ - (n - i));
     s.counters.emplace_back("total", total_);
+  }
+  if (rule_ == full::grow) {  // whole steps of `capacity` rows, none before the first append
+    const std::size_t step = config_.capacity;
+    s.counters.emplace_back("reserved_rows", static_cast<std::int64_t>((size() + step - 1) / step * step));
   }
   s.streams.push_back(std::move(st));
   return s;

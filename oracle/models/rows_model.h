@@ -8,12 +8,13 @@
 
 namespace kvconform {
 
-/// Exact rows in a ring of row slots plus the count of steps ever appended. Flat and ring differ in one
-/// rule only: when len + n > capacity, a flat cache refuses and a window (ring) drops the oldest
-/// rows; a window also reports each row's absolute position and the total.
+/// Exact rows in row slots plus the count of steps ever appended. The single-sequence kinds differ
+/// in one rule, what happens when len + n > capacity: a flat cache refuses; a window (ring) drops
+/// the oldest rows after its `keep` sinks, and reports each row's absolute position and the total;
+/// a growing cache takes them, and reports the rows it reserves in whole steps of `capacity`.
 class rows_model final : public model {
  public:
-  enum class full { refuse, evict };
+  enum class full { refuse, evict, grow };
   rows_model(const cache_config& c, const numeric_profile& p, full rule) : config_(c), profile_(p), rule_(rule) {}
 
   expectation apply(const op& o) override;
@@ -25,14 +26,16 @@ class rows_model final : public model {
 
  private:
   void push(const tensor& k, const tensor& v, std::size_t step);
-  /// The held rows of `slots` (rows of `width`) in logical order: at most two block copies, so
+  /// The held rows of `slots` (rows of `width`) in logical order: at most three block copies, so
   /// that observing a long window after every op stays cheap.
   std::vector<double> ordered(const std::vector<double>& slots, std::size_t width) const;
 
   cache_config config_;
   numeric_profile profile_;
   full rule_;
-  std::vector<double> keys_, values_;  ///< up to capacity row slots; the oldest row is in slot first_
+  // One row per slot: the sinks in slots 0 .. keep - 1, then, once a window is full, a ring of the
+  // other slots whose oldest row is in slot keep + first_.
+  std::vector<double> keys_, values_;
   std::size_t first_ = 0, size_ = 0;
   std::int64_t total_ = 0;
 };

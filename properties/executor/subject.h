@@ -60,7 +60,7 @@ const char* to_string(impl_group g);
 
 /// Optional abilities of an implementation. A property that needs one the implementation lacks
 /// is NOT SUPPORTED: never run, never a pass, never a kill.
-enum class capability : unsigned { decode = 1u << 0, preempt = 1u << 1 };
+enum class capability : unsigned { decode = 1u << 0, preempt = 1u << 1, sinks = 1u << 2 };
 const char* to_string(capability c);
 
 /// A set of capabilities.
@@ -95,6 +95,8 @@ struct implementation : implementation_info {
   cache_kind kind = cache_kind::flat;
   numeric_profile profile;
   capability_set capabilities;
+  std::string
+      unavailable;  ///< non-empty: the implementation cannot serve its kind at all (every property NOT SUPPORTED)
   std::function<subject_ptr(const cache_config&)> make;
 };
 

@@ -78,7 +78,10 @@ property_report run_cell(const implementation& impl, const property& p, const ga
   if (o.deadline_s > 0)
     set_property_deadline(
         start + std::chrono::duration_cast<deadline_clock::duration>(std::chrono::duration<double>(o.deadline_s)));
-  if (const auto missing = p.needs.missing_from(impl.capabilities)) {
+  if (!impl.unavailable.empty()) {
+    pr.result = status::not_supported;
+    pr.message = impl.unavailable;
+  } else if (const auto missing = p.needs.missing_from(impl.capabilities)) {
     pr.result = status::not_supported;
     pr.message = std::string("needs capability \"") + to_string(*missing) + "\"";
   } else if (auto stored = replay_store(store, impl, p, log)) {

@@ -51,7 +51,7 @@ namespace {
 std::vector<const property*> runnable(const implementation& impl, std::vector<std::string>* skipped = nullptr) {
   std::vector<const property*> out;
   for (const property* p : properties_of(impl.kind)) {
-    if (!p->needs.missing_from(impl.capabilities))
+    if (impl.unavailable.empty() && !p->needs.missing_from(impl.capabilities))
       out.push_back(p);
     else if (skipped)
       skipped->push_back(p->name);

@@ -29,6 +29,7 @@ json numbers(const std::vector<double>& v);
 std::vector<double> numbers_from(const json& j, const std::string& where);
 std::size_t count_from(const json& j, const std::string& where, std::size_t max = std::size_t{1} << 20);
 std::int64_t integer_from(const json& j, const std::string& where);
+std::vector<std::int64_t> integers_from(const json& j, const std::string& where);
 const json& field(const json& obj, const char* key, const std::string& where);
 json tensor_json(const tensor& t);
 tensor tensor_from(const json& j, const std::string& where);

@@ -23,9 +23,10 @@ enum op_field : unsigned {
   field_start = 1u << 5,
   field_mask = 1u << 6,  ///< optional: absent means every position attends
   field_index = 1u << 7,
+  field_tokens = 1u << 8,
 };
-inline constexpr unsigned all_op_fields[] = {field_k,     field_v,     field_q,    field_seq,
-                                             field_layer, field_start, field_mask, field_index};
+inline constexpr unsigned all_op_fields[] = {field_k,     field_v,    field_q,     field_seq,   field_layer,
+                                             field_start, field_mask, field_index, field_tokens};
 /// The name of one field ("k", "seq", ...).
 const char* to_string(op_field f);
 
@@ -37,13 +38,14 @@ struct op_spec {
 };
 
 /// One field of a kind's config: a size (at least `min`, at most 2^20) or a flag (optional, false
-/// when absent).
+/// when absent). An `optional` size is 0 when absent and written only when it is not 0.
 struct config_field {
   const char* name;
   std::size_t cache_config::*size = nullptr;
   bool cache_config::*flag = nullptr;
   const char* summary = "";
   std::size_t min = 1;
+  bool optional = false;
 };
 
 /// A cache kind's vocabulary: what the trace codec, the schemas, the port protocol and the fuzz

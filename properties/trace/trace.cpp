@@ -111,26 +111,32 @@ array_view tensor::view_of(const double* storage) const {
 
 bool operator==(const tensor& a, const tensor& b) { return a.shape == b.shape && same_bits(a.data, b.data); }
 
+namespace {
+/// "[1,2,3]".
+std::string list_text(const std::vector<std::int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+}  // namespace
+
 std::string describe(const op& o) {
   const std::string seq = " seq " + std::to_string(o.seq);
+  const std::string tokens = o.tokens.empty() ? "" : " tokens " + list_text(o.tokens);
   switch (o.kind) {
     case op_kind::append:
-      return "append" + std::string(o.seq ? seq : "") + " k" + shape_string(o.k) + " v" + shape_string(o.v);
+      return "append" + std::string(o.seq ? seq : "") + " k" + shape_string(o.k) + " v" + shape_string(o.v) + tokens;
     case op_kind::decode:
       return "decode" + std::string(o.seq ? seq : "") +
              (o.q.shape.size() > 1 ? " layer " + std::to_string(o.layer) : "") + " q" + shape_string(o.q) +
              (o.mask.shape.empty() ? "" : " mask" + shape_string(o.mask));
-    case op_kind::create: return "create";
+    case op_kind::create: return "create" + tokens;
     case op_kind::fork: return "fork" + seq;
     case op_kind::release: return "release" + seq;
     case op_kind::update:
       return "update layer " + std::to_string(o.layer) + " start " + std::to_string(o.start) + " k" +
              shape_string(o.k) + " v" + shape_string(o.v);
-    case op_kind::reorder: {
-      std::string s = "reorder [";
-      for (std::size_t i = 0; i < o.index.size(); ++i) s += (i ? "," : "") + std::to_string(o.index[i]);
-      return s + "]";
-    }
+    case op_kind::reorder: return "reorder " + list_text(o.index);
   }
   return "?";
 }
@@ -142,8 +148,9 @@ std::string describe(const cache_config& c) {
   const char* sep = "";
   for (const config_field& f : spec.config) {
     if (f.flag && c.*f.flag) s << sep << f.name;
-    if (f.size) s << sep << f.name << '=' << c.*f.size;
-    if (f.size || c.*f.flag) sep = ", ";
+    const bool shown_size = f.size && !(f.optional && c.*f.size == 0);
+    if (shown_size) s << sep << f.name << '=' << c.*f.size;
+    if (shown_size || (f.flag && c.*f.flag)) sep = ", ";
   }
   s << ')';
   return s.str();

@@ -41,9 +41,11 @@ struct tensor {
   friend bool operator==(const tensor&, const tensor&);  ///< bitwise on data
 };
 
-/// Operation names and the fields each uses:
-/// - `append` k, v (and `seq` for paged); `decode` q (`seq` for paged; `layer`, `mask` for beam);
-/// - paged: `create` (a new sequence), `fork` seq (a new sequence sharing seq's blocks), `release` seq;
+/// Operation names; which fields each carries is the kind's (properties/trace/kind_spec.h):
+/// - `append` k, v (and `seq` for paged and prefix, `tokens` for prefix); `decode` q (`seq` for
+///   paged and prefix; `layer`, `mask` for beam);
+/// - paged and prefix: `create` (a new sequence; prefix: looked up by `tokens`), `fork` seq (a new
+///   sequence sharing seq's blocks), `release` seq;
 /// - beam: `update` layer, k, v, start; `reorder` index.
 /// Sequences are named by handle: the 0-based count of create and fork ops before them in
 /// the trace (released handles are never reused), whatever ids the implementation uses.
@@ -63,20 +65,23 @@ struct pinned {
 struct op {
   op_kind kind = op_kind::append;
   tensor k, v, q;
-  std::int64_t seq = 0;             ///< paged: sequence handle
-  std::int64_t layer = 0;           ///< beam: layer of update and decode
-  std::int64_t start = 0;           ///< beam update: first position written
-  tensor mask;                      ///< beam decode: (B, len), 1 attends, 0 is left padding; empty = all attend
-  std::vector<std::int64_t> index;  ///< beam reorder: new row b is old row index[b]
+  std::int64_t seq = 0;              ///< paged: sequence handle
+  std::int64_t layer = 0;            ///< beam: layer of update and decode
+  std::int64_t start = 0;            ///< beam update: first position written
+  tensor mask;                       ///< beam decode: (B, len), 1 attends, 0 is left padding; empty = all attend
+  std::vector<std::int64_t> index;   ///< beam reorder: new row b is old row index[b]
+  std::vector<std::int64_t> tokens;  ///< prefix: the token of each appended step, or the prefix a create looks up
   std::optional<pinned> expect;
 };
 
 /// The construction parameters of a cache. `capacity` is max_len (flat), the window (ring),
-/// the number of blocks (paged) or max_len T (beam; there d_k = d_v = head_dim D).
+/// the number of blocks (paged, prefix), max_len T (beam; there d_k = d_v = head_dim D) or the
+/// growth step (growing).
 struct cache_config {
   cache_kind kind = cache_kind::flat;
   std::size_t capacity = 0, d_k = 0, d_v = 0;
-  std::size_t block_size = 0;                                 ///< paged
+  std::size_t keep = 0;                                       ///< ring: attention sinks, never evicted
+  std::size_t block_size = 0;                                 ///< paged, prefix
   bool preempt = false;                                       ///< paged: preempt instead of refusing
   std::size_t layers = 0, batch = 0, heads = 0, q_heads = 0;  ///< beam: L, B, kv heads H, query heads Hq
   friend bool operator==(const cache_config&, const cache_config&) = default;

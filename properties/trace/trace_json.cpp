@@ -123,6 +123,8 @@ cache_config config_from(const json& j) {
       if (!j.contains(f.name)) continue;
       if (!j[f.name].is_boolean()) bad(at, "expected true or false");
       c.*f.flag = j[f.name].get<bool>();
+    } else if (f.optional && !j.contains(f.name)) {
+      c.*f.size = 0;
     } else {
       c.*f.size = count_from(field(j, f.name, where), at);
       if (c.*f.size < f.min) bad(at, "must be at least " + std::to_string(f.min));
@@ -141,7 +143,7 @@ json config_json(const cache_config& c) {
   for (const config_field& f : spec_of(c.kind).config) {
     if (f.flag)
       j[f.name] = c.*f.flag;
-    else
+    else if (!f.optional || c.*f.size != 0)
       j[f.name] = c.*f.size;
   }
   return j;
@@ -150,6 +152,14 @@ json config_json(const cache_config& c) {
 std::int64_t integer_from(const json& j, const std::string& where) {
   if (!j.is_number_integer()) bad(where, "expected an integer");
   return j.get<std::int64_t>();
+}
+
+std::vector<std::int64_t> integers_from(const json& j, const std::string& where) {
+  if (!j.is_array() || j.size() > max_dim)
+    bad(where, "expected an array of at most " + std::to_string(max_dim) + " integers");
+  std::vector<std::int64_t> out;
+  for (std::size_t n = 0; n < j.size(); ++n) out.push_back(integer_from(j[n], where + "[" + std::to_string(n) + "]"));
+  return out;
 }
 
 namespace {
@@ -175,6 +185,7 @@ json op_json(const op& o, cache_kind kind) {
   if (f & field_start) jo["start"] = o.start;
   if ((f & field_mask) && !o.mask.shape.empty()) jo["mask"] = tensor_json(o.mask);
   if (f & field_index) jo["index"] = o.index;
+  if (f & field_tokens) jo["tokens"] = o.tokens;
   if (o.expect) jo["expect"] = pinned_json(*o.expect);
   return jo;
 }
@@ -193,12 +204,8 @@ op op_from(const json& j, cache_kind kind, const std::string& where) {
   if (f & field_layer) o.layer = integer_from(field(j, "layer", where), where + ".layer");
   if (f & field_start) o.start = integer_from(field(j, "start", where), where + ".start");
   if ((f & field_mask) && j.contains("mask")) o.mask = tensor_from(j["mask"], where + ".mask");
-  if (f & field_index) {
-    const json& idx = field(j, "index", where);
-    if (!idx.is_array() || idx.size() > max_dim) bad(where + ".index", "expected an array of integers");
-    for (std::size_t n = 0; n < idx.size(); ++n)
-      o.index.push_back(integer_from(idx[n], where + ".index[" + std::to_string(n) + "]"));
-  }
+  if (f & field_index) o.index = integers_from(field(j, "index", where), where + ".index");
+  if (f & field_tokens) o.tokens = integers_from(field(j, "tokens", where), where + ".tokens");
   if (j.contains("expect")) o.expect = pinned_from(j["expect"], where + ".expect");
   return o;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "properties/trace/digest.h"
 #include "properties/trace/json_codec.h"
 #include "properties/trace/trace_json.h"
 
@@ -173,4 +174,13 @@ TEST(TraceJson, AShapeWhoseProductWrapsAroundIsRejected) {
   // 2^16 to the fourth power is 2^64: in 64 bits it would wrap to 0 and match empty data.
   expect_rejected(good + R"({"op":"decode","q":{"shape":[65536,65536,65536,65536],"data":[]}}]})",
                   "does not match the shape");
+}
+
+TEST(Digest, MatchesTheProtocolsTestValue) {
+  kv::stream s;
+  s.d_k = s.d_v = 1;
+  s.keys = {1.0}, s.values = {-0.0};
+  EXPECT_EQ(kv::digest_hex(kv::stream_digest(s)), "6df79e60fda6e4c9");  // docs/port-protocol.md §8
+  s.values = {0.0};  // the sign bit of a zero counts, as rows compare bit for bit
+  EXPECT_NE(kv::digest_hex(kv::stream_digest(s)), "6df79e60fda6e4c9");
 }
