@@ -42,7 +42,7 @@ for f in entries:
     if "drive" not in t: continue
     seed("driver_trace_fuzzer", f.read_bytes())
     for s in (0, 1, 2):  # the same drive on the reference, at other seeds and sizes
-        t.update(implementation=t["config"]["kind"], drive={"seed": s, "size": 1 + s % t["config"]["capacity"]})
+        t.update(implementation=t["config"]["kind"], drive={"seed": s, "size": 1 + s % t["config"].get("capacity", 1)})
         seed("driver_trace_fuzzer", json.dumps(t).encode())
 ops = ["append", "decode", "create", "fork", "release", "update", "reorder"]
 requests = (work / "requests.jsonl").read_text().splitlines()

@@ -68,7 +68,8 @@ done
 run 1 "$kvconform" replay short.json
 contains out.txt "at op 3 of 1: update, which the driver ran past the saved ops"
 mkdir -p kinds/flat
-"$py" -c "import json; t=json.load(open('$saved')); t['implementation']='flat'; t['property']='generation_fills_capacity'
+"$py" -c "import json; t=json.load(open('$saved'))
+t.update(implementation='flat', property='generation_fills_capacity')
 json.dump(t, open('kinds/flat/generation_fills_capacity-0.json', 'w'))"
 run 2 "$kvconform" gate --impl flat --store kinds
 contains err.txt "kinds/flat/generation_fills_capacity-0.json: config.kind: a beam trace cannot run on flat"

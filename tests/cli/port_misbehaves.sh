@@ -11,7 +11,8 @@ case $2 in
         message="the port exited while answering" ;;
   garbage) port=(bash -c 'while read -r l; do echo hello; done'); message="not JSON: hello" ;;
   # Closes its stdout but keeps running: no wait for its exit.
-  close-stdout) port=(bash -c 'exec >&-; sleep 1000'); message='closed its stdout while answering "open" but kept running' ;;
+  close-stdout) port=(bash -c 'exec >&-; sleep 1000')
+                message='closed its stdout while answering "open" but kept running' ;;
   # Stops reading its stdin: a 1.5 MB request cannot be written.
   unread-stdin)
     port=(bash -c "$answer_open; sleep 1000"); message='did not read the request "append" within 1000 ms'
