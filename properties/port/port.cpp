@@ -42,6 +42,20 @@ class port_client {
     }
   }
 
+  /// Sends `close` for a cache, also once the run stops: the clean end of docs/port-protocol.md
+  /// §10. A port that is gone, broken or fails to answer is ended, never restarted for it.
+  void close_cache(std::int64_t cache) noexcept {
+    if (!process_ || broken_) return;
+    try {
+      const json req = {{"op", "close"}, {"cache", cache}, {"id", ++next_id_}};
+      const auto deadline = port_process::clock::now() + milliseconds(options_.timeout_ms);
+      process_->write_line(req.dump() + "\n", deadline);
+      check_answer(process_->read_line(deadline), next_id_);
+    } catch (const std::exception&) {
+      end(false);
+    }
+  }
+
   /// Reports an unusable answer: the process is restarted for the next case.
   [[noreturn]] void garbage(const std::string& what) {
     const std::string message = what + tail();
@@ -79,7 +93,7 @@ class port_client {
 
   [[noreturn]] void on_error(const port_io_error& e, const std::string& op) {
     using cause = port_io_error::cause;
-    if (e.why == cause::interrupted || (e.why == cause::timeout && stop_deadline_)) {
+    if (e.why == cause::timeout && stop_deadline_) {
       stop_reason why = stop_requested();
       if (why == stop_reason::none) why = stop_reason::property_deadline;  // polled up to it, a hair early
       end(false);  // an answer in flight would put the next request out of step
@@ -138,12 +152,7 @@ class port_subject final : public subject {
       : port_(std::move(p)), kind_(c.kind), id_(id) {
     port_->request({{"op", "open"}, {"cache", id_}, {"config", codec::config_json(c)}}, check_answer);
   }
-  ~port_subject() override {
-    try {
-      port_->request({{"op", "close"}, {"cache", id_}}, check_answer);
-    } catch (const std::exception&) {  // a port that failed was already reported by the op that saw it
-    }
-  }
+  ~port_subject() override { port_->close_cache(id_); }
 
   op_outcome apply(const call& c) override {
     json req = codec::op_json(c.o, kind_);

@@ -18,7 +18,6 @@ struct port_io_error : std::runtime_error {
     timeout,       ///< no progress before the deadline
     closed,        ///< the port closed its stdout or its stdin (it exited, or stopped talking)
     too_long,      ///< an answer line past the limit
-    interrupted,   ///< the harness was asked to stop (a signal) during the wait
     cannot_start,  ///< the command could not be run at all
   };
   cause why;

@@ -6,11 +6,14 @@ slow_port=("$py" -c "
 import sys, time
 sys.path.insert(0, '$2/examples/python')
 import kvconform_port
-class Slow:
+class Slow:  # logs what it reads, and its end of input
     def __iter__(self):
-        for line in sys.__stdin__:
-            time.sleep(0.05)
-            yield line
+        with open('requests.log', 'a') as log:
+            for line in sys.__stdin__:
+                log.write(line)
+                time.sleep(0.05)
+                yield line
+            log.write('eof\\n')
 sys.stdin = Slow()
 kvconform_port.main()
 " --bug strict-capacity)
@@ -46,6 +49,13 @@ assert cells[-1]["status"] in ("INTERRUPTED", "FAIL"), cells[-1]
 assert all("trace" in c for c in cells if c["status"] == "FAIL"), "a failure found was not saved"
 interrupted = sum(c["status"] == "INTERRUPTED" for c in cells)
 assert ET.parse("r.xml").getroot().get("errors") == str(interrupted)
+# The clean end after the signal: the open caches closed, then end of input, before any signal to the port.
+lines = open("requests.log").read().splitlines()
+assert lines[-1] == "eof", lines[-3:]
+requests = [json.loads(l) for l in lines[:-1]]
+opened = {r["cache"] for r in requests if r["op"] == "open"}
+closed = {r["cache"] for r in requests if r["op"] == "close"}
+assert opened == closed, sorted(opened - closed)
 PY
 fi
 no_leftovers
