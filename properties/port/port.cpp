@@ -2,7 +2,6 @@
 #include "properties/port/port.h"
 
 #include <memory>
-#include <optional>
 
 #include "properties/executor/stop.h"
 #include "properties/port/port_answer.h"
@@ -99,24 +98,24 @@ class port_client {
       end(false);  // an answer in flight would put the next request out of step
       throw subject_failure(stop_check(why), describe(why) + " while the port was answering \"" + op + "\"");
     }
-    if (e.why == cause::timeout) {  // a hung port: killed, and every later request fails at once
-      broken_ = true;
-      broken_message_ = "the port " + std::string(e.what()) + " \"" + op + "\" within " +
-                        std::to_string(options_.timeout_ms) + " ms" + tail();
-      end(false);
-      fail(broken_message_);
-    }
-    if (e.why == cause::cannot_start) broken_ = true, broken_message_ = e.what();
-    if (e.why == cause::cannot_start) fail(broken_message_);
+    if (e.why == cause::cannot_start) give_up(e.what());
+    if (e.why == cause::timeout)
+      give_up("the port " + std::string(e.what()) + " \"" + op + "\" within " + std::to_string(options_.timeout_ms) +
+              " ms");
     if (e.why == cause::too_long)
       garbage("the port's answer to \"" + op + "\" exceeds " + std::to_string(options_.max_answer_bytes) + " bytes");
     // Closed: it exited (restarted for the next case), or it closed a pipe and kept running,
-    // which no later request can fix: it is ended like a hung port.
+    // which no later request can fix.
     const std::string status = process_->exit_status(milliseconds(500));
     if (!status.empty()) garbage("the port exited while answering \"" + op + "\" (" + status + ")");
+    give_up("the port " + std::string(e.what()) + " while answering \"" + op + "\" but kept running; it was ended");
+  }
+
+  /// A port that hangs, cannot start or keeps running with a closed pipe: it is ended, and every
+  /// later request fails at once with this message (a run waits at most one time limit for it).
+  [[noreturn]] void give_up(const std::string& what) {
     broken_ = true;
-    broken_message_ =
-        "the port " + std::string(e.what()) + " while answering \"" + op + "\" but kept running; it was ended" + tail();
+    broken_message_ = what + tail();
     end(false);
     fail(broken_message_);
   }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <set>
 
 #include "properties/executor/stop.h"
 #include "properties/port/port.h"
@@ -121,13 +122,15 @@ class command_line {
 
   /// A glob that selects nothing would pass having run nothing: an error instead.
   static void check_glob(const std::string& glob, const std::vector<const implementation*>& selected) {
-    std::string known;
+    std::set<std::string> known;
     for (const implementation* impl : selected)
       for (const property* p : properties_of(impl->kind)) {
         if (fnmatch(glob.c_str(), p->name.c_str(), 0) == 0) return;
-        if (known.find(p->name) == std::string::npos) known += (known.empty() ? "" : ", ") + p->name;
+        known.insert(p->name);
       }
-    throw usage_error("--property '" + glob + "' matches no property of the selected implementations (known: " + known +
+    std::string names;
+    for (const std::string& n : known) names += (names.empty() ? "" : ", ") + n;
+    throw usage_error("--property '" + glob + "' matches no property of the selected implementations (known: " + names +
                       ")");
   }
 
