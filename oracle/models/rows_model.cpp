@@ -18,19 +18,22 @@ expectation rows_model::apply(const op& o) {
     else if (rule_ == full::refuse && size() + *steps > config_.capacity)
       refuse(refuse_capacity);
     if (!e.accepted) return e;
+    // Row by row: a 2-D append is the same steps one at a time. A window first evicts the oldest
+    // row to make room, so a chunk that completes is quantized over the rows the window then holds.
     for (std::size_t i = 0; i < *steps; ++i) {
-      keys_.push_back(stored_row(o.k, i, profile_.storage));
-      values_.push_back(stored_row(o.v, i, profile_.storage));
+      if (size() == config_.capacity) rows_.keys.pop_front(), rows_.values.pop_front();  // ring eviction
+      rows_.push(stored_row(o.k, i, profile_.storage), stored_row(o.v, i, profile_.storage));
     }
     total_ += static_cast<std::int64_t>(*steps);
-    while (size() > config_.capacity) keys_.pop_front(), values_.pop_front();  // ring eviction
     return e;
   }
   // decode
   if (o.q.shape.size() != 1 || o.q.shape[0] != config_.d_k) refuse(refuse_shape);
   if (size() == 0) refuse(refuse_empty);
   if (!e.accepted) return e;
-  e.problems.push_back(decode_problem(keys_, values_, o.q, config_.d_v, profile_.storage));
+  std::vector<double> q;
+  for (double x : o.q.data) q.push_back(round_to(profile_.storage, x));
+  add_decode(e, rows_, 0, std::move(q), profile_);
   return e;
 }
 
@@ -38,8 +41,7 @@ snapshot rows_model::observe() const {
   snapshot s;
   stream st;
   st.d_k = config_.d_k, st.d_v = config_.d_v;
-  for (const row& k : keys_) st.keys.insert(st.keys.end(), k.begin(), k.end());
-  for (const row& v : values_) st.values.insert(st.values.end(), v.begin(), v.end());
+  rows_.expose(st);
   s.counters.emplace_back("size", static_cast<std::int64_t>(size()));
   if (rule_ == full::evict) {
     for (std::int64_t p = total_ - static_cast<std::int64_t>(size()); p < total_; ++p) st.positions.push_back(p);

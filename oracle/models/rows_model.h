@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "oracle/models/model.h"
@@ -15,21 +14,21 @@ namespace kvconform {
 class rows_model final : public model {
  public:
   enum class full { refuse, evict };
-  rows_model(const cache_config& c, const numeric_profile& p, full rule) : config_(c), profile_(p), rule_(rule) {}
+  rows_model(const cache_config& c, const numeric_profile& p, full rule)
+      : config_(c), profile_(p), rule_(rule), rows_(p.keys, p.values, c, c.d_k, c.d_v) {}
 
   expectation apply(const op& o) override;
   snapshot observe() const override;
 
-  std::size_t size() const { return keys_.size(); }
+  std::size_t size() const { return rows_.size(); }
   std::int64_t total() const { return total_; }
   const cache_config& config() const { return config_; }
 
  private:
-  using row = std::vector<double>;
   cache_config config_;
   numeric_profile profile_;
   full rule_;
-  std::deque<row> keys_, values_;
+  stored_stream rows_;
   std::int64_t total_ = 0;
 };
 

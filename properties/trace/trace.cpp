@@ -140,9 +140,12 @@ std::string describe(const cache_config& c) {
   s << spec.name << '(';
   const char* sep = "";
   for (const config_field& f : spec.config) {
-    if (f.flag && c.*f.flag) s << sep << f.name;
-    if (f.size) s << sep << f.name << '=' << c.*f.size;
-    if (f.size || c.*f.flag) sep = ", ";
+    const bool shown = f.size || (f.flag && c.*f.flag) || (f.scale && c.*f.scale != 1);
+    if (!shown) continue;
+    s << sep << f.name;
+    if (f.size) s << '=' << c.*f.size;
+    if (f.scale) s << '=' << c.*f.scale;
+    sep = ", ";
   }
   s << ')';
   return s.str();
