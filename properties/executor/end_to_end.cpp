@@ -55,28 +55,29 @@ double format_checker::end_to_end(const expectation& e, std::size_t i, const dou
   const attention_problem &given = e.originals[i], &exposed = e.problems[i];
   for (const auto* v : {&given.keys, &given.values, &given.q, &exposed.keys, &exposed.values})
     if (!finite(*v)) return -1;
-  const evaluated o = evaluate(given), x = evaluate(exposed);
+  const evaluated x = evaluate(exposed);
   const attention_bound working = compute_bound(exposed, x.s, x.m, x.w, x.o, p_);
   if (!working.in_domain) return -1;
-  const std::vector<double> dk = element_errors(given, true, e.streams[i]),
-                            dv = element_errors(given, false, e.streams[i]);
+  // The reference stays in long double: a weight below double's range may grow by e^{e_i + A}.
+  const oracle_result<L> o = attention_oracle<L>(given);
+  const std::vector<double> dk = element_errors(given, true, e.streams[i]), dv = element_errors(given, false, e.streams[i]);
   // e_i bounds the score error the stored keys cause; A the normaliser's share (as Abar, docs/numerics.md §3.2).
-  std::vector<double> score_err(given.n, 0.0);
-  double sum = 0;
+  std::vector<L> score_err(given.n, 0);
+  L sum = 0;
   for (std::size_t r = 0; r < given.n; ++r) {
     if (!given.is_live(r)) continue;
     for (std::size_t j = 0; j < given.d_k; ++j) score_err[r] += dk[r * given.d_k + j] * std::fabs(given.q[j]);
-    score_err[r] /= std::sqrt(static_cast<double>(given.d_k));
+    score_err[r] /= std::sqrt(static_cast<L>(given.d_k));
     sum += o.w[r] * std::exp(score_err[r]);
   }
-  const double A = std::log(sum);
+  const L A = std::log(sum);
   double ratio = 0;
-  auto judge = [&](double got, double want, double bound) {
+  auto judge = [&](double got, L want, L bound) {
     if (!std::isfinite(got) || !(bound > 0)) return;
-    ratio = std::max(ratio, std::fabs(got - want) / bound);
+    ratio = std::max(ratio, static_cast<double>(std::fabs(got - want) / bound));
   };
   for (std::size_t c = 0; c < given.d_v; ++c) {
-    double b = working.output[c];
+    L b = working.output[c];
     for (std::size_t r = 0; r < given.n; ++r)
       if (given.is_live(r))
         b += o.w[r] * (std::fabs(given.values[r * given.d_v + c]) * std::expm1(score_err[r] + A) +
