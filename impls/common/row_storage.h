@@ -101,6 +101,14 @@ class side_storage {
     return g;
   }
   std::size_t ngroups() const { return (width_ + f_.group - 1) / f_.group; }
+  /// Bytes `rows` rows take: element bytes, or packed codes and each group's scale (and minimum).
+  std::size_t bytes(std::size_t rows) const {
+    static const std::size_t element[] = {8, 4, 2, 2, 1, 1};
+    if (!f_.groups) return rows * width_ * element[static_cast<int>(f_.element)];
+    const std::size_t meta = element[static_cast<int>(f_.scale_format)] * (f_.symmetric ? 1 : 2);
+    if (f_.axis == group_axis::token) return rows * ((width_ * f_.bits + 7) / 8 + ngroups() * meta);
+    return (rows * width_ * f_.bits + 7) / 8 + (rows + f_.group - 1) / f_.group * width_ * meta;
+  }
 
  private:
   template <class At>

@@ -63,7 +63,9 @@ struct group_checker {
     const double d = s.got.scales[k], z = s.f.symmetric ? 0.0 : s.got.zeros[k];
     if (!stored("scale", d, ideal.scale, label) || (!s.f.symmetric && !stored("minimum", z, ideal.zero, label)))
       return false;
-    if (!std::isfinite(round_element({.element = s.f.scale_format}, ideal.scale))) return true;  // judged by the scale
+    // A scale or minimum the declared format cannot hold makes its values non-finite: judged by the stored value.
+    const storage_format sf{.element = s.f.scale_format};
+    if (!std::isfinite(round_element(sf, ideal.scale)) || !std::isfinite(round_element(sf, ideal.zero))) return true;
     return cells([&](std::size_t r, std::size_t j) {
       const std::size_t at = r * s.width + j;
       const double x = s.want_rows[at], got = s.got_rows[at];

@@ -65,7 +65,7 @@ concept paged_preempting = std::constructible_from<C, std::size_t, std::size_t, 
 template <paged_cache C>
 class paged_subject final : public subject {
  public:
-  explicit paged_subject(const cache_config& c) : cache_(construct(c)), config_(c) {}
+  explicit paged_subject(const cache_config& c) : cache_(construct(c)), config_(c) { pass_scales(cache_, c); }
 
   op_outcome apply(const call& c) override {
     if (config_.preempt && !paged_preempting<C>) return unsupported();
@@ -110,6 +110,14 @@ class paged_subject final : public subject {
       st.d_k = config_.d_k, st.d_v = config_.d_v;
       copy_rows(c.keys(sid), st.keys);
       copy_rows(c.values(sid), st.values);
+      if constexpr (requires { c.key_scales(sid); })
+        copy_groups(st.key_groups, [&] { return c.key_scales(sid); }, [&] {
+          if constexpr (requires { c.key_zeros(sid); }) return c.key_zeros(sid);
+        });
+      if constexpr (requires { c.value_scales(sid); })
+        copy_groups(st.value_groups, [&] { return c.value_scales(sid); }, [&] {
+          if constexpr (requires { c.value_zeros(sid); }) return c.value_zeros(sid);
+        });
       for (const auto& b : c.block_table(sid)) st.blocks.push_back(static_cast<std::int64_t>(b));
       s.streams.push_back(std::move(st));
     }
