@@ -98,7 +98,9 @@ std::vector<impl_report> run_gate(const std::vector<const implementation*>& impl
         pr.counterexample = load_trace(stored->first), pr.saved_path = stored->first,
         pr.replay = o.replay_hint(stored->first);
       } else {
-        property_run run = run_property(p, *impl, o.run);
+        run_options ro = o.run;
+        ro.cases = std::max(1, static_cast<int>(ro.cases * impl->case_share));
+        property_run run = run_property(p, *impl, ro);
         pr.cases = run.cases, pr.stats = run.stats, pr.fail = run.fail;
         pr.source = p.fixed ? "fixed" : "generated";
         if (!run.error.empty()) pr.result = status::fail, pr.message = run.error;

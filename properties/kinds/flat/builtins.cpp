@@ -24,15 +24,18 @@ std::vector<implementation> flat_builtins() {
   constexpr const char *refused = "refused_append_unchanged", *bound = "decode_within_bound";
   return {
       reference<flat>("flat", "fixed-capacity cache, double, two-pass softmax"),
-      reference<flat_stored<formats::f32>>("flat-f32-storage", "flat, keys and values stored in f32"),
-      reference<flat_stored<formats::fp16>>("flat-fp16", "flat, keys and values stored in fp16"),
-      reference<flat_stored<formats::bf16>>("flat-bf16", "flat, keys and values stored in bf16"),
-      reference<flat_stored<formats::e4m3>>("flat-e4m3", "flat, keys and values stored in fp8 e4m3 (NaN on overflow)"),
-      reference<flat_stored<formats::e5m2>>("flat-e5m2", "flat, keys and values stored in fp8 e5m2"),
-      reference<flat_stored<formats::q8_0>>("flat-q8_0", "flat, llama.cpp-style q8_0 blocks of 32"),
-      reference<flat_stored<formats::q4_1>>("flat-q4_1", "flat, llama.cpp-style q4_1 blocks of 32 with a minimum"),
-      reference<flat_stored<kivi_keys, kivi_values>>("flat-kivi", "flat, KIVI-style int4: keys per channel, values per "
-                                                                  "token, fp16 residual of 8 tokens"),
+      format_reference<flat_stored<formats::f32>>("flat-f32-storage", "flat, keys and values stored in f32"),
+      format_reference<flat_stored<formats::fp16>>("flat-fp16", "flat, keys and values stored in fp16"),
+      format_reference<flat_stored<formats::bf16>>("flat-bf16", "flat, keys and values stored in bf16"),
+      format_reference<flat_stored<formats::e4m3>>("flat-e4m3",
+                                                   "flat, keys and values stored in fp8 e4m3 (NaN on overflow)"),
+      format_reference<flat_stored<formats::e5m2>>("flat-e5m2", "flat, keys and values stored in fp8 e5m2"),
+      format_reference<flat_stored<formats::q8_0>>("flat-q8_0", "flat, llama.cpp-style q8_0 blocks of 32"),
+      format_reference<flat_stored<formats::q4_1>>("flat-q4_1",
+                                                   "flat, llama.cpp-style q4_1 blocks of 32 with a minimum"),
+      format_reference<flat_stored<kivi_keys, kivi_values>>("flat-kivi",
+                                                            "flat, KIVI-style int4: keys per channel, values per "
+                                                            "token, fp16 residual of 8 tokens"),
       mutant<flat_strict_capacity>("flat-strict-capacity", "exact_fill", "a `>=` capacity check wastes the last slot"),
       mutant<flat_counter_before_check>("flat-counter-before-check", refused, "length bumped before the check"),
       mutant<flat_whole_buffer_views>("flat-whole-buffer-views", "views_filled_rows", "views show all max_len rows"),

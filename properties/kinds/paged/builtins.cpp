@@ -1,8 +1,8 @@
 // The built-in paged caches: the reference and its mutants (docs/mutants.md).
+#include "impls/paged/formats.h"
 #include "impls/paged/mutants/fork_without_cow.h"
 #include "impls/paged/mutants/leak_on_refusal.h"
 #include "impls/paged/mutants/refcount_per_entry.h"
-#include "impls/paged/formats.h"
 #include "impls/paged/paged.h"
 #include "properties/kinds/paged/adapter.h"
 #include "properties/runners/builtin.h"
@@ -12,8 +12,9 @@ namespace kvconform::kinds {
 std::vector<implementation> paged_builtins() {
   using namespace mutants;
   return {reference<paged>("paged", "block pool with fork, copy-on-write and preemption; double, two-pass softmax"),
-          reference<paged_stored<formats::e4m3_scaled>>("paged-e4m3", "paged, vLLM-style fp8 e4m3 with per-tensor "
-                                                                      "scales, saturating"),
+          format_reference<paged_stored<formats::e4m3_scaled>>("paged-e4m3",
+                                                               "paged, vLLM-style fp8 e4m3 with per-tensor "
+                                                               "scales, saturating"),
           mutant<paged_leak_on_refusal>("paged-leak-on-refusal", "refused_append_unchanged", "a refusal leaks"),
           mutant<paged_fork_without_cow>("paged-fork-without-cow", "paged_copy_on_write", "no copy-on-write"),
           mutant<paged_refcount_per_entry>("paged-refcount-per-entry", "paged_block_accounting", "vLLM #1556")};

@@ -1,7 +1,7 @@
 // The built-in ring caches: the reference and its mutants (docs/mutants.md).
+#include "impls/ring/formats.h"
 #include "impls/ring/mutants/bulk_keeps_first.h"
 #include "impls/ring/mutants/head_off_by_one.h"
-#include "impls/ring/formats.h"
 #include "impls/ring/ring.h"
 #include "properties/kinds/ring/adapter.h"
 #include "properties/runners/builtin.h"
@@ -11,7 +11,7 @@ namespace kvconform::kinds {
 std::vector<implementation> ring_builtins() {
   using namespace mutants;
   return {reference<ring>("ring", "sliding window of W rows, double, two-pass softmax"),
-          reference<ring_stored<formats::q8_0>>("ring-q8_0", "ring, llama.cpp-style q8_0 blocks of 32"),
+          format_reference<ring_stored<formats::q8_0>>("ring-q8_0", "ring, llama.cpp-style q8_0 blocks of 32"),
           mutant<ring_head_off_by_one>("ring-head-off-by-one", "ring_window_last_steps", "transformers #47708"),
           mutant<ring_bulk_keeps_first>("ring-bulk-keeps-first", "ring_window_last_steps", "mlx-examples #1093")};
 }
