@@ -56,7 +56,7 @@ class side_storage {
   template <class At>
   void append(stream_state& s, std::size_t slot, const double* in, double* out, bool call_ends, At at) {
     if (!f_.groups) {
-      for (std::size_t j = 0; j < width_; ++j) out[j] = Rules::store_scaled(f_, in[j], scale_);
+      for (std::size_t j = 0; j < width_; ++j) out[j] = f_.scaled ? Rules::store_scaled(f_, in[j], scale_) : Rules::store(f_, in[j]);
       return;
     }
     for (std::size_t j = 0; j < width_; ++j) out[j] = Rules::store({.element = f_.element}, in[j]);
