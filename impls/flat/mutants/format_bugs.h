@@ -52,7 +52,9 @@ struct fp16_range_rules : storage_rules {
 };
 /// The residual checked against R only at the end of an append: a bulk append that passes R never quantizes.
 struct residual_never_rules : storage_rules {
-  static bool chunk_due(std::size_t pending, std::size_t chunk, bool call_ends) { return call_ends && pending == chunk; }
+  static bool chunk_due(std::size_t pending, std::size_t chunk, bool call_ends) {
+    return call_ends && pending == chunk;
+  }
 };
 /// A completed per-channel group quantized with the previous group's scales and minima.
 struct stale_channel_rules : storage_rules {

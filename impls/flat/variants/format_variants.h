@@ -11,7 +11,8 @@
 namespace kvconform::variants {
 
 /// q8_0 with its scales stored in f32, and so declared.
-inline constexpr storage_format q8_f32_scales{.groups = true, .bits = 8, .group = 32, .scale_format = element_format::f32};
+inline constexpr storage_format q8_f32_scales{
+    .groups = true, .bits = 8, .group = 32, .scale_format = element_format::f32};
 using flat_q8_f32_scales = flat_stored<q8_f32_scales>;
 
 /// int4 codes unpacked through a 256-entry table of (low, high) nibbles instead of shifts and masks.
@@ -71,7 +72,8 @@ inline decode_result decode_step(array_view q, const flat_q8_fused& c) {
     s[i] /= std::sqrt(static_cast<double>(dk));
     m = std::max(m, s[i]);
   }
-  decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(dv)), Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n))};
+  decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(dv)),
+                  Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n))};
   for (std::size_t i = 0; i < n; ++i) l += (s[i] = std::exp(s[i] - m));
   for (std::size_t i = 0; i < n; ++i) {
     r.weights[static_cast<Eigen::Index>(i)] = s[i] / l;
