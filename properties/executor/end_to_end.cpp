@@ -60,17 +60,28 @@ double format_checker::end_to_end(const expectation& e, std::size_t i, const dou
   if (!working.in_domain) return -1;
   // The reference stays in long double: a weight below double's range may grow by e^{e_i + A}.
   const oracle_result<L> o = attention_oracle<L>(given);
-  const std::vector<double> dk = element_errors(given, true, e.streams[i]), dv = element_errors(given, false, e.streams[i]);
-  // e_i bounds the score error the stored keys cause; A the normaliser's share (as Abar, docs/numerics.md §3.2).
-  std::vector<L> score_err(given.n, 0);
-  L sum = 0;
+  const std::vector<double> dk = element_errors(given, true, e.streams[i]),
+                            dv = element_errors(given, false, e.streams[i]);
+  // e_i bounds the score error the stored keys cause; A the normaliser's share (as Abar, docs/numerics.md
+  // §3.2). Weights stay as logarithms: a weight below long double's range may still grow by e^{e_i + A}.
+  std::vector<L> score_err(given.n, 0), log_w(given.n, -INFINITY);
+  L l = 0;
+  for (std::size_t r = 0; r < given.n; ++r)
+    if (given.is_live(r)) l += std::exp(o.s[r] - o.m);
+  L A = -INFINITY;
   for (std::size_t r = 0; r < given.n; ++r) {
     if (!given.is_live(r)) continue;
     for (std::size_t j = 0; j < given.d_k; ++j) score_err[r] += dk[r * given.d_k + j] * std::fabs(given.q[j]);
     score_err[r] /= std::sqrt(static_cast<L>(given.d_k));
-    sum += o.w[r] * std::exp(score_err[r]);
+    log_w[r] = o.s[r] - o.m - std::log(l);
+    const L t = log_w[r] + score_err[r];
+    A = std::max(A, t) + std::log1p(std::exp(-std::fabs(A - t)));  // log-sum-exp
   }
-  const L A = std::log(sum);
+  // w_i (e^{e_i + A} - 1) and w_i e^{e_i + A}, without forming an underflowed w_i first.
+  auto grown = [&](std::size_t r) { return std::exp(log_w[r] + score_err[r] + A); };
+  auto moved = [&](std::size_t r) {
+    return score_err[r] + A > 1 ? grown(r) : std::exp(log_w[r]) * std::expm1(score_err[r] + A);
+  };
   double ratio = 0;
   auto judge = [&](double got, L want, L bound) {
     if (!std::isfinite(got) || !(bound > 0)) return;
@@ -80,12 +91,11 @@ double format_checker::end_to_end(const expectation& e, std::size_t i, const dou
     L b = working.output[c];
     for (std::size_t r = 0; r < given.n; ++r)
       if (given.is_live(r))
-        b += o.w[r] * (std::fabs(given.values[r * given.d_v + c]) * std::expm1(score_err[r] + A) +
-                       std::exp(score_err[r] + A) * dv[r * given.d_v + c]);
+        b += moved(r) * std::fabs(given.values[r * given.d_v + c]) + grown(r) * dv[r * given.d_v + c];
     judge(output[c], o.o[c], b);
   }
   for (std::size_t r = 0; r < given.n; ++r)
-    if (given.is_live(r)) judge(weights[r], o.w[r], o.w[r] * std::expm1(score_err[r] + A) + working.weights[r]);
+    if (given.is_live(r)) judge(weights[r], o.w[r], moved(r) + working.weights[r]);
   return ratio;
 }
 
