@@ -199,7 +199,8 @@ std::string format_checker::hint(const snapshot& expected, const snapshot& obser
       if (f.rounds() || want.size() != got.size() || want.empty() || same_bits(want.data(), got.data(), want.size()))
         continue;
       for (element_format c : candidates)
-        for (overflow_rule o : {overflow_rule::nan, overflow_rule::infinity, overflow_rule::saturate}) {
+        for (overflow_rule o : {c == element_format::e4m3 ? overflow_rule::nan : overflow_rule::infinity,
+                                overflow_rule::saturate, overflow_rule::nan}) {
           const storage_format cf{.element = c, .overflow = o};
           if (!check(cf).empty()) continue;
           bool all = true;

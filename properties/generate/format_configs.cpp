@@ -8,10 +8,12 @@ namespace kvconform {
 
 double scale_of_code(std::uint64_t code) {
   code %= scale_codes;
+  if (code == 0) return 1;  // code 0 is no scale, so that an unscaled config reads and writes as before
   return std::ldexp(1.0 + static_cast<double>(code % 128) / 128.0, static_cast<int>(code / 128) - 3);
 }
 
 std::uint64_t code_of_scale(double scale) {
+  if (scale == 1) return 0;
   int e = 0;
   const double m = std::frexp(scale, &e);  // scale = m 2^e, m in [0.5, 1)
   const double k = (2 * m - 1) * 128;

@@ -8,8 +8,8 @@
 
 namespace kvconform {
 
-/// The per-tensor scale with code `code` (bf16-representable numbers in [2^-3, 2^5), so that a cache
-/// computing in float holds them exactly); the fuzz byte format and the generators share it.
+/// The per-tensor scale with code `code`: 1 for code 0, else bf16-representable numbers in [2^-3, 2^5)
+/// (a cache computing in float holds them exactly); the fuzz byte format and the generators share it.
 double scale_of_code(std::uint64_t code);
 /// The code of a scale from scale_of_code, or 0 (scale 1) for any other value.
 std::uint64_t code_of_scale(double scale);
