@@ -111,13 +111,17 @@ class paged_subject final : public subject {
       copy_rows(c.keys(sid), st.keys);
       copy_rows(c.values(sid), st.values);
       if constexpr (requires { c.key_scales(sid); })
-        copy_groups(st.key_groups, [&] { return c.key_scales(sid); }, [&] {
-          if constexpr (requires { c.key_zeros(sid); }) return c.key_zeros(sid);
-        });
+        copy_groups(
+            st.key_groups, [&] { return c.key_scales(sid); },
+            [&] {
+              if constexpr (requires { c.key_zeros(sid); }) return c.key_zeros(sid);
+            });
       if constexpr (requires { c.value_scales(sid); })
-        copy_groups(st.value_groups, [&] { return c.value_scales(sid); }, [&] {
-          if constexpr (requires { c.value_zeros(sid); }) return c.value_zeros(sid);
-        });
+        copy_groups(
+            st.value_groups, [&] { return c.value_scales(sid); },
+            [&] {
+              if constexpr (requires { c.value_zeros(sid); }) return c.value_zeros(sid);
+            });
       for (const auto& b : c.block_table(sid)) st.blocks.push_back(static_cast<std::int64_t>(b));
       s.streams.push_back(std::move(st));
     }
@@ -166,6 +170,10 @@ class paged_subject final : public subject {
 /// A registry entry for a paged cache type; "decode" and "preempt" when it has them.
 template <paged_cache C>
 implementation make_implementation(implementation_info info) {
+  if constexpr (requires { C::profile; })
+    static_assert(C::profile.keys.chunk() == 1 && C::profile.values.chunk() == 1,
+                  "a paged cache's blocks hold final rows: declare element formats or per-token groups without a "
+                  "residual (docs/numerics.md §6.3)");
   capability_set caps;
   if (paged_decoding<C>) caps.add(capability::decode);
   if (paged_preempting<C>) caps.add(capability::preempt);
