@@ -61,6 +61,8 @@ std::vector<std::string> registry_problems(const std::vector<implementation>& im
     const implementation& impl = impls[i];
     for (std::size_t j = 0; j < i; ++j)
       if (impls[j].name == impl.name) problems.push_back("two implementations are named \"" + impl.name + "\"");
+    if (const std::string why = check(impl.profile); !why.empty())
+      problems.push_back(impl.name + " declares an invalid storage format: " + why);
     if (impl.group != impl_group::mutant) continue;
     if (impl.killer.empty())
       problems.push_back("mutant " + impl.name + " names no property expected to kill it");
@@ -101,7 +103,9 @@ std::vector<impl_report> run_gate(const std::vector<const implementation*>& impl
         pr.counterexample = load_trace(stored->first), pr.saved_path = stored->first,
         pr.replay = o.replay_hint(stored->first);
       } else {
-        property_run run = run_property(p, *impl, o.run);
+        run_options ro = o.run;
+        ro.cases = std::max(1, static_cast<int>(ro.cases * impl->case_share));
+        property_run run = run_property(p, *impl, ro);
         pr.cases = run.cases, pr.stats = run.stats, pr.fail = run.fail;
         pr.source = p.fixed ? "fixed" : "generated";
         if (!run.error.empty()) pr.result = status::fail, pr.message = run.error;
