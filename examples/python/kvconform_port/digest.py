@@ -1,0 +1,39 @@
+"""The stream digest of docs/port-protocol.md §8, vectorised with numpy's wrapping uint64 arithmetic."""
+import numpy as np
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
+def mix(z):
+    """SplitMix64's finaliser over an array of uint64 words (products and sums wrap modulo 2^64)."""
+    z = z ^ (z >> _S30)
+    z = z * _M1
+    z = z ^ (z >> _S27)
+    z = z * _M2
+    return z ^ (z >> _S31)
+
+
+def digest_words(words):
+    """The sum over i of mix(w[i] + (i + 1) * G), modulo 2^64, as a Python int."""
+    w = np.asarray(words, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        i = np.arange(1, w.size + 1, dtype=np.uint64)
+        return int(mix(w + i * GOLDEN).sum(dtype=np.uint64))
+
+
+def stream_words(keys, values, positions=()):
+    """[rows, d_k, d_v, P] ++ bits(keys) ++ bits(values) ++ positions, as uint64. keys (rows, d_k) and
+    values (rows, d_v) are 2-D; their doubles enter as IEEE-754 bit patterns, positions as int64."""
+    keys = np.ascontiguousarray(keys, dtype=np.float64)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    positions = np.asarray(positions, dtype=np.int64)
+    head = np.array([keys.shape[0], keys.shape[1], values.shape[1], positions.size], dtype=np.uint64)
+    return np.concatenate([head, keys.view(np.uint64).ravel(), values.view(np.uint64).ravel(),
+                           positions.view(np.uint64).ravel()])
+
+
+def stream_digest(keys, values, positions=()):
+    """The digest of one stream as 16 lowercase hexadecimal digits."""
+    return f"{digest_words(stream_words(keys, values, positions)):016x}"
