@@ -8,6 +8,7 @@ from numpy_caches import beam, flat, growing, paged, prefix, ring
 CACHES = [flat.FlatCache, ring.RingCache, growing.GrowingCache, paged.PagedCache, prefix.PrefixCache, beam.BeamCache]
 BUGS = {
     "flat-strict-capacity": flat.StrictCapacityFlat,
+    "flat-no-copy": flat.NoCopyFlat,
     "ring-bulk-evicts-sinks": ring.BulkEvictsSinksRing,
     "growing-doubles": growing.DoublingGrowing,
     "paged-fork-without-cow": paged.ForkWithoutCowPaged,

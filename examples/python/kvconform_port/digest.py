@@ -16,11 +16,10 @@ def mix(z):
 
 
 def digest_words(words):
-    """The sum over i of mix(w[i] + (i + 1) * G), modulo 2^64, as a Python int."""
+    """The sum over i of mix(w[i] + (i + 1) * G), modulo 2^64, as a Python int. (Array arithmetic on
+    uint64 wraps silently; only numpy scalars would warn.)"""
     w = np.asarray(words, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        i = np.arange(1, w.size + 1, dtype=np.uint64)
-        return int(mix(w + i * GOLDEN).sum(dtype=np.uint64))
+    return int(mix(w + np.arange(1, w.size + 1, dtype=np.uint64) * GOLDEN).sum(dtype=np.uint64))
 
 
 def stream_words(keys, values, positions=()):
@@ -29,9 +28,13 @@ def stream_words(keys, values, positions=()):
     keys = np.ascontiguousarray(keys, dtype=np.float64)
     values = np.ascontiguousarray(values, dtype=np.float64)
     positions = np.asarray(positions, dtype=np.int64)
-    head = np.array([keys.shape[0], keys.shape[1], values.shape[1], positions.size], dtype=np.uint64)
-    return np.concatenate([head, keys.view(np.uint64).ravel(), values.view(np.uint64).ravel(),
-                           positions.view(np.uint64).ravel()])
+    w = np.empty(4 + keys.size + values.size + positions.size, dtype=np.uint64)
+    w[:4] = (keys.shape[0], keys.shape[1], values.shape[1], positions.size)
+    end = 4 + keys.size
+    w[4:end] = keys.view(np.uint64).ravel()
+    w[end:end + values.size] = values.view(np.uint64).ravel()
+    w[end + values.size:] = positions.view(np.uint64).ravel()
+    return w
 
 
 def stream_digest(keys, values, positions=()):

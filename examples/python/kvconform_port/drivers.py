@@ -1,4 +1,4 @@
-"""Drivers: a request's fields to an adapter call and back (docs/port-protocol.md §5, §6), and each kind's observation (§7, §8)."""
+"""Drivers: requests to adapter calls and back (docs/port-protocol.md §5, §6), and observations per kind (§7, §8)."""
 import operator
 
 import numpy as np
@@ -23,6 +23,9 @@ class Refused(Exception):
 
 def integers_of(values, what):
     """Integers an adapter returned (numpy integers too, but no floats or booleans)."""
+    values = list(values)
+    if all(type(x) is int for x in values):
+        return values
     out = []
     for x in values:
         if isinstance(x, (bool, np.bool_)):

@@ -165,7 +165,7 @@ def run(port, lines, out, err):
     for number, line in enumerate(lines, 1):
         try:
             answer = port.handle(json.loads(line, parse_constant=_reject_constant))
-            text = json.dumps(answer, allow_nan=False)
+            text = json.dumps(answer, allow_nan=False, check_circular=False, separators=(",", ":"))
         except (codec.ProtocolError, json.JSONDecodeError, UnicodeDecodeError) as e:
             err.write(f"{port.name}: request on line {number} breaks the protocol: {e}\n")
             return 2

@@ -36,9 +36,10 @@ class BlockPool:
         self.keys[blocks, offsets], self.values[blocks, offsets] = k, v
 
     def rows(self, table, length):
-        """The sequence's keys and values, (length, d) each, as copies."""
-        blocks, offsets = self._where(table, 0, length)
-        return self.keys[blocks, offsets], self.values[blocks, offsets]
+        """The sequence's keys and values, (length, d) each, as copies: its whole blocks, then the filled rows."""
+        table = np.asarray(table, dtype=np.int64)
+        return (self.keys[table].reshape(-1, self.keys.shape[2])[:length],
+                self.values[table].reshape(-1, self.values.shape[2])[:length])
 
     def ref_counts(self):
         return {int(b): int(self.refs[b]) for b in np.flatnonzero(self.refs)}

@@ -14,7 +14,8 @@ class FlatCache(FlatAdapter):
     def __init__(self, config):
         super().__init__(config)
         capacity, self.d_k, self.d_v = config["capacity"], config["d_k"], config["d_v"]
-        self._keys = np.full((capacity, self.d_k), np.nan, dtype=self.dtype)  # NaN: a stray read of an unfilled row shows
+        # NaN: a stray read of an unfilled row shows
+        self._keys = np.full((capacity, self.d_k), np.nan, dtype=self.dtype)
         self._values = np.full((capacity, self.d_v), np.nan, dtype=self.dtype)
         self._len = 0
 
@@ -57,3 +58,24 @@ class StrictCapacityFlat(FlatCache):
 
     def fits(self, n):
         return self._len + n < len(self._keys)
+
+
+class NoCopyFlat(FlatCache):
+    """Seeded bug (docs/mutants.md, flat-no-copy): keeps the caller's arrays (views of them) instead of copies."""
+
+    def __init__(self, config):
+        super().__init__(config)
+        self._kept = []
+
+    def append(self, k, v):
+        k, v = steps(k, v, self.d_k, self.d_v)
+        if not self.fits(k.shape[0]):
+            raise CapacityRefusal(f"{self._len} + {k.shape[0]} steps exceed the capacity {len(self._keys)}")
+        self._kept.append((k, v))
+        self._len += k.shape[0]
+
+    def keys(self):
+        return np.concatenate([k for k, _ in self._kept] + [self._keys[:0]])
+
+    def values(self):
+        return np.concatenate([v for _, v in self._kept] + [self._values[:0]])

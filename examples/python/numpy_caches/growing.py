@@ -48,10 +48,8 @@ class GrowingCache(GrowingAdapter):
 
 
 class DoublingGrowing(GrowingCache):
-    """Seeded bug (docs/mutants.md, growing-doubles): storage doubles when full instead of growing by the step."""
+    """Seeded bug (docs/mutants.md, growing-doubles): storage doubles when full (or takes just what is
+    needed, if more) instead of growing in whole steps."""
 
     def reserve_for(self, rows):
-        reserved = max(self.step, len(self._keys))
-        while reserved < rows:
-            reserved *= 2
-        return reserved
+        return max(rows, 2 * len(self._keys), self.step)

@@ -1,5 +1,5 @@
-"""A numpy paged cache (paged kind): forks share blocks, copy-on-write, optional preemption; and a twin without copy-on-write."""
-from kvconform_port import CapacityRefusal, IndexRefusal, PagedAdapter, ShapeRefusal
+"""A numpy paged cache (paged kind): shared blocks, copy-on-write, optional preemption; a twin without copy-on-write."""
+from kvconform_port import CapacityRefusal, PagedAdapter, ShapeRefusal
 
 from .blocks import BlockPool, Sequence, Sequences
 from .common import attend, steps

@@ -49,7 +49,8 @@ class RingCache(RingAdapter):
     def _order(self):
         """Slots of the held steps, oldest first."""
         positions = np.array(self.positions(), dtype=np.int64)
-        return np.where(positions < self.keep, positions, self.keep + (positions - self.keep) % (self.window - self.keep))
+        ring = self.keep + (positions - self.keep) % (self.window - self.keep)
+        return np.where(positions < self.keep, positions, ring)
 
     def keys(self):
         return self._keys[self._order()]

@@ -56,7 +56,7 @@ class RowsKindsTest(unittest.TestCase):
         for cache in (c, d):
             cache.append(rows(*range(5)), rows(*range(5)))
             cache.append(rows(*range(4)), rows(*range(4)))
-        self.assertEqual((c.reserved_rows(), d.reserved_rows(), c.size()), (12, 16, 9))
+        self.assertEqual((c.reserved_rows(), d.reserved_rows(), c.size()), (12, 10, 9))
 
 
 def blocks(c, sid):

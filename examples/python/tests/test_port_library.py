@@ -1,8 +1,11 @@
 """Unit tests of the kvconform_port library: digest, codec, handshake, refusals, handles, poisoning, the loop."""
 import io
 import json
+import pathlib
 import random
 import struct
+import subprocess
+import sys
 import unittest
 
 import numpy as np
@@ -39,7 +42,8 @@ class DigestTest(unittest.TestCase):
         rng = random.Random(7)
         specials = [0.0, -0.0, float("inf"), -float("inf"), float("nan"), 5e-324, -1.7976931348623157e308]
         for rows, d_k, d_v, with_positions in ((0, 3, 2, False), (3, 2, 5, True), (17, 4, 1, True), (2, 1, 1, False)):
-            keys = np.array([rng.choice(specials + [rng.uniform(-1e6, 1e6)]) for _ in range(rows * d_k)]).reshape(rows, d_k)
+            keys = np.array([rng.choice(specials + [rng.uniform(-1e6, 1e6)]) for _ in range(rows * d_k)])
+            keys = keys.reshape(rows, d_k)
             values = np.array([rng.gauss(0, 1) for _ in range(rows * d_v)]).reshape(rows, d_v)
             positions = [rng.randrange(-(1 << 63), 1 << 63) for _ in range(rows)] if with_positions else []
             words = [rows, d_k, d_v, len(positions)] + [bits(x) for x in keys.ravel()] + \
@@ -222,7 +226,7 @@ class LoopTest(unittest.TestCase):
 
     def test_exit_codes(self):
         opened = '{"id":1,"op":"open","cache":1,"config":{"kind":"flat","capacity":2,"d_k":1,"d_v":1}}'
-        self.assertEqual(self.run_lines([opened])[:2], (0, ['{"id": 1, "ok": true}']))
+        self.assertEqual(self.run_lines([opened])[:2], (0, ['{"id":1,"ok":true}']))
         code, out, err = self.run_lines([opened, "{not json"])
         self.assertEqual((code, len(out)), (2, 1))
         self.assertIn("line 2 breaks the protocol", err)
@@ -232,6 +236,43 @@ class LoopTest(unittest.TestCase):
         code, out, err = self.run_lines([opened, append], [Keeper])
         self.assertEqual(code, 1)
         self.assertIn("RuntimeError: a bug of the cache", err)
+
+
+class ProcessTest(unittest.TestCase):
+    """The port as the harness sees it: a process answering each line at once, exiting at EOF."""
+
+    PORT = pathlib.Path(__file__).resolve().parent.parent / "numpy_port.py"
+
+    def start(self, *args):
+        return subprocess.Popen([sys.executable, str(self.PORT), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    def test_answers_are_flushed_and_eof_ends_the_port(self):
+        port = self.start()
+        try:
+            config = '{"kind":"ring","capacity":2,"keep":1,"d_k":1,"d_v":1}'
+            for request in ('{"id":1,"op":"hello","protocol":2}', '{"id":2,"op":"open","cache":1,"config":%s}' % config,
+                            '{"id":3,"op":"observe","cache":1,"digest":true}'):
+                port.stdin.write(request + "\n")
+                port.stdin.flush()
+                answer = json.loads(port.stdout.readline())  # before EOF: the port flushed it
+                self.assertEqual((answer["id"], answer["ok"]), (json.loads(request)["id"], True))
+            self.assertEqual(answer["streams"], [{"name": "", "rows": 0, "digest": kp.stream_digest(
+                np.zeros((0, 1)), np.zeros((0, 1)), [])}])
+            port.stdin.close()
+            self.assertEqual(port.wait(timeout=20), 0)
+        finally:
+            port.kill()
+            port.wait()
+            port.stdout.close()
+            port.stderr.close()
+
+    def test_bad_input_exits_2_with_a_message(self):
+        for args, line, message in (((), "[1]\n", "breaks the protocol"), (("--bug", "nope"), "", "invalid choice")):
+            port = self.start(*args)
+            out, err = port.communicate(line, timeout=20)
+            self.assertEqual((port.returncode, out), (2, ""))
+            self.assertIn(message, err)
 
 
 class HandlesTest(unittest.TestCase):
