@@ -16,10 +16,11 @@ def mix(z):
 
 
 def digest_words(words):
-    """The sum over i of mix(w[i] + (i + 1) * G), modulo 2^64, as a Python int. (Array arithmetic on
-    uint64 wraps silently; only numpy scalars would warn.)"""
+    """The sum over i of mix(w[i] + (i + 1) * G), modulo 2^64, as a Python int; for a 2-D array, one
+    such digest per row, as a list. (Array arithmetic on uint64 wraps silently; numpy scalars would warn.)"""
     w = np.asarray(words, dtype=np.uint64)
-    return int(mix(w + np.arange(1, w.size + 1, dtype=np.uint64) * GOLDEN).sum(dtype=np.uint64))
+    sums = mix(w + np.arange(1, w.shape[-1] + 1, dtype=np.uint64) * GOLDEN).sum(axis=-1, dtype=np.uint64)
+    return sums.tolist() if w.ndim == 2 else int(sums)
 
 
 def stream_words(keys, values, positions=()):
@@ -40,3 +41,15 @@ def stream_words(keys, values, positions=()):
 def stream_digest(keys, values, positions=()):
     """The digest of one stream as 16 lowercase hexadecimal digits."""
     return f"{digest_words(stream_words(keys, values, positions)):016x}"
+
+
+def stream_digests(keys, values):
+    """The digests of S streams of equal shape without positions, in one pass: keys (S, rows, d_k),
+    values (S, rows, d_v) (a beam layer's streams)."""
+    keys = np.ascontiguousarray(keys, dtype=np.float64)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    count, rows = keys.shape[0], keys.shape[1]
+    head = np.tile(np.array([rows, keys.shape[2], values.shape[2], 0], dtype=np.uint64), (count, 1))
+    words = np.concatenate([head, keys.view(np.uint64).reshape(count, -1), values.view(np.uint64).reshape(count, -1)],
+                           axis=1)
+    return [f"{d:016x}" for d in digest_words(words)]

@@ -4,7 +4,7 @@ import operator
 import numpy as np
 
 from . import codec
-from .digest import stream_digest
+from .digest import stream_digest, stream_digests
 from .refusals import Unsupported, reason_of
 
 _TENSORS = {"k", "v", "q", "mask"}
@@ -198,8 +198,8 @@ class SequenceDriver(Driver):
         a = self.adapter
         streams = [stream(f"seq {h}", a.keys(sid), a.values(sid), digest, blocks=a.block_table(sid))
                    for h, sid in self.handles.each_live()]
-        refs = sorted(zip(integers_of(a.ref_counts().keys(), "ref_counts"),
-                          integers_of(a.ref_counts().values(), "ref_counts")))
+        counts = a.ref_counts()
+        refs = sorted(zip(integers_of(counts.keys(), "ref_counts"), integers_of(counts.values(), "ref_counts")))
         return {"streams": streams, "counters": counters(a.observed_counters()),
                 "block_refs": [[b, n] for b, n in refs if n != 0]}
 
@@ -217,7 +217,11 @@ class BeamDriver(Driver):
             if keys.ndim != 4 or values.ndim != 4 or keys.shape[:2] != want or values.shape[:2] != want:
                 raise ValueError(f"keys({layer}) and values({layer}) must be (B, H, len, D) with (B, H) = {want}, "
                                  f"got {keys.shape} and {values.shape}")
-            for b in range(c["batch"]):
-                for h in range(c["heads"]):
-                    streams.append(stream(f"layer {layer} row {b} head {h}", keys[b, h], values[b, h], digest))
+            names = [f"layer {layer} row {b} head {h}" for b in range(c["batch"]) for h in range(c["heads"])]
+            keys, values = keys.reshape(len(names), *keys.shape[2:]), values.reshape(len(names), *values.shape[2:])
+            if digest:  # one vectorised pass over the layer's streams, all of one shape
+                streams += [{"name": n, "rows": keys.shape[1], "digest": d}
+                            for n, d in zip(names, stream_digests(keys, values))]
+            else:
+                streams += [stream(n, k, v, False) for n, k, v in zip(names, keys, values)]
         return {"streams": streams, "counters": counters(a.observed_counters())}

@@ -50,6 +50,14 @@ class DigestTest(unittest.TestCase):
                 [bits(x) for x in values.ravel()] + [p & M64 for p in positions]
             self.assertEqual(kp.stream_digest(keys, values, positions), f"{reference_digest(words):016x}")
 
+    def test_batch_equals_one_by_one(self):
+        rng = np.random.default_rng(5)
+        for rows in (0, 1, 3):
+            keys, values = rng.normal(size=(6, rows, 4)), rng.normal(size=(6, rows, 2))
+            keys[0, :, 0] = -0.0
+            self.assertEqual(kp.digest.stream_digests(keys, values),
+                             [kp.stream_digest(k, v) for k, v in zip(keys, values)])
+
     def test_every_field_enters(self):
         base = kp.stream_digest(np.array([[1.0, 2.0]]), np.array([[3.0]]), [4])
         self.assertNotEqual(base, kp.stream_digest(np.array([[1.0, 2.0]]), np.array([[3.0]]), [5]))
