@@ -1,4 +1,4 @@
-"""Drivers: requests to adapter calls and back (docs/port-protocol.md §5, §6), and observations per kind (§7, §8)."""
+"""Drivers: requests to adapter calls and back (docs/port-protocol.md §5, §6), and observations (§7, §8)."""
 import operator
 
 import numpy as np
@@ -7,7 +7,6 @@ from . import codec
 from .digest import stream_digest, stream_digests
 from .refusals import Unsupported, reason_of
 
-_TENSORS = {"k", "v", "q", "mask"}
 _INTEGERS = {"seq", "layer", "start"}
 _INTEGER_LISTS = {"index", "tokens"}
 _NO_ID = object()  # a handle whose create or fork was refused

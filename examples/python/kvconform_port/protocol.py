@@ -20,9 +20,7 @@ POISON_INT = -(1 << 63)
 
 
 def _config(config, adapter_class):
-    """The config with its optional fields filled in; ProtocolError if it is malformed (§4)."""
-    if type(config) is not dict or config.get("kind") != adapter_class.kind:
-        raise codec.ProtocolError(f"config: expected an object of kind {adapter_class.kind!r}, got {config!r}")
+    """The config (of the adapter's kind) with its optional fields filled in; ProtocolError if malformed (§4)."""
     fields, defaults = adapter_class.config_fields, adapter_class.config_defaults
     unknown = set(config) - {"kind", *fields, *defaults}
     missing = [f for f in fields if f not in config]
@@ -110,7 +108,7 @@ class Port:
             digest = request.get("digest", False)
             if type(digest) is not bool:
                 raise codec.ProtocolError(f"observe: digest must be true or false, got {digest!r}")
-            return self.caches[cache].observe(digest)
+            return self.caches[cache].observe(digest and self.digest)  # without digests offered: in full
         if type(op) is not str:
             raise codec.ProtocolError(f"op: expected a string, got {op!r}")
         return self.caches[cache].apply(op, request)

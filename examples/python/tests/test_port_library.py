@@ -336,6 +336,23 @@ class HandlesTest(unittest.TestCase):
         self.assertEqual(answer["preempted"], [2])
         self.assertEqual([s["name"] for s in ask("observe")["streams"]], ["seq 3"])
 
+    def test_an_id_the_cache_reissued_never_reaches_it_for_an_old_handle(self):
+        class Reusing(self.Named):
+            def create(self):
+                self.live.append(min(set(range(9)) - set(self.live)))  # the lowest free slot, as slot allocators do
+                return self.live[-1]
+        port = kp.Port("p", [Reusing])
+        ids = iter(range(1, 100))
+        ask = lambda op, **f: port.handle(dict(f, id=next(ids), op=op, cache=1))  # noqa: E731
+        ask("open", config={"kind": "paged", "capacity": 2, "block_size": 1, "d_k": 1, "d_v": 1})
+        ask("create")                                        # handle 0: slot 0
+        ask("release", seq=0)
+        self.assertEqual(ask("release", seq=0)["error"], "index")  # slot 0 is free: the cache sees 0 and refuses
+        ask("create")                                        # handle 1: slot 0 again
+        self.assertEqual(ask("release", seq=0)["error"], "index")  # handle 0 must not release handle 1's slot
+        self.assertEqual(port.caches[1].adapter.seen, [0, 0, None])
+        self.assertEqual([s["name"] for s in ask("observe")["streams"]], ["seq 1"])
+
 
 if __name__ == "__main__":
     unittest.main()
