@@ -64,7 +64,7 @@ class Port:
                     raise ValueError(f"{cls.__name__}.refusals: {reason!r} is not a refusal reason")
             self.adapters[cls.kind] = cls
         self.caches = {}  # cache id -> driver
-        self.unsupported = set()  # cache ids whose open was answered unsupported
+        self.unsupported = {}  # cache id -> why its open was answered unsupported
         self.inputs = []
 
     def handle(self, request):
@@ -94,9 +94,9 @@ class Port:
             return self.open(cache, request.get("config"))
         if cache in self.unsupported:
             if op == "close":
-                self.unsupported.discard(cache)
+                del self.unsupported[cache]
                 return {}
-            raise Unsupported(f"cache {cache} was opened with a config this port does not serve")
+            raise Unsupported(f"cache {cache} was not opened: {self.unsupported[cache]}")
         if cache not in self.caches:
             raise codec.ProtocolError(f"{op}: cache {cache} is not open")
         if op == "close":
@@ -135,8 +135,8 @@ class Port:
             adapter = cls(config)
             if not adapter.supports(config):
                 raise Unsupported(f"{cls.__name__} does not serve the config {config}")
-        except Unsupported:
-            self.unsupported.add(cache)
+        except Unsupported as e:
+            self.unsupported[cache] = str(e)
             raise
         self.caches[cache] = cls.driver(adapter, self.inputs, self.poison)
         return {}
