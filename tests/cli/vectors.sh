@@ -1,4 +1,4 @@
-# `kvconform vectors` output validates against its schema; the Python port passes it offline, its buggy twin fails.
+# `kvconform vectors` output validates against its schema; the numpy caches pass it offline, their buggy twins fail.
 source "$(dirname "$0")/lib.sh"
 root=$2
 run 0 "$kvconform" vectors --out vec --seed 3
@@ -21,9 +21,17 @@ for f in files:
     assert ("Mutant" in flags or not kind_file) and "Refusal" in flags and classes >= 15, (f, flags)
     print(f, len(tests), "tests valid")
 PY
+# The numpy caches pass every kind's vectors (full and digest observations); each seeded-bug twin fails, at least on
+# the trace that kills the built-in mutant of its name.
 run 0 "$py" "$root/examples/python/check_vectors.py" vec
+contains out.txt "6 files: "
 contains out.txt " 0 failed"
-run 1 "$py" "$root/examples/python/check_vectors.py" vec --bug strict-capacity
+for bug in flat-strict-capacity flat-no-copy ring-bulk-evicts-sinks growing-doubles paged-fork-without-cow \
+    prefix-hash-without-parent beam-reorder-aliases; do
+  run 1 "$py" "$root/examples/python/check_vectors.py" vec --bug "$bug"
+  contains out.txt "(kills mutant $bug "
+done
+run 2 "$py" "$root/examples/python/check_vectors.py" vec --bug no-such-bug
 run 0 "$kvconform" vectors --out only_flat --kind flat
 [ -f only_flat/kvconform_flat_test.json ] && [ ! -f only_flat/kvconform_ring_test.json ] ||
   fail "--kind flat wrote other kinds"
