@@ -2,6 +2,7 @@
 #include "oracle/models/prefix_model.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 namespace kvconform {
@@ -49,12 +50,11 @@ void prefix_model::register_if_full(const sequence& s) {
     return;  // the first block with this prefix stays the cache's
   cached_block& c = cached_[s.blocks.back()];
   c.prefix = std::move(prefix);
-  c.keys.assign(s.keys.end() - static_cast<std::ptrdiff_t>(bs), s.keys.end());
-  c.values.assign(s.values.end() - static_cast<std::ptrdiff_t>(bs), s.values.end());
+  for (std::size_t i = n - bs; i < n; ++i) c.keys.push_back(s.rows.keys.given(i)), c.values.push_back(s.rows.values.given(i));
 }
 
 expectation prefix_model::create(const op& o) {
-  sequence s;
+  sequence s = empty_sequence();
   const std::size_t bs = config_.block_size;
   for (std::size_t end = bs; end <= o.tokens.size(); end += bs) {
     const auto found = registered_.find(
@@ -63,12 +63,11 @@ expectation prefix_model::create(const op& o) {
     const cached_block& c = cached_.at(found->second);
     hold(found->second);
     s.blocks.push_back(found->second);
-    s.keys.insert(s.keys.end(), c.keys.begin(), c.keys.end());
-    s.values.insert(s.values.end(), c.values.begin(), c.values.end());
+    for (std::size_t i = 0; i < c.keys.size(); ++i) s.rows.push(c.keys[i], c.values[i]);
   }
-  s.tokens.assign(o.tokens.begin(), o.tokens.begin() + static_cast<std::ptrdiff_t>(s.keys.size()));
-  hit_rows_ += static_cast<std::int64_t>(s.keys.size());
-  seqs_[handles_++] = std::move(s);
+  s.tokens.assign(o.tokens.begin(), o.tokens.begin() + static_cast<std::ptrdiff_t>(s.rows.size()));
+  hit_rows_ += static_cast<std::int64_t>(s.rows.size());
+  seqs_.emplace(handles_++, std::move(s));
   return {};
 }
 
@@ -91,8 +90,7 @@ expectation prefix_model::append(const op& o) {
   if (copy) --refs_.at(s.blocks.back()), s.blocks.back() = *next++;  // the old block is still held by another table
   for (std::size_t i = 0; i < *steps; ++i) {
     if (s.tokens.size() % bs == 0) s.blocks.push_back(*next++);
-    s.keys.push_back(stored_row(o.k, i, profile_.storage));
-    s.values.push_back(stored_row(o.v, i, profile_.storage));
+    s.rows.push(stored_row(o.k, i, profile_.storage), stored_row(o.v, i, profile_.storage));
     s.tokens.push_back(o.tokens[i]);
     register_if_full(s);
   }
@@ -117,7 +115,7 @@ expectation prefix_model::apply(const op& o) {
     case op_kind::fork: {
       const std::int64_t child = handles_++;  // a refused fork still uses up its handle
       if (!is_live(o.seq)) return refused_index;
-      seqs_[child] = seqs_.at(o.seq);
+      seqs_.emplace(child, seqs_.at(o.seq));
       for (std::int64_t b : seqs_.at(child).blocks) ++refs_.at(b);
       return {};
     }
@@ -133,8 +131,10 @@ expectation prefix_model::apply(const op& o) {
       if (o.q.shape.size() != 1 || o.q.shape[0] != config_.d_k) refuse(refuse_shape);
       if (is_live(o.seq) && size(o.seq) == 0) refuse(refuse_empty);
       if (!e.accepted) return e;
-      const sequence& s = seqs_.at(o.seq);
-      e.problems.push_back(decode_problem(s.keys, s.values, o.q, config_.d_v, profile_.storage));
+      std::vector<double> q;
+      for (double x : o.q.data) q.push_back(round_to(profile_.storage, x));
+      const auto index = static_cast<std::size_t>(std::distance(seqs_.begin(), seqs_.find(o.seq)));
+      add_decode(e, seqs_.at(o.seq).rows, index, std::move(q), profile_);
       return e;
     }
     default: return {.accepted = false, .reasons = refuse_none};  // not in the prefix vocabulary
@@ -147,8 +147,7 @@ snapshot prefix_model::observe() const {
     stream st;
     st.name = "seq " + std::to_string(h);
     st.d_k = config_.d_k, st.d_v = config_.d_v;
-    for (const row& k : s.keys) st.keys.insert(st.keys.end(), k.begin(), k.end());
-    for (const row& v : s.values) st.values.insert(st.values.end(), v.begin(), v.end());
+    s.rows.expose(st);
     st.blocks = s.blocks;
     out.streams.push_back(std::move(st));
   }

@@ -48,13 +48,14 @@ class prefix_model final : public model {
  private:
   using row = std::vector<double>;
   struct sequence {
-    std::vector<row> keys, values;
+    stored_stream rows;
     std::vector<std::int64_t> tokens, blocks;
   };
   struct cached_block {
     std::vector<std::int64_t> prefix;  // the tokens up to the block's end
-    std::vector<row> keys, values;     // its rows
+    std::vector<row> keys, values;     // its rows as given (the stream stores them again when found)
   };
+  sequence empty_sequence() const { return {stored_stream(profile_.keys, profile_.values, config_, config_.d_k, config_.d_v), {}, {}}; }
   bool is_live(std::int64_t h) const { return seqs_.count(h) != 0; }
   bool copies_on_append(const sequence& s) const;
   expectation create(const op& o);

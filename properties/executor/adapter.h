@@ -172,6 +172,22 @@ void copy_rows(const M& m, std::vector<double>& out) {
     for (std::ptrdiff_t j = 0; j < cols; ++j) out[at++] = m(i, j);
 }
 
+/// Passes the config's per-tensor scales (docs/numerics.md §6.1) to a cache that takes them with
+/// set_scales(k_scale, v_scale); a cache without the member never sees them.
+template <class C>
+void pass_scales(C& c, const cache_config& g) {
+  if constexpr (requires { c.set_scales(1.0, 1.0); }) c.set_scales(g.k_scale, g.v_scale);
+}
+
+/// Copies what a cache with integer groups exposes (docs/numerics.md §6.2) into a snapshot side:
+/// `scales()` and, when the cache has them, `zeros()` (the minima of asymmetric groups), each a
+/// matrix view (one row per quantized row or per group) or absent.
+template <class Scales, class Zeros>
+void copy_groups(group_view& g, Scales scales, Zeros zeros) {
+  if constexpr (!std::is_same_v<decltype(scales()), void>) copy_rows(scales(), g.scales);
+  if constexpr (!std::is_same_v<decltype(zeros()), void>) copy_rows(zeros(), g.zeros);
+}
+
 /// Copies a decode result's numbers into an outcome.
 template <decode_result_like D>
 void copy_decode(const D& d, op_outcome& r) {

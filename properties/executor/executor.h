@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "oracle/models/model.h"
+#include "properties/executor/format_check.h"
 #include "properties/executor/subject.h"
 #include "properties/trace/trace.h"
 
@@ -27,6 +28,10 @@ struct failure {
 struct decode_stats {
   std::size_t decodes = 0, numeric = 0;
   double worst_ratio = 0;  ///< worst err/bound seen (the bound with F = 2; > 1 fails)
+  /// Reported, never judged: the worst end-to-end error over its bound (docs/numerics.md §6.4), for
+  /// decodes of a cache whose storage rounds (`end_to_end` of them had a figure).
+  std::size_t end_to_end = 0;
+  double worst_end_to_end = 0;
   void merge(const decode_stats& o);
 };
 
@@ -60,10 +65,11 @@ class session {
   /// Runs `body` (a call into the implementation); an exception it throws is the step's failure.
   bool call_implementation(const std::function<void()>& body, const char* when);
   /// Each decode problem's numbers against the oracle under the bound, with the run's statistics.
-  bool check_decodes(const std::vector<attention_problem>& problems, const op_outcome& got);
+  bool check_decodes(const expectation& want, const op_outcome& got);
   const implementation& impl_;
   std::unique_ptr<model> model_;
   std::unique_ptr<subject> subject_;
+  format_checker formats_;
   std::vector<std::vector<double>> kept_buffers_;  // poisoned inputs stay alive: aliasing reads NaN
   std::vector<op> ops_;
   std::optional<failure> failure_;

@@ -59,6 +59,18 @@ void observe_sequences(const C& c, const sequence_handles<Id>& handles, const ca
     st.d_k = config.d_k, st.d_v = config.d_v;
     copy_rows(c.keys(sid), st.keys);
     copy_rows(c.values(sid), st.values);
+    if constexpr (requires { c.key_scales(sid); })  // integer groups (docs/numerics.md §6.2)
+      copy_groups(
+          st.key_groups, [&] { return c.key_scales(sid); },
+          [&] {
+            if constexpr (requires { c.key_zeros(sid); }) return c.key_zeros(sid);
+          });
+    if constexpr (requires { c.value_scales(sid); })
+      copy_groups(
+          st.value_groups, [&] { return c.value_scales(sid); },
+          [&] {
+            if constexpr (requires { c.value_zeros(sid); }) return c.value_zeros(sid);
+          });
     for (const auto& b : c.block_table(sid)) st.blocks.push_back(static_cast<std::int64_t>(b));
     s.streams.push_back(std::move(st));
   });

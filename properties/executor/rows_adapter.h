@@ -53,7 +53,7 @@ concept reports_reserved = requires(const C& cc) {
 template <rows_cache C>
 class rows_subject final : public subject {
  public:
-  explicit rows_subject(const cache_config& c) : cache_(construct(c)), sinks_(c.keep > 0) {}
+  explicit rows_subject(const cache_config& c) : cache_(construct(c)), sinks_(c.keep > 0) { pass_scales(cache_, c); }
 
   op_outcome apply(const call& c) override {
     if (sinks_ && !keeps_sinks<C>) return unsupported();
@@ -75,6 +75,18 @@ class rows_subject final : public subject {
     st.d_v = static_cast<std::size_t>(values.cols());
     copy_rows(keys, st.keys);
     copy_rows(values, st.values);
+    if constexpr (requires { c.key_scales(); })
+      copy_groups(
+          st.key_groups, [&] { return c.key_scales(); },
+          [&] {
+            if constexpr (requires { c.key_zeros(); }) return c.key_zeros();
+          });
+    if constexpr (requires { c.value_scales(); })
+      copy_groups(
+          st.value_groups, [&] { return c.value_scales(); },
+          [&] {
+            if constexpr (requires { c.value_zeros(); }) return c.value_zeros();
+          });
     s.counters.emplace_back("size", static_cast<std::int64_t>(c.size()));
     if constexpr (reports_positions<C>) {
       for (const auto& p : c.positions()) st.positions.push_back(static_cast<std::int64_t>(p));

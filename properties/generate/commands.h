@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "properties/executor/stop.h"
+#include "properties/generate/format_configs.h"
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
 
@@ -146,6 +147,10 @@ property_run run_commands(const property& p, const implementation& impl, const r
                           double trace_scale = 1) {
   property_run out;
   case_runner run(p, impl, o, out);
+  if (impl.profile.rounds_storage())  // fitted to the declared formats (docs/numerics.md §6.5)
+    config_gen = rc::gen::apply(
+        [prof = impl.profile](cache_config c, std::uint64_t k, std::uint64_t v) { return fit_formats(c, prof, k, v); },
+        std::move(config_gen), uniform_in<std::uint64_t>(0, scale_codes), uniform_in<std::uint64_t>(0, scale_codes));
   run_rapidcheck(
       p, o,
       [&] {

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "properties/executor/stop.h"
+#include "properties/port/library.h"
 #include "properties/port/port.h"
 #include "properties/runners/gate.h"
 #include "properties/runners/run_params.h"
@@ -240,7 +241,8 @@ struct subcommands {
   CLI::App *list = nullptr, *gate = nullptr, *selftest = nullptr, *replay = nullptr, *port = nullptr,
            *vectors = nullptr, *schema = nullptr;
   run_flags gate_flags, port_flags;
-  std::string selftest_profile = "quick", selftest_json, replay_impl, port_kind, vectors_out, vectors_kind, schema_name;
+  std::string selftest_profile = "quick", selftest_json, replay_impl, port_kind, port_library, vectors_out,
+              vectors_kind, schema_name;
   int selftest_seeds = 5;
   std::vector<std::string> replay_files, port_replay;
   port_options port_opts;
@@ -290,6 +292,8 @@ struct subcommands {
     port->add_option("--timeout-ms", port_opts.timeout_ms, "Time limit per request")
         ->check(CLI::Range(1, 3600000))
         ->capture_default_str();
+    port->add_option("--library", port_library,
+                     "Load a cache behind the C ABI of kvconform_port.h instead of a command");
     port->add_option("--replay", port_replay, "Replay this trace file on the port instead of generating (repeatable)")
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -316,15 +320,26 @@ struct subcommands {
   }
 
   int run_port(const command_line& cmd) const {
-    if (port_opts.command.empty()) throw usage_error("port: give the port's command after --");
-    const implementation impl = make_port_implementation(*kind_from_string(port_kind), port_opts);
+    const cache_kind kind = *kind_from_string(port_kind);
+    if (port_library.empty() == port_opts.command.empty())
+      throw usage_error("port: give either --library PATH or the port's command after --");
+    implementation impl;
+    try {
+      impl = port_library.empty() ? make_port_implementation(kind, port_opts)
+                                  : make_library_implementation(kind, port_library);
+    } catch (const std::invalid_argument& e) {
+      throw usage_error("port: " + std::string(e.what()));
+    }
     if (!port_replay.empty()) {
       set_run_deadline(deadline_clock::now() + std::chrono::seconds(port_flags.run_deadline_s));
       return cmd.replay(port_replay, "", &impl, port_flags.deadline_s);
     }
     return cmd.gate(port_flags, {&impl}, [&](const std::string& path) {
-      std::vector<std::string> words = {cmd.runner(), "port", "--kind", port_kind, "--replay", path, "--"};
-      words.insert(words.end(), port_opts.command.begin(), port_opts.command.end());
+      std::vector<std::string> words = {cmd.runner(), "port", "--kind", port_kind, "--replay", path};
+      if (!port_library.empty())
+        words.insert(words.end(), {"--library", port_library});
+      else
+        words.push_back("--"), words.insert(words.end(), port_opts.command.begin(), port_opts.command.end());
       return shell_words(words);
     });
   }

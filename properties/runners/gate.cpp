@@ -120,6 +120,8 @@ std::vector<std::string> registry_problems(const std::vector<implementation>& im
     const implementation& impl = impls[i];
     for (std::size_t j = 0; j < i; ++j)
       if (impls[j].name == impl.name) problems.push_back("two implementations are named \"" + impl.name + "\"");
+    if (const std::string why = check(impl.profile); !why.empty())
+      problems.push_back(impl.name + " declares an invalid storage format: " + why);
     if (impl.group != impl_group::mutant) continue;
     if (impl.killer.empty())
       problems.push_back("mutant " + impl.name + " names no property expected to kill it");

@@ -23,6 +23,14 @@ std::string ratio_text(const property_report& p) {
   return s.str();
 }
 
+/// The reported (never judged) end-to-end figure of a cache whose storage rounds (docs/numerics.md §6.4).
+std::string end_to_end_text(const property_report& p) {
+  if (p.stats.end_to_end == 0) return "";
+  std::ostringstream s;
+  s << "  end-to-end " << std::setprecision(2) << std::scientific << p.stats.worst_end_to_end;
+  return s.str();
+}
+
 std::string xml_escape(const std::string& raw) {
   const std::string in = valid_utf8(raw);
   std::string out;
@@ -101,7 +109,7 @@ void print_report(const std::vector<impl_report>& r, std::ostream& out) {
     for (const auto& p : i.properties)
       out << std::left << std::setw(name_col) << valid_utf8(i.impl->name) << std::setw(prop_col) << p.property
           << std::setw(15) << to_string(p.result) << std::right << std::setw(7) << p.cases << "  " << ratio_text(p)
-          << (p.stats.worst_ratio > warn_ratio ? "  WARN: above 0.5" : "") << "\n";
+          << (p.stats.worst_ratio > warn_ratio ? "  WARN: above 0.5" : "") << end_to_end_text(p) << "\n";
   for (const auto& i : r)
     for (const auto& p : i.properties) print_details(i, p, out);
   const tally t(all_cells(r));
@@ -162,6 +170,7 @@ nlohmann::json cell_json(const property_report& p) {
       {"name", p.property},         {"status", to_string(p.result)},      {"cases", p.cases},
       {"decodes", p.stats.decodes}, {"numeric_decodes", p.stats.numeric}, {"worst_err_over_bound", p.stats.worst_ratio},
       {"seconds", p.seconds}};
+  if (p.stats.end_to_end) jp["worst_end_to_end_over_bound"] = p.stats.worst_end_to_end;
   if (!p.message.empty()) jp["message"] = valid_utf8(p.message);
   if (p.fail)
     jp["failure"] = {

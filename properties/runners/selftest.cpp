@@ -119,13 +119,13 @@ selftest_report run_selftest(const std::vector<implementation>& impls, const run
 }
 
 void print_selftest(const selftest_report& r, std::ostream& out) {
-  out << std::left << std::setw(28) << "mutant" << std::setw(7) << "kind" << std::setw(8) << "killed" << std::setw(34)
+  out << std::left << std::setw(28) << "mutant" << std::setw(9) << "kind" << std::setw(8) << "killed" << std::setw(34)
       << "first killer" << std::setw(16) << "cases med/max"
       << "registered killer (median cases)\n";
   int killed = 0;
   for (const auto& m : r.mutants) {
     killed += m.killed == m.seeds;
-    out << std::left << std::setw(28) << m.impl->name << std::setw(7) << to_string(m.impl->kind) << std::setw(8)
+    out << std::left << std::setw(28) << m.impl->name << std::setw(9) << to_string(m.impl->kind) << std::setw(8)
         << (std::to_string(m.killed) + "/" + std::to_string(m.seeds)) << std::setw(34)
         << (m.first_killer.empty() ? "-" : m.first_killer) << std::setw(16)
         << (std::to_string(m.median()) + " / " + std::to_string(m.worst())) << m.impl->killer << " ("

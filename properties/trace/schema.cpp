@@ -48,8 +48,11 @@ json config() {
     json props = {{"kind", {{"const", k->name}}}};
     json required = {"kind"};
     for (const config_field& f : k->config) {
-      props[f.name] = f.flag ? json{{"type", "boolean"}, {"description", f.summary}}
-                             : json{{"type", "integer"}, {"minimum", f.min}, {"description", f.summary}};
+      props[f.name] =
+          f.flag ? json{{"type", "boolean"}, {"description", f.summary}}
+          : f.scale
+              ? json{{"type", "number"}, {"minimum", min_scale}, {"maximum", max_scale}, {"description", f.summary}}
+              : json{{"type", "integer"}, {"minimum", f.min}, {"description", f.summary}};
       if (f.size && !f.optional) required.push_back(f.name);
     }
     variants.push_back(

@@ -147,10 +147,13 @@ std::string describe(const cache_config& c) {
   s << spec.name << '(';
   const char* sep = "";
   for (const config_field& f : spec.config) {
-    if (f.flag && c.*f.flag) s << sep << f.name;
-    const bool shown_size = f.size && !(f.optional && c.*f.size == 0);
-    if (shown_size) s << sep << f.name << '=' << c.*f.size;
-    if (shown_size || (f.flag && c.*f.flag)) sep = ", ";
+    const bool sized = f.size && !(f.optional && c.*f.size == 0);
+    const bool shown = sized || (f.flag && c.*f.flag) || (f.scale && c.*f.scale != 1);
+    if (!shown) continue;
+    s << sep << f.name;
+    if (sized) s << '=' << c.*f.size;
+    if (f.scale) s << '=' << c.*f.scale;
+    sep = ", ";
   }
   s << ')';
   return s.str();

@@ -84,6 +84,9 @@ struct cache_config {
   std::size_t block_size = 0;                                 ///< paged, prefix
   bool preempt = false;                                       ///< paged: preempt instead of refusing
   std::size_t layers = 0, batch = 0, heads = 0, q_heads = 0;  ///< beam: L, B, kv heads H, query heads Hq
+  /// Per-tensor scales of keys and values, for a cache whose declared element format is scaled
+  /// (docs/numerics.md §6.1: stored = round(x / scale), exposed = stored * scale); ignored otherwise.
+  double k_scale = 1, v_scale = 1;
   friend bool operator==(const cache_config&, const cache_config&) = default;
 };
 
@@ -114,10 +117,22 @@ std::string describe(const cache_config& c);
 /// streams of rows (flat and ring have one, paged one per live sequence, beam one per layer,
 /// row and head), named integer counters (size, total, free_blocks, ...) and, for block
 /// pools, each stream's block table and every referenced block's reference count.
+/// One side of a stream stored in integer groups (docs/numerics.md §6.2). The implementation
+/// fills `scales` and `zeros` (minima; asymmetric only) with what it exposes; the model fills them
+/// with the ideal values, says how many leading rows are quantized (the rest are residual rows,
+/// exact), and for per-channel groups where each group starts among the held rows.
+struct group_view {
+  std::vector<double> scales, zeros;
+  std::size_t quantized = 0;
+  std::vector<std::size_t> starts;
+  bool empty() const { return scales.empty() && zeros.empty(); }
+};
+
 struct stream {
   std::string name;
   std::size_t d_k = 0, d_v = 0;
   std::vector<double> keys, values;     ///< rows x d_k and rows x d_v
+  group_view key_groups, value_groups;  ///< integer-group storage only
   std::vector<std::int64_t> positions;  ///< absolute step index per row, when the kind has them
   std::vector<std::int64_t> blocks;     ///< block table, when the kind has one
   std::size_t rows() const { return d_k ? keys.size() / d_k : 0; }

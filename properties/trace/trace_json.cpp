@@ -125,6 +125,11 @@ cache_config config_from(const json& j) {
       c.*f.flag = j[f.name].get<bool>();
     } else if (f.optional && !j.contains(f.name)) {
       c.*f.size = 0;
+    } else if (f.scale) {
+      if (!j.contains(f.name)) continue;
+      const double x = j[f.name].is_number() ? j[f.name].get<double>() : 0.0;
+      if (!(x >= min_scale && x <= max_scale)) bad(at, "expected a number within [2^-40, 2^40]");
+      c.*f.scale = x;
     } else {
       c.*f.size = count_from(field(j, f.name, where), at);
       if (c.*f.size < f.min) bad(at, "must be at least " + std::to_string(f.min));
@@ -143,7 +148,9 @@ json config_json(const cache_config& c) {
   for (const config_field& f : spec_of(c.kind).config) {
     if (f.flag)
       j[f.name] = c.*f.flag;
-    else if (!f.optional || c.*f.size != 0)
+    else if (f.scale && c.*f.scale != 1)  // the default stays out: a trace of an unscaled cache reads as before
+      j[f.name] = c.*f.scale;
+    else if (f.size && (!f.optional || c.*f.size != 0))
       j[f.name] = c.*f.size;
   }
   return j;

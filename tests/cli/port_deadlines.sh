@@ -1,18 +1,7 @@
 # A port that answers every request just under the time limit is stopped by the property's and the run's deadlines.
 # Usage: port_deadlines.sh KVCONFORM SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
-slow_port=("$py" -c "
-import sys, time
-sys.path.insert(0, '$2/examples/python')
-import kvconform_port
-class Slow:  # every request waits 0.25 s: well inside --timeout-ms 1000
-    def __iter__(self):
-        for line in sys.__stdin__:
-            time.sleep(0.25)
-            yield line
-sys.stdin = Slow()
-kvconform_port.main()
-")
+slow_port=("$py" "$(dirname "$0")/slow_port.py" "$2/examples/python" 0.25 -)  # well inside --timeout-ms 1000
 start=$SECONDS
 run 1 timeout 120 "$kvconform" port --kind flat --timeout-ms 1000 --deadline-s 2 --run-deadline-s 5 --json r.json \
   --junit r.xml -- "${tracked[@]}" "${slow_port[@]}"

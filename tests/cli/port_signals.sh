@@ -2,21 +2,7 @@
 # partial matrix, ends the port's group and exits 128 + the signal; a second signal ends it at once.
 # Usage: port_signals.sh KVCONFORM SOURCE_DIR TERM|INT|twice
 source "$(dirname "$0")/lib.sh"
-slow_port=("$py" -c "
-import sys, time
-sys.path.insert(0, '$2/examples/python')
-import kvconform_port
-class Slow:  # logs what it reads, and its end of input
-    def __iter__(self):
-        with open('requests.log', 'a') as log:
-            for line in sys.__stdin__:
-                log.write(line)
-                time.sleep(0.05)
-                yield line
-            log.write('eof\\n')
-sys.stdin = Slow()
-kvconform_port.main()
-" --bug strict-capacity)
+slow_port=("$py" "$(dirname "$0")/slow_port.py" "$2/examples/python" 0.05 requests.log --bug flat-strict-capacity)
 # exact_fill fails at once with this bug and is saved; the slower properties after it are then cut short.
 "$kvconform" port --kind flat --json r.json --junit r.xml -- "${tracked[@]}" "${slow_port[@]}" >out.txt 2>err.txt &
 harness=$!

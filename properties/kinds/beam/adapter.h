@@ -62,7 +62,9 @@ concept beam_decoding = requires(const C& cc, array_view a, std::size_t i) {
 template <beam_cache C>
 class beam_subject final : public subject {
  public:
-  explicit beam_subject(const cache_config& c) : cache_(c.layers, c.batch, c.heads, c.capacity, c.d_k), config_(c) {}
+  explicit beam_subject(const cache_config& c) : cache_(c.layers, c.batch, c.heads, c.capacity, c.d_k), config_(c) {
+    pass_scales(cache_, c);
+  }
 
   op_outcome apply(const call& c) override {
     const auto layer = static_cast<std::size_t>(c.o.layer);
@@ -103,6 +105,14 @@ class beam_subject final : public subject {
             for (std::size_t j = 0; j < g.d_k; ++j) st.keys.push_back(k(b, h, t, j));
           for (std::size_t t = 0; t < static_cast<std::size_t>(v.dimension(2)); ++t)
             for (std::size_t j = 0; j < g.d_k; ++j) st.values.push_back(v(b, h, t, j));
+          if constexpr (requires { c.key_scales(l, b, h); })
+            copy_groups(st.key_groups, [&] { return c.key_scales(l, b, h); }, [&] {
+              if constexpr (requires { c.key_zeros(l, b, h); }) return c.key_zeros(l, b, h);
+            });
+          if constexpr (requires { c.value_scales(l, b, h); })
+            copy_groups(st.value_groups, [&] { return c.value_scales(l, b, h); }, [&] {
+              if constexpr (requires { c.value_zeros(l, b, h); }) return c.value_zeros(l, b, h);
+            });
           s.streams.push_back(std::move(st));
         }
     }

@@ -8,6 +8,8 @@ constexpr config_field config[] = {
     {"step", &cache_config::capacity, nullptr, "growth step: storage is reserved in whole steps of this many rows"},
     {"d_k", &cache_config::d_k, nullptr, "key width"},
     {"d_v", &cache_config::d_v, nullptr, "value width"},
+    k_scale_field,
+    v_scale_field,
 };
 }  // namespace
 

@@ -65,7 +65,7 @@ concept paged_preempting = std::constructible_from<C, std::size_t, std::size_t, 
 template <paged_cache C>
 class paged_subject final : public subject {
  public:
-  explicit paged_subject(const cache_config& c) : cache_(construct(c)), config_(c) {}
+  explicit paged_subject(const cache_config& c) : cache_(construct(c)), config_(c) { pass_scales(cache_, c); }
 
   op_outcome apply(const call& c) override {
     if (config_.preempt && !paged_preempting<C>) return unsupported();
@@ -125,6 +125,10 @@ class paged_subject final : public subject {
 /// A registry entry for a paged cache type; "decode" and "preempt" when it has them.
 template <paged_cache C>
 implementation make_implementation(implementation_info info) {
+  if constexpr (requires { C::profile; })
+    static_assert(C::profile.keys.chunk() == 1 && C::profile.values.chunk() == 1,
+                  "a paged cache's blocks hold final rows: declare element formats or per-token groups without a "
+                  "residual (docs/numerics.md §6.3)");
   capability_set caps;
   if (paged_decoding<C>) caps.add(capability::decode);
   if (paged_preempting<C>) caps.add(capability::preempt);

@@ -17,7 +17,8 @@ constexpr op_spec ops[] = {
 };
 constexpr auto sizes = sized_config("num_blocks: blocks in the pool");
 constexpr config_field config[] = {
-    sizes[0], {"block_size", &cache_config::block_size, nullptr, "rows per block"}, sizes[1], sizes[2]};
+    sizes[0], {"block_size", &cache_config::block_size, nullptr, "rows per block"}, sizes[1], sizes[2], sizes[3],
+    sizes[4]};
 double cells(const cache_config& c) { return rows_cells(c) * double(c.block_size); }
 }  // namespace
 

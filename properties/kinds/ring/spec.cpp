@@ -10,7 +10,9 @@ constexpr config_field config[] = {
     sizes[1],
     sizes[2],
     {"keep", &cache_config::keep, nullptr, "attention sinks: the first keep steps are never evicted (keep < W)", 0,
-     true},
+     nullptr, true},
+    sizes[3],
+    sizes[4],
 };
 std::string check(const cache_config& c) { return c.keep < c.capacity ? "" : "keep must be less than the window"; }
 }  // namespace
