@@ -53,8 +53,7 @@ class basic_ring {
   using row_matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
   basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v) : basic_ring(window, d_k, d_v, 0, 0) {}
-  basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v, std::size_t keep)
-    requires(!stepwise)
+  basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v, std::size_t keep) requires(!stepwise)
       : basic_ring(window, d_k, d_v, keep, 0) {}
 
   /// Appends one step (1-D) or n steps (2-D), crossing the wrap point as needed.
@@ -63,7 +62,8 @@ class basic_ring {
     if (!ks.ok || !vs.ok) throw shape_error("append: k and v must be 1-D or 2-D");
     if (ks.width != d_k() || vs.width != d_v()) throw shape_error("append: wrong width");
     if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
-    const auto [first, last] = stepwise ? std::pair<std::size_t, std::size_t>{0, ks.steps} : Rules::kept(ks.steps, window());
+    const auto [first, last] =
+        stepwise ? std::pair<std::size_t, std::size_t>{0, ks.steps} : Rules::kept(ks.steps, window());
     for (std::size_t i = first; i < last; ++i) {
       const std::size_t p = static_cast<std::size_t>(total_) + i;
       const auto slot = static_cast<Eigen::Index>(write_slot(p));
@@ -79,9 +79,7 @@ class basic_ring {
   }
 
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
-  void set_scales(double k_scale, double v_scale)
-    requires(storage::keys.scaled || storage::values.scaled)
-  {
+  void set_scales(double k_scale, double v_scale) requires(storage::keys.scaled || storage::values.scaled) {
     ks_.set_scale(k_scale), vs_.set_scale(v_scale);
   }
   /// Integer groups: the scales and minima of the held quantized rows, oldest first (docs/numerics.md §6.2).
@@ -105,9 +103,10 @@ class basic_ring {
   std::vector<std::int64_t> positions() const {
     std::vector<std::int64_t> p;
     const std::size_t n = size();
+    p.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
       p.push_back(i < keep_ && total_ > static_cast<std::int64_t>(n) ? static_cast<std::int64_t>(i)
-                                                                      : total_ - static_cast<std::int64_t>(n - i));
+                                                                     : total_ - static_cast<std::int64_t>(n - i));
     return p;
   }
 
@@ -134,9 +133,7 @@ class basic_ring {
   }
   /// Unwritten slots hold NaN, so a read of a slot no held step is in shows in decode and views.
   static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
-  std::size_t write_slot(std::size_t step) const {
-    return step < keep_ ? step : keep_ + (step - keep_) % part_;
-  }
+  std::size_t write_slot(std::size_t step) const { return step < keep_ ? step : keep_ + (step - keep_) % part_; }
   /// Whether step i is held once step p is written.
   bool held_after(std::size_t i, std::size_t p) const { return i <= p && (i < keep_ || i + part_ > p); }
   std::size_t slot(std::size_t i) const {
@@ -181,7 +178,8 @@ class basic_ring {
   }
   Eigen::MatrixXd exposed(const side& s, const stream_state& st, bool zeros) const {
     const std::size_t held = size(), first = static_cast<std::size_t>(total_) - held;
-    return group_matrix(s, st, first, held, [&](std::size_t i) { return slot(i); }, zeros);
+    return group_matrix(
+        s, st, first, held, [&](std::size_t i) { return slot(i); }, zeros);
   }
 
   std::size_t keep_, part_;

@@ -50,7 +50,10 @@ void prefix_model::register_if_full(const sequence& s) {
     return;  // the first block with this prefix stays the cache's
   cached_block& c = cached_[s.blocks.back()];
   c.prefix = std::move(prefix);
-  for (std::size_t i = n - bs; i < n; ++i) c.keys.push_back(s.rows.keys.given(i)), c.values.push_back(s.rows.values.given(i));
+  for (std::size_t i = n - bs; i < n; ++i) {
+    const auto k = s.rows.keys.given(i), v = s.rows.values.given(i);
+    c.keys.emplace_back(k.begin(), k.end()), c.values.emplace_back(v.begin(), v.end());
+  }
 }
 
 expectation prefix_model::create(const op& o) {

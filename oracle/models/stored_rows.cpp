@@ -12,7 +12,7 @@ void stored_rows::push(const row& given) {
   row s = given;
   for (double& x : s) x = f_.groups ? round_element({.element = f_.element}, x) : store_element(f_, x, scale_);
   given_.push_back(given);
-  stored_.push_back(std::move(s));
+  stored_.push_back(s);
   ++appended_;
   if (f_.groups && appended_ - quantized_ == f_.chunk()) quantize_chunk();
 }
@@ -43,7 +43,7 @@ void stored_rows::pop_front() {
 
 void stored_rows::erase(std::size_t i) {
   if (i == 0) return pop_front();
-  given_.erase(given_.begin() + static_cast<std::ptrdiff_t>(i)), stored_.erase(stored_.begin() + static_cast<std::ptrdiff_t>(i));
+  given_.erase(i), stored_.erase(i);
 }
 
 void stored_rows::truncate(std::size_t rows) {
@@ -67,7 +67,7 @@ void stored_rows::expose_token_groups(group_view& g) const {
 }
 
 void stored_rows::expose(std::vector<double>& rows, group_view& g) const {
-  for (const row& r : stored_) rows.insert(rows.end(), r.begin(), r.end());
+  stored_.append_to(rows);
   if (!f_.groups) return;
   g.quantized = quantized_ > first_ ? std::min(quantized_ - first_, size()) : 0;
   if (f_.axis == group_axis::token) return expose_token_groups(g);

@@ -3,8 +3,10 @@
 
 #include <cstddef>
 #include <deque>
+#include <span>
 #include <vector>
 
+#include "oracle/models/row_ring.h"
 #include "oracle/numeric/storage_format.h"
 #include "properties/trace/trace.h"
 
@@ -18,7 +20,8 @@ namespace kvconform {
 class stored_rows {
  public:
   using row = std::vector<double>;
-  stored_rows(const storage_format& f, std::size_t width, double scale) : f_(f), width_(width), scale_(scale) {}
+  stored_rows(const storage_format& f, std::size_t width, double scale)
+      : f_(f), width_(width), scale_(scale), given_(width), stored_(width) {}
 
   /// Appends one row; whenever a chunk of the format's rows has gathered, it is quantized.
   void push(const row& given);
@@ -35,8 +38,8 @@ class stored_rows {
   /// every group with held quantized rows, the count of quantized rows and where groups start.
   void expose(std::vector<double>& rows, group_view& groups) const;
   /// Row i as stored (what a decode over an element format attends) and as given (the end-to-end figure).
-  const row& stored(std::size_t i) const { return stored_[i]; }
-  const row& given(std::size_t i) const { return given_[i]; }
+  std::span<const double> stored(std::size_t i) const { return stored_[i]; }
+  std::span<const double> given(std::size_t i) const { return given_[i]; }
 
  private:
   /// A per-channel group: its first row (counted from the first append), its row count, and each
@@ -51,7 +54,7 @@ class stored_rows {
   storage_format f_;
   std::size_t width_;
   double scale_;
-  std::deque<row> given_, stored_;
+  row_ring given_, stored_;
   std::size_t first_ = 0;      // rows evicted before the oldest held one
   std::size_t appended_ = 0;   // rows ever appended (less those rolled back)
   std::size_t quantized_ = 0;  // rows [0, quantized_) are quantized

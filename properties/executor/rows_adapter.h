@@ -89,7 +89,8 @@ class rows_subject final : public subject {
           });
     s.counters.emplace_back("size", static_cast<std::int64_t>(c.size()));
     if constexpr (reports_positions<C>) {
-      for (const auto& p : c.positions()) st.positions.push_back(static_cast<std::int64_t>(p));
+      const auto& positions = c.positions();
+      st.positions.assign(std::begin(positions), std::end(positions));
       s.counters.emplace_back("total", static_cast<std::int64_t>(c.total()));
     }
     if constexpr (reports_reserved<C>)
