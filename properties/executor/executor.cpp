@@ -178,9 +178,9 @@ bool session::step(const op& o) {
   inputs.poison_into(kept_buffers_);
   if (const auto p = outcome_problem(o, want, last_)) return fail(p->check, p->message);
   if (want.accepted && o.kind == op_kind::decode && !check_decodes(want, last_)) return false;
-  snapshot observed;
-  if (!call_implementation([&] { observed = subject_->observe(); }, " while observing")) return false;
   snapshot expected = model_->observe();
+  snapshot observed;
+  if (!call_implementation([&] { observed = subject_->observe_against(expected); }, " while observing")) return false;
   if (const auto p = formats_.check_state(expected, observed)) return fail(p->check, p->message);
   if (const std::string d = diff(expected, observed); !d.empty())
     return fail("state", d + formats_.hint(expected, observed));

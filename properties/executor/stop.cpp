@@ -83,7 +83,9 @@ std::string describe(stop_reason r) {
   return "";
 }
 
-bool stopped_early(const failure& f) { return f.check == "interrupted" || f.check == "deadline"; }
+bool stopped_early(const failure& f) {
+  return f.check == "interrupted" || f.check == "deadline" || f.check == "repeated";
+}
 bool take_stop_seen() { return std::exchange(stop_seen, false); }
 void note_stop_seen() { stop_seen = true; }
 

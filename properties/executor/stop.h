@@ -38,7 +38,9 @@ stop_reason stop_requested();
 const char* stop_check(stop_reason r);
 /// A message saying why, e.g. "interrupted by SIGTERM".
 std::string describe(stop_reason r);
-/// True for a failure that only records a stop: never a finding, never saved, never a kill.
+/// True for a failure that only records a stop: never a finding, never saved, never a kill. Also
+/// "repeated": a port that failed the same way twice is not restarted again for the same property
+/// (docs/port-protocol.md §10), so the failure found stands and shrinking ends.
 bool stopped_early(const failure& f);
 /// Whether a session of the calling thread stopped early since the last call; resets it (the gate
 /// asks after each property, so a property that ended just as its deadline passed is not cut).

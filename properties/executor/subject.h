@@ -49,6 +49,13 @@ class subject {
   virtual ~subject() = default;
   virtual op_outcome apply(const call& c) = 0;
   virtual snapshot observe() = 0;
+  /// The state after an op, which an implementation may confirm against the model's `expected`
+  /// instead of sending it in full (a port answering digests, docs/port-protocol.md §8); when it
+  /// differs, the implementation's own state in full.
+  virtual snapshot observe_against(const snapshot& expected) {
+    (void)expected;
+    return observe();
+  }
 };
 
 using subject_ptr = std::unique_ptr<subject>;
@@ -100,6 +107,8 @@ struct implementation : implementation_info {
   std::string
       unavailable;  ///< non-empty: the implementation cannot serve its kind at all (every property NOT SUPPORTED)
   std::function<subject_ptr(const cache_config&)> make;
+  /// Called before each property runs, if set (a port forgets the failure it stopped retrying).
+  std::function<void()> begin_property;
 };
 
 }  // namespace kvconform

@@ -127,6 +127,7 @@ void case_runner::finish(const cache_config& config, session& s) {
 }
 
 property_run run_property(const property& p, const implementation& impl, const run_options& o) {
+  if (impl.begin_property) impl.begin_property();
   if (p.fixed) {
     property_run out;
     trace t = p.fixed();

@@ -4,8 +4,10 @@
 #include <memory>
 
 #include "properties/executor/stop.h"
+#include "properties/port/hello.h"
 #include "properties/port/port_answer.h"
 #include "properties/port/port_process.h"
+#include "properties/trace/digest.h"
 #include "properties/trace/json_codec.h"
 #include "properties/trace/utf8.h"
 
@@ -25,6 +27,31 @@ class port_client {
   port_client(const port_client&) = delete;
   port_client& operator=(const port_client&) = delete;
 
+  /// The handshake (docs/port-protocol.md §3): `hello` within the time limit; a port that does not
+  /// know it (no answer in time, an exit, `ok: false`, no `protocol`) is restarted as version 1.
+  /// Throws std::invalid_argument (exit 2) for another version or a malformed answer.
+  port_hello handshake() {
+    try {
+      const json a = json::parse(hello_exchange());
+      if (a.value("ok", false) && a.contains("protocol")) {
+        if (a["protocol"] != port_protocol)
+          throw std::invalid_argument("the port speaks protocol version " + valid_utf8(a["protocol"].dump(), 40) +
+                                      "; this harness speaks version " + std::to_string(port_protocol) + " (and 1)");
+        return hello_ = parse_hello(a);
+      }
+    } catch (const trace_format_error& e) {
+      throw std::invalid_argument(std::string("the port's answer to hello is malformed: ") + e.what() + tail());
+    } catch (const port_io_error&) {
+    } catch (const answer_error&) {
+    } catch (const json::exception&) {}
+    end(false);  // a version 1 port: the hello it could not answer must not put it out of step
+    return hello_ = version_1_hello();
+  }
+
+  bool digests() const { return hello_.digest; }
+  /// A new property: a failure it stopped retrying may be retried again.
+  void begin_property() { repeats_ = 0, last_garbage_.clear(); }
+
   /// Sends one request and returns the answer line, checked as the answer to it (`read` turns
   /// it into what the caller needs); throws subject_failure.
   template <class Read>
@@ -32,6 +59,7 @@ class port_client {
     if (const stop_reason why = stop_requested(); why != stop_reason::none)
       throw subject_failure(stop_check(why), describe(why));  // no new request once the run stops
     if (broken_) fail(broken_message_);
+    if (repeats_ > 0) throw subject_failure("repeated", "the port failed the same way again; the failure found stands");
     const std::string op = req["op"].get<std::string>();
     std::string line = exchange(req, op);
     try {
@@ -55,17 +83,21 @@ class port_client {
     }
   }
 
-  /// Reports an unusable answer: the process is restarted for the next case.
+  /// Reports an unusable answer: the process is restarted for the next case, but not for the same
+  /// failure a second time in one property (every shrink step would restart it): the failure
+  /// found stands, and later cases of the property stop as "repeated".
   [[noreturn]] void garbage(const std::string& what) {
     const std::string message = what + tail();
     end(false);
+    repeats_ = message == last_garbage_ ? repeats_ + 1 : 0;
+    last_garbage_ = message;
     throw subject_failure("port", message);
   }
 
  private:
   std::string exchange(json& req, const std::string& op) {
     try {
-      if (!process_) process_ = std::make_unique<port_process>(process_options());
+      if (!process_) start();
       req["id"] = ++next_id_;
       const auto deadline = request_deadline();
       process_->write_line(req.dump() + "\n", deadline);
@@ -73,6 +105,28 @@ class port_client {
     } catch (const port_io_error& e) {
       on_error(e, op);
     }
+  }
+
+  /// Starts the port; a version 2 port gets its `hello` first, as every process of it does.
+  void start() {
+    process_ = std::make_unique<port_process>(process_options());
+    if (hello_.protocol == 1) return;
+    const std::string line = hello_exchange();
+    try {
+      if (parse_hello(json::parse(line)).protocol == port_protocol) return;
+    } catch (const std::exception&) {}
+    garbage("the restarted port answered hello differently: " + valid_utf8(line, 200));
+  }
+
+  /// Sends `hello` and returns the answer line checked as the answer to it.
+  std::string hello_exchange() {
+    if (!process_) process_ = std::make_unique<port_process>(process_options());
+    const json req = {{"id", ++next_id_}, {"op", "hello"}, {"protocol", port_protocol}};
+    const auto deadline = request_deadline();
+    process_->write_line(req.dump() + "\n", deadline);
+    std::string line = process_->read_line(deadline);
+    check_answer(line, next_id_);
+    return line;
   }
 
   port_process::options process_options() const {
@@ -141,6 +195,9 @@ class port_client {
   bool broken_ = false;
   bool stop_deadline_ = false;  // the last request waited until the run's or property's deadline
   std::string broken_message_;
+  port_hello hello_ = version_1_hello();
+  std::string last_garbage_;  // the last unusable answer's message, and how often it came again
+  int repeats_ = 0;
 };
 
 /// One cache in the port, under an id of its own (metamorphic checks keep two open at once):
@@ -149,7 +206,7 @@ class port_subject final : public subject {
  public:
   port_subject(std::shared_ptr<port_client> p, const cache_config& c, std::int64_t id)
       : port_(std::move(p)), kind_(c.kind), id_(id) {
-    port_->request({{"op", "open"}, {"cache", id_}, {"config", codec::config_json(c)}}, check_answer);
+    port_->request({{"op", "open"}, {"cache", id_}, {"config", codec::config_json(c)}}, open_answer);
   }
   ~port_subject() override { port_->close_cache(id_); }
 
@@ -161,6 +218,22 @@ class port_subject final : public subject {
   }
 
   snapshot observe() override { return port_->request({{"op", "observe"}, {"cache", id_}}, observe_answer); }
+
+  /// With digests: the model's rows stand for the port's where every stream's digest matches;
+  /// otherwise the port's state in full, so that the difference can be shown.
+  snapshot observe_against(const snapshot& expected) override {
+    if (!port_->digests()) return observe();
+    digest_observation d = port_->request({{"op", "observe"}, {"cache", id_}, {"digest", true}}, digest_answer);
+    if (d.digests.size() != expected.streams.size()) return observe();
+    for (std::size_t i = 0; i < d.digests.size(); ++i) {
+      const stream& want = expected.streams[i];
+      if (d.digests[i] != std::pair{want.rows(), stream_digest(want)}) return observe();
+      stream& got = d.state.streams[i];
+      got.d_k = want.d_k, got.d_v = want.d_v, got.keys = want.keys, got.values = want.values;
+      got.positions = want.positions;
+    }
+    return std::move(d.state);
+  }
 
  private:
   std::shared_ptr<port_client> port_;
@@ -177,8 +250,9 @@ implementation make_port_implementation(cache_kind kind, const port_options& o) 
   std::string cmd;
   for (const auto& a : o.command) cmd += (cmd.empty() ? "" : " ") + a;
   i.note = "port: " + valid_utf8(cmd, 400);
-  i.capabilities = {capability::decode};
   auto client = std::make_shared<port_client>(o);
+  apply_hello(client->handshake(), kind, i);
+  i.begin_property = [client] { client->begin_property(); };
   auto next_id = std::make_shared<std::int64_t>(0);
   i.make = [client, next_id](const cache_config& c) { return std::make_unique<port_subject>(client, c, ++*next_id); };
   return i;

@@ -19,8 +19,11 @@ struct port_options {
 
 /// An implementation of `kind` served by a subprocess speaking the protocol of
 /// docs/port-protocol.md (a port_process: its own process group, a deadline on every read and
-/// write). One process serves every case; a port that exits, closes its stdout, stops reading its
-/// stdin or answers garbage is ended and restarted for the next case, one that hangs is ended and
+/// write). The port is started at once for the handshake, which sets the profile, capabilities and
+/// digests (a version 1 port: the defaults); throws std::invalid_argument for a port of another
+/// protocol version. One process serves every case; a port that exits, closes its stdout, stops
+/// reading its stdin or answers garbage is ended and restarted for the next case (not twice for the
+/// same failure in one property), one that hangs is ended and
 /// every later request fails at once, so a run never waits more than one time limit per hang. The
 /// run's and the property's deadlines (properties/executor/stop.h) bound every wait too. Failures
 /// carry the check name "port" and the tail of the port's stderr; when the implementation is

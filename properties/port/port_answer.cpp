@@ -49,51 +49,53 @@ std::vector<std::int64_t> integers(const json& a, const std::string& where) {
   return out;
 }
 
+std::string stream_name(const json& js) {
+  if (!js.contains("name")) return "";
+  if (!js["name"].is_string()) codec::bad("stream.name", "expected a string");
+  return valid_utf8(js["name"].get<std::string>(), 200);
+}
+
 stream stream_from(const json& js) {
   stream st;
-  if (js.contains("name")) {
-    if (!js["name"].is_string()) codec::bad("stream.name", "expected a string");
-    st.name = valid_utf8(js["name"].get<std::string>(), 200);
-  }
+  st.name = stream_name(js);
   const tensor k = codec::tensor_from(codec::field(js, "keys", "stream"), "stream.keys");
   const tensor v = codec::tensor_from(codec::field(js, "values", "stream"), "stream.values");
   if (k.shape.size() != 2 || v.shape.size() != 2) codec::bad("stream", "keys and values must be 2-D");
   st.d_k = k.shape[1], st.d_v = v.shape[1], st.keys = k.data, st.values = v.data;
   if (js.contains("positions")) st.positions = integers(js["positions"], "positions");
   if (js.contains("blocks")) st.blocks = integers(js["blocks"], "blocks");
+  for (auto [field, numbers] : {std::pair{"key_scales", &st.key_groups.scales},
+                                {"key_zeros", &st.key_groups.zeros},
+                                {"value_scales", &st.value_groups.scales},
+                                {"value_zeros", &st.value_groups.zeros}})
+    if (js.contains(field)) *numbers = codec::numbers_from(js[field], field);
   return st;
 }
-}  // namespace
 
-void check_answer(std::string_view line, std::int64_t id) { envelope(line, id); }
-
-op_outcome op_answer(std::string_view line, std::int64_t id, op_kind kind) {
-  const json a = envelope(line, id);
-  return fields((std::string("answer to ") + to_string(kind)).c_str(), [&] {
-    op_outcome r;
-    r.accepted = a["ok"].get<bool>();
-    if (!r.accepted) {
-      r.reason = a.contains("error") && a["error"].is_string() ? refusal_from_name(a["error"].get<std::string>())
-                                                               : refuse_none;
-      if (a.contains("message") && a["message"].is_string())
-        r.message = valid_utf8(a["message"].get<std::string>(), max_refusal_message_bytes);
-      return r;
-    }
-    if (a.contains("output")) r.output = codec::numbers_from(a["output"], "output");
-    if (a.contains("weights")) r.weights = codec::numbers_from(a["weights"], "weights");
-    if (a.contains("preempted")) r.preempted = integers(a["preempted"], "preempted");
-    return r;
-  });
+/// A stream answered as a digest: its name, blocks, row count and digest.
+stream digest_stream_from(const json& js, std::vector<std::pair<std::size_t, std::uint64_t>>& digests) {
+  stream st;
+  st.name = stream_name(js);
+  if (js.contains("blocks")) st.blocks = integers(js["blocks"], "blocks");
+  const std::int64_t rows = codec::integer_from(codec::field(js, "rows", "stream"), "stream.rows");
+  if (rows < 0) codec::bad("stream.rows", "expected a count of rows, at least 0");
+  const json& d = codec::field(js, "digest", "stream");
+  const std::string hex = d.is_string() ? d.get<std::string>() : "";
+  if (hex.size() != 16 || hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+    codec::bad("stream.digest", "expected 16 lowercase hexadecimal digits");
+  digests.emplace_back(static_cast<std::size_t>(rows), std::stoull(hex, nullptr, 16));
+  return st;
 }
 
-snapshot observe_answer(std::string_view line, std::int64_t id) {
-  const json a = envelope(line, id);
+/// The observation in `a`, each stream read by `read_stream`.
+template <class ReadStream>
+snapshot observation(const json& a, ReadStream&& read_stream) {
   if (!a["ok"].get<bool>()) throw answer_error("the port refused to observe its state");
   return fields("observation", [&] {
     snapshot s;
     const json& streams = codec::field(a, "streams", "observe");
     if (!streams.is_array()) codec::bad("observe.streams", "expected an array");
-    for (const json& js : streams) s.streams.push_back(stream_from(js));
+    for (const json& js : streams) s.streams.push_back(read_stream(js));
     const json& counters = codec::field(a, "counters", "observe");
     if (!counters.is_object()) codec::bad("observe.counters", "expected an object");
     for (const auto& [name, value] : counters.items())
@@ -107,6 +109,48 @@ snapshot observe_answer(std::string_view line, std::int64_t id) {
     }
     return s;
   });
+}
+}  // namespace
+
+void check_answer(std::string_view line, std::int64_t id) { envelope(line, id); }
+
+void open_answer(std::string_view line, std::int64_t id) {
+  const json a = envelope(line, id);
+  if (a["ok"].get<bool>()) return;
+  const std::string why = a.contains("message") && a["message"].is_string()
+                              ? ": " + valid_utf8(a["message"].get<std::string>(), max_refusal_message_bytes)
+                              : "";
+  if (a.contains("error") && a["error"] == "unsupported")
+    throw subject_failure("not-supported", "the port does not support this config" + why);
+  throw subject_failure("port", "the port refused to open the cache" + why);
+}
+
+op_outcome op_answer(std::string_view line, std::int64_t id, op_kind kind) {
+  const json a = envelope(line, id);
+  return fields((std::string("answer to ") + to_string(kind)).c_str(), [&] {
+    op_outcome r;
+    r.accepted = a["ok"].get<bool>();
+    if (!r.accepted) {
+      const std::string error = a.contains("error") && a["error"].is_string() ? a["error"].get<std::string>() : "";
+      r.unsupported = error == "unsupported";
+      r.reason = refusal_from_name(error);
+      if (a.contains("message") && a["message"].is_string())
+        r.message = valid_utf8(a["message"].get<std::string>(), max_refusal_message_bytes);
+      return r;
+    }
+    if (a.contains("output")) r.output = codec::numbers_from(a["output"], "output");
+    if (a.contains("weights")) r.weights = codec::numbers_from(a["weights"], "weights");
+    if (a.contains("preempted")) r.preempted = integers(a["preempted"], "preempted");
+    return r;
+  });
+}
+
+snapshot observe_answer(std::string_view line, std::int64_t id) { return observation(envelope(line, id), stream_from); }
+
+digest_observation digest_answer(std::string_view line, std::int64_t id) {
+  digest_observation d;
+  d.state = observation(envelope(line, id), [&](const json& js) { return digest_stream_from(js, d.digests); });
+  return d;
 }
 
 }  // namespace kvconform

@@ -25,6 +25,10 @@ inline constexpr std::size_t max_refusal_message_bytes = 2000;
 /// object, the same "id", a boolean "ok". Throws answer_error.
 void check_answer(std::string_view line, std::int64_t id);
 
+/// Checks the answer to `open`: a refusal with error "unsupported" throws subject_failure
+/// "not-supported" (the property is NOT SUPPORTED), any other refusal subject_failure "port".
+void open_answer(std::string_view line, std::int64_t id);
+
 /// The outcome of an op of `kind` that `line` reports (accepted with decode output, weights and
 /// preempted handles, or refused with a reason and a message). Throws answer_error.
 op_outcome op_answer(std::string_view line, std::int64_t id, op_kind kind);
@@ -32,5 +36,14 @@ op_outcome op_answer(std::string_view line, std::int64_t id, op_kind kind);
 /// The state an answer to `observe` reports: streams, counters and block reference counts.
 /// Throws answer_error.
 snapshot observe_answer(std::string_view line, std::int64_t id);
+
+/// An answer to `observe` with digests (docs/port-protocol.md §8): per stream its row count and
+/// digest in place of its rows; names, blocks, counters and block references as in full.
+struct digest_observation {
+  snapshot state;                                              ///< streams without keys, values or positions
+  std::vector<std::pair<std::size_t, std::uint64_t>> digests;  ///< per stream: rows, digest
+};
+/// Reads an answer to `observe` with digests. Throws answer_error.
+digest_observation digest_answer(std::string_view line, std::int64_t id);
 
 }  // namespace kvconform

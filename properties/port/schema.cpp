@@ -18,22 +18,35 @@ nlohmann::json port_protocol_schema() {
   requests.push_back(
       control("open", {{"cache", cache}, {"config", {{"$ref", "#/$defs/config"}}}}, {"cache", "config"}));
   requests.push_back(control("close", {{"cache", cache}}, {"cache"}));
-  requests.push_back(control("observe", {{"cache", cache}}, {"cache"}));
+  requests.push_back(control("observe", {{"cache", cache}, {"digest", {{"type", "boolean"}}}}, {"cache"}));
+  requests.push_back(control("hello", {{"protocol", {{"type", "integer"}}}}, {"protocol"}));
   const json stream = {{"type", "object"},
-                       {"required", {"keys", "values"}},
+                       {"oneOf", {{{"required", {"keys", "values"}}}, {{"required", {"rows", "digest"}}}}},
                        {"properties",
                         {{"name", {{"type", "string"}}},
                          {"keys", {{"$ref", "#/$defs/tensor"}}},
                          {"values", {{"$ref", "#/$defs/tensor"}}},
+                         {"rows", {{"type", "integer"}, {"minimum", 0}}},
+                         {"digest", {{"type", "string"}, {"pattern", "^[0-9a-f]{16}$"}}},
                          {"positions", integers},
-                         {"blocks", integers}}}};
+                         {"blocks", integers},
+                         {"key_scales", numbers},
+                         {"key_zeros", numbers},
+                         {"value_scales", numbers},
+                         {"value_zeros", numbers}}}};
+  json errors = schema::refusal_names();
+  errors.push_back("unsupported");
+  const json offer = {{"type", "object"},
+                      {"properties",
+                       {{"profile", {{"type", "object"}}},
+                        {"capabilities", {{"type", "array"}, {"items", {{"enum", {"decode", "preempt", "sinks"}}}}}}}}};
   const json answer = {
       {"type", "object"},
       {"required", {"id", "ok"}},
       {"properties",
        {{"id", id},
         {"ok", {{"type", "boolean"}}},
-        {"error", {{"enum", schema::refusal_names()}}},
+        {"error", {{"enum", errors}}},
         {"message", {{"type", "string"}}},
         {"output", numbers},
         {"weights", numbers},
@@ -42,9 +55,13 @@ nlohmann::json port_protocol_schema() {
         {"counters", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}},
         {"block_refs",
          {{"type", "array"},
-          {"items", {{"type", "array"}, {"items", {{"type", "integer"}}}, {"minItems", 2}, {"maxItems", 2}}}}}}}};
+          {"items", {{"type", "array"}, {"items", {{"type", "integer"}}}, {"minItems", 2}, {"maxItems", 2}}}}},
+        {"protocol", {{"type", "integer"}}},
+        {"name", {{"type", "string"}}},
+        {"digest", {{"type", "boolean"}}},
+        {"kinds", {{"type", "object"}, {"additionalProperties", offer}}}}}};
   return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-          {"$id", "kvconform-port-protocol-v1"},
+          {"$id", "kvconform-port-protocol-v2"},
           {"title", "kvconform port protocol: one request or answer per line"},
           {"oneOf", {{{"$ref", "#/$defs/request"}}, {{"$ref", "#/$defs/answer"}}}},
           {"$defs",

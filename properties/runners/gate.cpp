@@ -43,6 +43,10 @@ void generate(property_report& pr, const implementation& impl, const property& p
   pr.source = p.fixed ? "fixed" : "generated";
   if (!run.error.empty()) pr.result = status::fail, pr.message = run.error;
   if (!run.fail) return;
+  if (run.fail->check == "not-supported") {  // an op the implementation lacks: no finding, nothing to save
+    pr.result = status::not_supported, pr.fail.reset(), pr.message = run.fail->message;
+    return;
+  }
   pr.result = status::fail;
   run.counterexample->implementation = impl.name;
   run.counterexample->property = p.name;

@@ -1,5 +1,4 @@
-# Preemption through the port library (victims' ids back to handles): a version 1 harness never generates preempting
-# configs for a port (paged_preemption is NOT SUPPORTED without hello), so a preempting trace is replayed instead.
+# Preemption through the port library (victims' ids back to handles), on a fixed trace whose outcome is known.
 # Two sequences and a fork of the first; the first's append takes both blocks: the fork (newest) and then the second
 # are preempted; a further append is refused, as no other sequence is left to release.
 # Usage: port_python_preempt.sh KVCONFORM ROOT

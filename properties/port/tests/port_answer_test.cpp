@@ -69,3 +69,41 @@ TEST(PortAnswer, AnObservationIsReadFieldByField) {
                           R"("values":{"shape":[2],"data":[1,2]}}],"counters":{}})"})
     EXPECT_NE(error_of([&] { kv::observe_answer(bad, 4); }), "(no error)") << bad;
 }
+
+TEST(PortAnswer, DigestObservationsAndGroupsAreRead) {
+  const kv::digest_observation d = kv::digest_answer(
+      R"({"id":4,"ok":true,"streams":[{"name":"seq 0","rows":2,"digest":"6df79e60fda6e4c9","blocks":[3]}],)"
+      R"("counters":{"free_blocks":1},"block_refs":[[3,1]]})",
+      4);
+  ASSERT_EQ(d.digests.size(), 1u);
+  EXPECT_EQ(d.digests[0], (std::pair<std::size_t, std::uint64_t>{2, 0x6df79e60fda6e4c9u}));
+  EXPECT_EQ(d.state.streams[0].name, "seq 0");
+  EXPECT_EQ(d.state.streams[0].blocks, (std::vector<std::int64_t>{3}));
+  EXPECT_NE(error_of([] {
+              kv::digest_answer(R"({"id":1,"ok":true,"streams":[{"rows":1,"digest":"6DF7"}],)"
+                                R"("counters":{}})",
+                                1);
+            }).find("16 lowercase hexadecimal digits"),
+            std::string::npos);
+  const kv::snapshot s = kv::observe_answer(
+      R"({"id":5,"ok":true,"streams":[{"keys":{"shape":[1,2],"data":[1,2]},"values":{"shape":[1,1],"data":[3]},)"
+      R"("key_scales":[0.5],"value_zeros":[1]}],"counters":{"size":1}})",
+      5);
+  EXPECT_EQ(s.streams[0].key_groups.scales, (std::vector<double>{0.5}));
+  EXPECT_EQ(s.streams[0].value_groups.zeros, (std::vector<double>{1}));
+}
+
+TEST(PortAnswer, ARefusedOpenIsNotSupportedOrAPortFailure) {
+  auto check_of = [](const char* line) {
+    try {
+      kv::open_answer(line, 1);
+    } catch (const kv::subject_failure& e) {
+      return e.check + ": " + e.what();
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(check_of(R"({"id":1,"ok":true})"), "(accepted)");
+  EXPECT_EQ(check_of(R"({"id":1,"ok":false,"error":"unsupported","message":"no sinks"})"),
+            "not-supported: the port does not support this config: no sinks");
+  EXPECT_EQ(check_of(R"({"id":1,"ok":false})"), "port: the port refused to open the cache");
+}

@@ -1,0 +1,35 @@
+# The handshake (docs/port-protocol.md §3): a port of another protocol version or with a malformed hello is exit 2
+# naming the cause; a kind the port does not serve, or a config it answers "unsupported", is NOT SUPPORTED.
+# Usage: port_handshake.sh KVCONFORM ROOT
+source "$(dirname "$0")/port_python_lib.sh"
+hello_port() {  # hello_port ANSWER: answers the first request with ANSWER, then waits
+  port=("${tracked[@]}" bash -c 'read -r l; echo "$1"; exec sleep 100' hello "$1")
+}
+hello_port '{"id":1,"ok":true,"protocol":3,"name":"future","kinds":{}}'
+run 2 "$kvconform" port --kind flat -- "${port[@]}"
+contains err.txt "the port speaks protocol version 3; this harness speaks version 2"
+hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"flat":{"capabilities":["decode","warp"]}}}'
+run 2 "$kvconform" port --kind flat -- "${port[@]}"
+contains err.txt "hello.kinds.flat.capabilities"
+contains err.txt "unknown capability \"warp\""
+hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"flat":{"profile":{"storage":"f16"}}}}'
+run 2 "$kvconform" port --kind flat -- "${port[@]}"
+contains err.txt "hello.kinds.flat.profile"
+# The float32 port serves flat only: ring is not served at all.
+run 0 "$kvconform" port --kind ring -- "${tracked[@]}" "$py" "$ex/numpy_port_f32.py"
+grep -qE "^0 passed, 0 failed, [1-9][0-9]* not supported" out.txt || fail "ring: not every property NOT SUPPORTED"
+contains out.txt "NOT SUPPORTED port / ring_window_last_steps: the port does not serve the ring kind"
+# A ring port that declares sinks but answers every config with keep > 0 "unsupported" at open: the property that
+# draws sinks is NOT SUPPORTED, not failed.
+no_sinks=("$py" -c "
+import sys; sys.path.insert(0, '$ex')
+from kvconform_port import serve
+import numpy_port
+class NoSinks(numpy_port.ring.RingCache):
+    def supports(self, config):
+        return config['keep'] == 0
+serve('numpy-no-sinks', [NoSinks])
+")
+run 0 "$kvconform" port --kind ring --property ring_sinks_survive -- "${tracked[@]}" "${no_sinks[@]}"
+contains out.txt "NOT SUPPORTED port / ring_sinks_survive"
+no_leftovers
