@@ -21,6 +21,6 @@ for round in $(seq "$rounds"); do
       tee -a "$work/times"
   done
 done
-awk '{t[$1] = t[$1] " " $2} END {
-  for (m in t) { n = split(t[m], v, " "); asort(v); med[m] = v[int((n + 1) / 2)]; print m, "median", med[m], "s" }
-  printf "full / digest: %.1fx\n", med["full"] / med["digest"] }' "$work/times"
+median() { grep "^$1 " "$work/times" | cut -d' ' -f2 | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+d=$(median digest) f=$(median full)
+echo "median: digest $d s, full $f s; full / digest: $(awk -v d="$d" -v f="$f" 'BEGIN {printf "%.1f", f / d}')x"

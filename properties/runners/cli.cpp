@@ -138,19 +138,7 @@ class command_line {
   /// The JUnit and JSON reports, each tried even if the other fails; a report or a failure that
   /// could not be written completely is exit 2, after the failures found are known.
   static int write_reports(const std::vector<impl_report>& report, const run_flags& f) {
-    bool lost = false;
-    for (const auto& [path, write] : {std::pair{f.junit, &write_junit}, std::pair{f.json, &write_json}}) {
-      if (path.empty()) continue;
-      try {
-        write(report, path);
-      } catch (const file_error& e) {
-        std::cerr << "kvconform: " << valid_utf8(e.what()) << "\n";
-        lost = true;
-      }
-    }
-    for (const std::string& e : save_errors(report))
-      std::cerr << "kvconform: a failure was not saved: " << valid_utf8(e) << "\n", lost = true;
-    if (lost) return exit_usage;
+    if (!write_report_files(report, f.junit, f.json, std::cerr)) return exit_usage;
     return any_failed(report) ? exit_fail : exit_pass;
   }
 
@@ -344,9 +332,6 @@ struct subcommands {
     });
   }
 };
-}  // namespace
-
-namespace {
 /// Runs the chosen subcommand; every error is a message and exit 2, never an abort.
 int run_guarded(const subcommands& sub, const command_line& cmd) {
   try {

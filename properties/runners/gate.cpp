@@ -150,14 +150,6 @@ std::string partial_reason(const std::vector<impl_report>& r) {
   return "";
 }
 
-std::vector<std::string> save_errors(const std::vector<impl_report>& r) {
-  std::vector<std::string> errors;
-  for (const auto& i : r)
-    for (const auto& p : i.properties)
-      if (!p.save_error.empty()) errors.push_back(p.save_error);
-  return errors;
-}
-
 std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o,
                                   std::ostream& log) {
   const regression_store store(o.store);

@@ -69,7 +69,10 @@ void write_json(const std::vector<impl_report>& r, const std::string& path);
 bool any_failed(const std::vector<impl_report>& r);
 /// Why the matrix is partial ("interrupted by SIGTERM", "the run's deadline passed ..."), or "".
 std::string partial_reason(const std::vector<impl_report>& r);
-/// The save errors of the run (a full or failing disk), one line each.
-std::vector<std::string> save_errors(const std::vector<impl_report>& r);
+/// Writes the JUnit and JSON reports (each tried even if the other fails) and prints to `err` each
+/// report, and each failure of the run, that could not be written (a full or failing disk); false
+/// if anything was lost.
+bool write_report_files(const std::vector<impl_report>& r, const std::string& junit, const std::string& json,
+                        std::ostream& err);
 
 }  // namespace kvconform

@@ -200,4 +200,22 @@ void write_json(const std::vector<impl_report>& r, const std::string& path) {
   write_whole(path, j.dump(2) + "\n");
 }
 
+bool write_report_files(const std::vector<impl_report>& r, const std::string& junit, const std::string& json,
+                        std::ostream& err) {
+  bool written = true;
+  for (const auto& [path, write] : {std::pair{junit, &write_junit}, std::pair{json, &write_json}}) {
+    if (path.empty()) continue;
+    try {
+      write(r, path);
+    } catch (const file_error& e) {
+      err << "kvconform: " << valid_utf8(e.what()) << "\n", written = false;
+    }
+  }
+  for (const auto& i : r)
+    for (const auto& p : i.properties)
+      if (!p.save_error.empty())
+        err << "kvconform: a failure was not saved: " << valid_utf8(p.save_error) << "\n", written = false;
+  return written;
+}
+
 }  // namespace kvconform
