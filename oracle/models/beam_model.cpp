@@ -129,8 +129,8 @@ snapshot beam_model::observe() const {
         stream st;
         st.name = "layer " + std::to_string(l) + " row " + std::to_string(b) + " head " + std::to_string(h);
         st.d_k = st.d_v = c.d_k;
-        for (const row& k : layers_[l][b][h].keys) st.keys.insert(st.keys.end(), k.begin(), k.end());
-        for (const row& v : layers_[l][b][h].values) st.values.insert(st.values.end(), v.begin(), v.end());
+        for (const row& k : layers_[l][b][h].keys) st.keys.add(k.data(), k.size());  // views, compared in place
+        for (const row& v : layers_[l][b][h].values) st.values.add(v.data(), v.size());
         s.streams.push_back(std::move(st));
       }
   }

@@ -108,8 +108,8 @@ snapshot paged_model::observe() const {
     stream st;
     st.name = "seq " + std::to_string(h);
     st.d_k = config_.d_k, st.d_v = config_.d_v;
-    for (const row& k : s.keys) st.keys.insert(st.keys.end(), k.begin(), k.end());
-    for (const row& v : s.values) st.values.insert(st.values.end(), v.begin(), v.end());
+    for (const row& k : s.keys) st.keys.add(k.data(), k.size());  // views: the executor compares in place
+    for (const row& v : s.values) st.values.add(v.data(), v.size());
     st.blocks = s.blocks;
     out.streams.push_back(std::move(st));
   }

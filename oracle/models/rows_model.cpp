@@ -38,8 +38,8 @@ snapshot rows_model::observe() const {
   snapshot s;
   stream st;
   st.d_k = config_.d_k, st.d_v = config_.d_v;
-  for (const row& k : keys_) st.keys.insert(st.keys.end(), k.begin(), k.end());
-  for (const row& v : values_) st.values.insert(st.values.end(), v.begin(), v.end());
+  for (const row& k : keys_) st.keys.add(k.data(), k.size());  // views: the executor compares in place
+  for (const row& v : values_) st.values.add(v.data(), v.size());
   s.counters.emplace_back("size", static_cast<std::int64_t>(size()));
   if (rule_ == full::evict) {
     for (std::int64_t p = total_ - static_cast<std::int64_t>(size()); p < total_; ++p) st.positions.push_back(p);

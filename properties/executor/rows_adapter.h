@@ -55,10 +55,8 @@ class rows_subject final : public subject {
     const C& c = cache_;
     snapshot s;
     stream st;
-    st.d_k = static_cast<std::size_t>(c.keys().cols());
-    st.d_v = static_cast<std::size_t>(c.values().cols());
-    copy_rows(c.keys(), st.keys);
-    copy_rows(c.values(), st.values);
+    st.d_k = read_rows(c.keys(), st.keys);  // each view once: a ring's views are copies
+    st.d_v = read_rows(c.values(), st.values);
     s.counters.emplace_back("size", static_cast<std::int64_t>(c.size()));
     if constexpr (reports_positions<C>) {
       for (const auto& p : c.positions()) st.positions.push_back(static_cast<std::int64_t>(p));

@@ -9,6 +9,7 @@
 
 #include "properties/port/port.h"
 #include "properties/runners/gate.h"
+#include "properties/runners/parallel.h"
 #include "properties/runners/selftest.h"
 #include "properties/trace/kind_spec.h"
 #include "properties/trace/schema.h"
@@ -48,11 +49,18 @@ void announce_seed(std::uint64_t seed) {
 /// The options `gate` and `port` share: what to run, how much, and where the reports go.
 struct run_flags {
   std::vector<std::string> impls;
-  std::string property = "*", profile = "quick", junit, json, store = "kvconform-failures";
+  std::string property = "*", profile = "quick", junit, json, store = "kvconform-failures", kind;
   std::optional<std::uint64_t> seed;
   std::optional<int> cases;
+  int jobs = available_cpus();
+  std::string shard;
 
   void add_to(CLI::App* cmd) {
+    cmd->add_option("-j,--jobs", jobs, "Properties run at once, each in its own process (default: the CPUs)")
+        ->check(CLI::Range(1, 1024))
+        ->capture_default_str();
+    cmd->add_option("--shard", shard,
+                    "Run only shard I of N (I/N, 0-based; default GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS if set)");
     cmd->add_option("--property", property, "Glob over property names")->capture_default_str();
     cmd->add_option("--profile", profile, "quick (every commit) or deep (nightly)")
         ->check(CLI::IsMember({"quick", "deep"}))
@@ -95,11 +103,23 @@ class command_line {
     o.replay_hint = std::move(hint);
     if (f.seed) o.run.seed = *f.seed;
     if (f.cases) o.run.cases = *f.cases;
+    o.jobs = f.jobs;
+    if (!f.shard.empty()) {
+      const auto shard = parse_shard(f.shard);
+      if (!shard) throw usage_error("--shard " + f.shard + ": expected I/N with 0 <= I < N");
+      o.shard = *shard;
+    } else if (const auto shard = shard_from_environment()) {
+      o.shard = *shard;
+    }
     announce_seed(o.run.seed);
     for (const auto& name : f.impls) selected.push_back(&named(name));
     if (selected.empty())
       for (const auto& i : impls_)
         if (i.group == impl_group::reference) selected.push_back(&i);
+    if (!f.kind.empty()) {  // one kind's share, so that ctest and CI can split the gate by kind
+      std::erase_if(selected, [&](const implementation* i) { return f.kind != to_string(i->kind); });
+      if (selected.empty()) throw usage_error("--kind " + f.kind + ": no selected implementation is of that kind");
+    }
     std::cerr << "kvconform gate: profile " << f.profile << ", seed " << o.run.seed << ", " << o.run.cases
               << " cases per property\n";
     const auto report = run_gate(selected, o, std::cerr);
@@ -202,6 +222,8 @@ struct subcommands {
     list = app.add_subcommand("list", "List implementations and properties");
     gate = app.add_subcommand("gate", "Run the properties on implementations and print the matrix");
     gate->add_option("--impl", gate_flags.impls, "Implementation to test (repeatable; default: every reference)");
+    gate->add_option("--kind", gate_flags.kind, "Only implementations of this kind")
+        ->check(CLI::IsMember(kind_name_list()));
     gate_flags.add_to(gate);
     add_selftest(app);
     replay = app.add_subcommand("replay", "Replay saved traces; exit 1 if any still fails");

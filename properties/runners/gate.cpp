@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "properties/runners/parallel.h"
 #include "properties/trace/trace_json.h"
 
 namespace kvconform {
@@ -78,51 +79,63 @@ bool any_failed(const std::vector<impl_report>& r) {
   return false;
 }
 
+namespace {
+/// One cell: NOT SUPPORTED, a stored failure that still fails, or a generated run.
+property_report run_cell(const implementation& impl, const property& p, const gate_options& o, std::ostream& log) {
+  property_report pr;
+  pr.property = p.name;
+  const auto start = std::chrono::steady_clock::now();
+  if (const auto missing = p.needs.missing_from(impl.capabilities)) {
+    pr.result = status::not_supported;
+    pr.message = std::string("needs capability \"") + to_string(*missing) + "\"";
+  } else if (auto stored = replay_store(o.store, impl, p, log)) {
+    pr.result = status::fail, pr.cases = 0, pr.source = stored->first;
+    pr.fail = stored->second.fail, pr.stats = stored->second.stats;
+    pr.counterexample = load_trace(stored->first), pr.saved_path = stored->first,
+    pr.replay = o.replay_hint(stored->first);
+  } else {
+    property_run run = run_property(p, impl, o.run);
+    pr.cases = run.cases, pr.stats = run.stats, pr.fail = run.fail;
+    pr.source = p.fixed ? "fixed" : "generated";
+    if (!run.error.empty()) pr.result = status::fail, pr.message = run.error;
+    if (run.fail) {
+      pr.result = status::fail;
+      run.counterexample->implementation = impl.name;
+      run.counterexample->property = p.name;
+      run.counterexample->note = run.fail->signature() + ": " + run.fail->message;
+      pr.counterexample = std::move(run.counterexample);
+      if (!o.store.empty()) {
+        pr.saved_path = store_path(o.store, impl.name, p.name, *pr.counterexample);
+        save_trace(*pr.counterexample, pr.saved_path);
+        pr.replay = o.replay_hint(pr.saved_path);
+      }
+    }
+  }
+  if (pr.fail) pr.message = pr.fail->signature() + ": " + pr.fail->message;
+  pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  log << "  " << impl.name << " / " << p.name << ": " << to_string(pr.result) << " (" << pr.cases << " cases, "
+      << pr.seconds << " s)\n";
+  return pr;
+}
+}  // namespace
+
 std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o,
                                   std::ostream& log) {
+  std::vector<gate_cell> cells;
+  std::size_t k = 0;  // cells in matrix order, before sharding
+  for (std::size_t i = 0; i < impls.size(); ++i)
+    for (const property* p : properties_of(impls[i]->kind))
+      if (fnmatch(o.property_glob.c_str(), p->name.c_str(), 0) == 0 && o.shard.has(k++))
+        cells.push_back({i, impls[i], p});
+  const auto run = [&](const gate_cell& c, std::ostream& out) { return run_cell(*c.impl, *c.prop, o, out); };
+  std::vector<property_report> reports;
+  if (o.jobs > 1 && cells.size() > 1)
+    reports = run_cells_parallel(cells, o.jobs, run, log);
+  else
+    for (const gate_cell& c : cells) reports.push_back(run(c, log));
   std::vector<impl_report> out;
-  for (const implementation* impl : impls) {
-    impl_report ir{impl, {}};
-    for (const property* pp : properties_of(impl->kind)) {
-      const property& p = *pp;
-      if (fnmatch(o.property_glob.c_str(), p.name.c_str(), 0) != 0) continue;
-      property_report pr;
-      pr.property = p.name;
-      const auto start = std::chrono::steady_clock::now();
-      if (const auto missing = p.needs.missing_from(impl->capabilities)) {
-        pr.result = status::not_supported;
-        pr.message = std::string("needs capability \"") + to_string(*missing) + "\"";
-      } else if (auto stored = replay_store(o.store, *impl, p, log)) {
-        pr.result = status::fail, pr.cases = 0, pr.source = stored->first;
-        pr.fail = stored->second.fail, pr.stats = stored->second.stats;
-        pr.counterexample = load_trace(stored->first), pr.saved_path = stored->first,
-        pr.replay = o.replay_hint(stored->first);
-      } else {
-        property_run run = run_property(p, *impl, o.run);
-        pr.cases = run.cases, pr.stats = run.stats, pr.fail = run.fail;
-        pr.source = p.fixed ? "fixed" : "generated";
-        if (!run.error.empty()) pr.result = status::fail, pr.message = run.error;
-        if (run.fail) {
-          pr.result = status::fail;
-          run.counterexample->implementation = impl->name;
-          run.counterexample->property = p.name;
-          run.counterexample->note = run.fail->signature() + ": " + run.fail->message;
-          pr.counterexample = std::move(run.counterexample);
-          if (!o.store.empty()) {
-            pr.saved_path = store_path(o.store, impl->name, p.name, *pr.counterexample);
-            save_trace(*pr.counterexample, pr.saved_path);
-            pr.replay = o.replay_hint(pr.saved_path);
-          }
-        }
-      }
-      if (pr.fail) pr.message = pr.fail->signature() + ": " + pr.fail->message;
-      pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      log << "  " << impl->name << " / " << p.name << ": " << to_string(pr.result) << " (" << pr.cases << " cases, "
-          << pr.seconds << " s)\n";
-      ir.properties.push_back(std::move(pr));
-    }
-    out.push_back(std::move(ir));
-  }
+  for (const implementation* impl : impls) out.push_back({impl, {}});
+  for (std::size_t c = 0; c < cells.size(); ++c) out[cells[c].impl_index].properties.push_back(std::move(reports[c]));
   return out;
 }
 

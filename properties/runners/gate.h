@@ -34,9 +34,18 @@ struct impl_report {
   std::vector<property_report> properties;
 };
 
+/// A share of the matrix for one CI runner: the cells k (counted in matrix order) with
+/// k mod count == index. The shards' union is the whole matrix, and no cell is in two.
+struct shard_spec {
+  std::size_t index = 0, count = 1;
+  bool has(std::size_t cell) const { return cell % count == index; }
+};
+
 struct gate_options {
   run_options run;
   std::string property_glob = "*";
+  int jobs = 1;       ///< cells run at once, each in its own worker process (properties/runners/parallel.h)
+  shard_spec shard;   ///< this runner's share of the matrix
   std::string store = "kvconform-failures";  ///< "" disables the store
   /// The command that replays a saved trace, with the runner that was actually run.
   std::function<std::string(const std::string& path)> replay_hint = [](const std::string& path) {
@@ -50,7 +59,8 @@ std::vector<std::string> registry_problems(const std::vector<implementation>& im
 
 /// Runs the gate. Stored failures for an (implementation, property) are replayed first; a
 /// stored trace that still fails is the result, otherwise cases are generated. Every new
-/// failing minimal trace is saved before returning. Progress lines go to `log`.
+/// failing minimal trace is saved before returning. Progress lines go to `log`. With jobs > 1
+/// the cells run concurrently, and the result is the same as with one job, in the same order.
 std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o,
                                   std::ostream& log);
 

@@ -57,8 +57,8 @@ json observations(const trace& t, const numeric_profile& prof, bool& any_refused
     json streams = json::array();
     for (const stream& st : snap.streams) {
       json js = {{"name", st.name},
-                 {"keys", codec::tensor_json({{st.rows(), st.d_k}, st.keys})},
-                 {"values", codec::tensor_json({{st.rows(), st.d_v}, st.values})}};
+                 {"keys", codec::tensor_json({{st.rows(), st.d_k}, st.keys.copy()})},
+                 {"values", codec::tensor_json({{st.rows(), st.d_v}, st.values.copy()})}};
       if (!st.positions.empty()) js["positions"] = st.positions;
       if (!st.blocks.empty()) js["blocks"] = st.blocks;
       streams.push_back(std::move(js));

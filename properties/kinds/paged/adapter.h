@@ -108,8 +108,8 @@ class paged_subject final : public subject {
       stream st;
       st.name = "seq " + std::to_string(h);
       st.d_k = config_.d_k, st.d_v = config_.d_v;
-      copy_rows(c.keys(sid), st.keys);
-      copy_rows(c.values(sid), st.values);
+      read_rows(c.keys(sid), st.keys);  // each view once: the reference gathers a copy
+      read_rows(c.values(sid), st.values);
       for (const auto& b : c.block_table(sid)) st.blocks.push_back(static_cast<std::int64_t>(b));
       s.streams.push_back(std::move(st));
     }

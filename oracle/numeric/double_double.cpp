@@ -1,0 +1,48 @@
+// The double-double exponential and its constants (compiled with -ffp-contract=off, see CMakeLists.txt).
+#include "oracle/numeric/double_double.h"
+
+#include <array>
+
+namespace kvconform::dd {
+
+namespace {
+/// Terms of the Taylor series of e^r - 1 kept: r^10 / 10! < 2^-106 |r| once |r| <= ln 2 / 2^10.
+constexpr int taylor_terms = 10;
+/// The argument is divided by 2^squarings before the series and the result squared that often.
+constexpr int squarings = 9;
+}  // namespace
+
+const ddouble* inverse_factorials() {
+  static const std::array<ddouble, taylor_terms + 1> table = [] {
+    std::array<ddouble, taylor_terms + 1> t{};
+    double factorial = 1;  // exact: k! <= 10! needs 22 bits
+    for (int k = 0; k <= taylor_terms; ++k) {
+      if (k > 0) factorial *= k;
+      t[static_cast<std::size_t>(k)] = div({1, 0}, {factorial, 0});
+    }
+    return t;
+  }();
+  return table.data();
+}
+
+ddouble exp(ddouble x) {
+  if (std::isnan(x.hi)) return {x.hi, 0};
+  if (x.hi <= -745.2) return {0, 0};  // e^x < denorm_min / 2: double rounds it to 0
+  if (x.hi >= 709.8) return {std::numeric_limits<double>::infinity(), 0};
+  if (x.hi == 0) return {1, 0};
+  // x = k ln 2 + r with |r| <= ln 2 / 2; k ln 2 is formed in double-double, so r keeps ~106 bits.
+  const double k = std::nearbyint(x.hi / ln2.hi);
+  const ddouble r = ldexp(sub(x, mul(ln2, k)), -squarings);
+  const ddouble* inv_fact = inverse_factorials();
+  ddouble power = mul(r, r);
+  ddouble s = add(r, ldexp(power, -1));  // e^r - 1 = r + r^2/2 + r^3/3! + ...
+  for (int i = 3; i <= taylor_terms; ++i) {
+    power = mul(power, r);
+    s = add(s, mul(power, inv_fact[i]));
+  }
+  // (e^r - 1) -> (e^2r - 1) = 2 (e^r - 1) + (e^r - 1)^2, keeping the small quantity, not 1 + it.
+  for (int i = 0; i < squarings; ++i) s = add(ldexp(s, 1), mul(s, s));
+  return ldexp(add(s, 1.0), static_cast<int>(k));
+}
+
+}  // namespace kvconform::dd
