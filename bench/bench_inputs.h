@@ -19,6 +19,11 @@ inline attention_problem moderate_problem(std::size_t n, std::size_t d) {
   return p;
 }
 
+/// Benchmarks registered per implementation and property: from main, once every kind's row exists
+/// (registering from a static initialiser would race the kind table's own).
+void register_executor_benchmarks();
+void register_gate_benchmarks();
+
 inline array_view matrix(const std::vector<double>& data, std::size_t rows, std::size_t cols) {
   return array_view(data.data(), {rows, cols});
 }

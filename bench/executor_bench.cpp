@@ -4,6 +4,7 @@
 #include <map>
 
 #include "properties/generate/run_property.h"
+#include "bench/bench_inputs.h"
 #include "properties/runners/builtin.h"
 #include "properties/trace/kind_spec.h"
 
@@ -54,7 +55,7 @@ void bare(benchmark::State& s, const kv::implementation* impl) {
 }
 
 /// One pair per kind, on the kind's reference (the first built-in of the kind).
-const bool registered = [] {
+void register_executor_benchmarks_impl() {
   for (const kv::kind_spec* k : kv::kind_specs())
     for (const kv::implementation& impl : kv::builtin_implementations())
       if (impl.kind == k->kind && impl.group == kv::impl_group::reference) {
@@ -64,6 +65,9 @@ const bool registered = [] {
             ->Unit(benchmark::kMillisecond);
         break;
       }
-  return true;
-}();
+}
 }  // namespace
+
+namespace kvconform::bench {
+void register_executor_benchmarks() { register_executor_benchmarks_impl(); }
+}  // namespace kvconform::bench

@@ -2,6 +2,7 @@
 #include <benchmark/benchmark.h>
 
 #include "properties/generate/run_property.h"
+#include "bench/bench_inputs.h"
 #include "properties/runners/builtin.h"
 
 namespace kv = kvconform;
@@ -18,7 +19,7 @@ void cases(benchmark::State& s, const kv::implementation* impl, const kv::proper
   s.counters["cases_per_s"] = benchmark::Counter(total, benchmark::Counter::kIsRate);
 }
 
-const bool registered = [] {
+void register_gate_benchmarks_impl() {
   for (const kv::implementation& impl : kv::builtin_implementations()) {
     if (impl.group != kv::impl_group::reference) continue;
     for (const kv::property* p : kv::properties_of(impl.kind))
@@ -26,6 +27,9 @@ const bool registered = [] {
         benchmark::RegisterBenchmark(("cases/" + impl.name + "/" + p->name).c_str(), cases, &impl, p)
             ->Unit(benchmark::kMillisecond);
   }
-  return true;
-}();
+}
 }  // namespace
+
+namespace kvconform::bench {
+void register_gate_benchmarks() { register_gate_benchmarks_impl(); }
+}  // namespace kvconform::bench

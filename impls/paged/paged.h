@@ -31,7 +31,8 @@ struct paged_rules {
   /// Takes `need` blocks off the free list, or throws capacity_error having taken none.
   static std::vector<std::size_t> take(std::vector<std::size_t>& free, std::size_t need) {
     if (need > free.size()) throw capacity_error("append: block pool exhausted");
-    std::vector<std::size_t> taken(free.end() - static_cast<std::ptrdiff_t>(need), free.end());
+    // In pop order, so that a fresh pool hands out ascending blocks and a long append lies in order.
+    std::vector<std::size_t> taken(free.rbegin(), free.rbegin() + static_cast<std::ptrdiff_t>(need));
     free.resize(free.size() - need);
     return taken;
   }

@@ -128,10 +128,11 @@ dd_oracle_result attention_oracle_dd(const attention_problem& p, dd_kernels choi
   ddouble l;  // the normaliser: at least 1, since the max's own term is e^0
   for (std::size_t i = 0; i < p.n; ++i)
     if (p.is_live(i)) l = dd::add(l, r.w[i] = dd::exp(dd::sub(r.s[i], r.m)));
+  const ddouble inverse = dd::div({1, 0}, l);  // one division; each weight is then a product
   std::vector<double> hi(p.d_v, 0.0), lo(p.d_v, 0.0);
   for (std::size_t i = 0; i < p.n; ++i) {
     if (!p.is_live(i)) continue;
-    r.w[i] = dd::div(r.w[i], l);
+    r.w[i] = dd::mul(r.w[i], inverse);
     k.axpy(r.w[i], p.values.data() + i * p.d_v, p.d_v, hi.data(), lo.data());
   }
   for (std::size_t c = 0; c < p.d_v; ++c) r.o[c] = {hi[c], lo[c]};

@@ -2,6 +2,8 @@
 #include "oracle/numeric/double_double.h"
 
 #include <array>
+#include <bit>
+#include <cstdint>
 
 namespace kvconform::dd {
 
@@ -10,6 +12,10 @@ namespace {
 constexpr int taylor_terms = 10;
 /// The argument is divided by 2^squarings before the series and the result squared that often.
 constexpr int squarings = 9;
+constexpr double shrink = 1.0 / (1 << squarings);
+
+/// 2^k for a k where it is a normal double.
+double power_of_two(int k) { return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52); }
 }  // namespace
 
 const ddouble* inverse_factorials() {
@@ -32,17 +38,19 @@ ddouble exp(ddouble x) {
   if (x.hi == 0) return {1, 0};
   // x = k ln 2 + r with |r| <= ln 2 / 2; k ln 2 is formed in double-double, so r keeps ~106 bits.
   const double k = std::nearbyint(x.hi / ln2.hi);
-  const ddouble r = ldexp(sub(x, mul(ln2, k)), -squarings);
+  const ddouble r = scale(sub(x, mul(ln2, k)), shrink);
   const ddouble* inv_fact = inverse_factorials();
   ddouble power = mul(r, r);
-  ddouble s = add(r, ldexp(power, -1));  // e^r - 1 = r + r^2/2 + r^3/3! + ...
+  ddouble s = add(r, scale(power, 0.5));  // e^r - 1 = r + r^2/2 + r^3/3! + ...
   for (int i = 3; i <= taylor_terms; ++i) {
     power = mul(power, r);
     s = add(s, mul(power, inv_fact[i]));
   }
   // (e^r - 1) -> (e^2r - 1) = 2 (e^r - 1) + (e^r - 1)^2, keeping the small quantity, not 1 + it.
-  for (int i = 0; i < squarings; ++i) s = add(ldexp(s, 1), mul(s, s));
-  return ldexp(add(s, 1.0), static_cast<int>(k));
+  for (int i = 0; i < squarings; ++i) s = add(scale(s, 2), mul(s, s));
+  s = add(s, 1.0);
+  // 2^k as one double when it is normal (the result may still be subnormal: then ldexp rounds once).
+  return k >= -1022 ? scale(s, power_of_two(static_cast<int>(k))) : ldexp(s, static_cast<int>(k));
 }
 
 }  // namespace kvconform::dd

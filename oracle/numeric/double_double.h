@@ -58,6 +58,8 @@ inline ddouble mul(ddouble a, double b) {
 }
 /// a * 2^k exactly (barring underflow): both parts scale.
 inline ddouble ldexp(ddouble a, int k) { return {std::ldexp(a.hi, k), std::ldexp(a.lo, k)}; }
+/// a * p for a power of two p: exact, and cheaper than ldexp (barring underflow and overflow).
+inline ddouble scale(ddouble a, double p) { return {a.hi * p, a.lo * p}; }
 
 /// a / b by long division with three quotient digits (relative error about 4u^2).
 inline ddouble div(ddouble a, ddouble b) {
@@ -88,7 +90,7 @@ inline constexpr ddouble ln2 = {6.931471805599452862e-01, 2.319046813846299558e-
 /// 1 / k! for k = 0 .. 20 in double-double, from the exact factorials.
 const ddouble* inverse_factorials();
 
-/// e^x with relative error about 1e-31 for x in double's range: x = k ln 2 + r, r scaled by 2^-9,
+/// e^x with relative error about (1 + |x|) 1e-32: x = k ln 2 + r, r scaled by 2^-9,
 /// a Taylor series to 2^-106, nine squarings, then 2^k. Below -745.2 the result is 0 (under
 /// denorm_min / 2), above 709.8 +inf; NaN stays NaN.
 ddouble exp(ddouble x);
