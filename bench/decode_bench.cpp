@@ -10,9 +10,7 @@ namespace kv = kvconform;
 namespace {
 constexpr std::size_t block = 16;  ///< rows per paged block, a common production choice
 
-void sizes(benchmark::internal::Benchmark* b) {
-  b->Args({256, 64})->Args({4096, 128})->Unit(benchmark::kMicrosecond);
-}
+void sizes(benchmark::internal::Benchmark* b) { b->Args({256, 64})->Args({4096, 128})->Unit(benchmark::kMicrosecond); }
 
 struct filled_flat {
   kv::attention_problem p;

@@ -1,10 +1,11 @@
-// Executor overhead per op by kind: the checked session against the bare cache on the same ops (docs/performance.md §3).
+// Executor overhead per op by kind: the checked session against the bare cache on the same ops (docs/performance.md
+// §3).
 #include <benchmark/benchmark.h>
 
 #include <map>
 
-#include "properties/generate/run_property.h"
 #include "bench/bench_inputs.h"
+#include "properties/generate/run_property.h"
 #include "properties/runners/builtin.h"
 #include "properties/trace/kind_spec.h"
 
@@ -36,8 +37,8 @@ void checked(benchmark::State& s, const kv::implementation* impl) {
   for (auto _ : s)
     for (const auto& t : ts) benchmark::DoNotOptimize(kv::run_trace(t, *impl));
   s.counters["ops"] = static_cast<double>(op_count(ts));
-  s.counters["per_op"] = benchmark::Counter(static_cast<double>(op_count(ts)),
-                                            benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  s.counters["per_op"] = benchmark::Counter(
+      static_cast<double>(op_count(ts)), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 /// The same ops on the cache alone, through its adapter, with nothing checked.
@@ -50,8 +51,8 @@ void bare(benchmark::State& s, const kv::implementation* impl) {
         benchmark::DoNotOptimize(subject->apply(kv::call{o, o.k.view(), o.v.view(), o.q.view(), o.mask.view()}));
     }
   s.counters["ops"] = static_cast<double>(op_count(ts));
-  s.counters["per_op"] = benchmark::Counter(static_cast<double>(op_count(ts)),
-                                            benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  s.counters["per_op"] = benchmark::Counter(
+      static_cast<double>(op_count(ts)), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 /// One pair per kind, on the kind's reference (the first built-in of the kind).

@@ -1,8 +1,8 @@
 // Cases per second per property of the quick profile on every reference (docs/performance.md §4).
 #include <benchmark/benchmark.h>
 
-#include "properties/generate/run_property.h"
 #include "bench/bench_inputs.h"
+#include "properties/generate/run_property.h"
 #include "properties/runners/builtin.h"
 
 namespace kv = kvconform;

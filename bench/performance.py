@@ -20,6 +20,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Issue 15's measurements of the tree before it (same machine), for figures too slow to re-run.
 ISSUE_DEEP_SECONDS = 2034.0
 SIZES = [(256, 64), (4096, 128), (32768, 128)]
+INTRO = [
+    "# Performance",
+    "",
+    "Written by `bench/performance.py` from the Google Benchmark programs in `bench/` (same run for every",
+    "ratio) and timed gate runs; regenerate it with `bench/performance.py`, on an otherwise idle machine.",
+    "\"Before\" is the tree before the double-double oracle, the in-place snapshot checks and `gate -j`",
+    "(its kvconform and the same benchmark sources built against it), unless a cell says otherwise.",
+    "Times are wall-clock per iteration. The oracle and its guarantee are in docs/numerics.md §1.5.",
+]
 
 
 def run_bench(binary, out_dir, name):
@@ -166,8 +175,7 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         after, context = run_bench(os.path.join(args.build, "bench", "kvconform_bench"), scratch, "after")
         before = run_bench(args.before_bench, scratch, "before")[0] if args.before_bench else {}
-    text = [open(os.path.join(ROOT, "bench", "performance_intro.md")).read().rstrip(), "",
-            "## Machine", ""] + ["- " + line for line in machine(context)]
+    text = INTRO + ["", "## Machine", ""] + ["- " + line for line in machine(context)]
     for title, rows in (("1. Oracle time per decode", oracle_section(after, before)),
                         ("2. Decode against a plain read of the same bytes", decode_section(after, before)),
                         ("3. Executor overhead per op, by kind", executor_section(after, before)),

@@ -95,18 +95,20 @@ decode_verdict judge(const attention_problem& p, const double* output, const dou
   auto judge_one = [&](const char* check, const char* what, std::size_t at, double got, const auto& want,
                        double bound) {
     auto name = [&] { return std::string(what) + "[" + std::to_string(at) + "]"; };
-    if (!std::isfinite(got)) return fail("decode-finite", name() + " = " + num(got) + ", expected " + num(approx(want)));
+    if (!std::isfinite(got))
+      return fail("decode-finite", name() + " = " + num(got) + ", expected " + num(approx(want)));
     const double err = abs_error(got, want);
     v.ratio = std::max(v.ratio, err / bound);
     if (err <= bound) return true;
     return fail(check, name() + " = " + num(got) + ", oracle " + num(approx(want)) + ", |err| " + num(err) +
                            " > bound " + num(bound) + " (err/bound " + num(err / bound) + ")");
   };
+  std::vector<char> column_finite(p.d_v, 1);  // row by row, in storage order
+  for (std::size_t i = 0; i < p.n; ++i)
+    if (p.is_live(i))
+      for (std::size_t c = 0; c < p.d_v; ++c) column_finite[c] &= std::isfinite(p.values[i * p.d_v + c]);
   for (std::size_t c = 0; c < p.d_v; ++c) {
-    bool column_finite = true;
-    for (std::size_t i = 0; i < p.n; ++i)
-      column_finite = column_finite && (!p.is_live(i) || std::isfinite(p.values[i * p.d_v + c]));
-    if (!column_finite) {  // edge rule (docs/numerics.md §4.3): NaN/Inf in a value column makes it non-finite
+    if (!column_finite[c]) {  // edge rule (docs/numerics.md §4.3): NaN/Inf in a value column makes it non-finite
       if (std::isfinite(output[c]))
         return fail("decode-finite", "output[" + std::to_string(c) + "] = " + num(output[c]) +
                                          ", expected non-finite (non-finite value column)"),

@@ -44,8 +44,8 @@ struct shard_spec {
 struct gate_options {
   run_options run;
   std::string property_glob = "*";
-  int jobs = 1;       ///< cells run at once, each in its own worker process (properties/runners/parallel.h)
-  shard_spec shard;   ///< this runner's share of the matrix
+  int jobs = 1;      ///< cells run at once, each in its own worker process (properties/runners/parallel.h)
+  shard_spec shard;  ///< this runner's share of the matrix
   std::string store = "kvconform-failures";  ///< "" disables the store
   /// The command that replays a saved trace, with the runner that was actually run.
   std::function<std::string(const std::string& path)> replay_hint = [](const std::string& path) {

@@ -81,8 +81,7 @@ worker start(std::size_t index, const gate_cell& cell,
 /// The report of a worker that ended: its own, or a failure saying how it died.
 property_report finish(worker& w, const gate_cell& cell, std::ostream& log) {
   int how = 0;
-  while (::waitpid(w.pid, &how, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(w.pid, &how, 0) < 0 && errno == EINTR) {}
   ::close(w.fd);
   if (WIFSIGNALED(how) && (WTERMSIG(how) == SIGINT || WTERMSIG(how) == SIGTERM)) {
     std::raise(WTERMSIG(how));  // interrupted: as if this process had been
@@ -126,9 +125,9 @@ std::vector<std::size_t> drain(std::vector<worker>& running) {
 }
 }  // namespace
 
-std::vector<property_report> run_cells_parallel(const std::vector<gate_cell>& cells, int jobs,
-                                                const std::function<property_report(const gate_cell&, std::ostream&)>& run,
-                                                std::ostream& log) {
+std::vector<property_report> run_cells_parallel(
+    const std::vector<gate_cell>& cells, int jobs,
+    const std::function<property_report(const gate_cell&, std::ostream&)>& run, std::ostream& log) {
   std::vector<property_report> reports(cells.size());
   std::vector<worker> running;
   std::size_t next = 0;
@@ -181,14 +180,16 @@ std::optional<shard_spec> shard_from_environment() {
 }
 
 std::string encode_report(const property_report& r) {
-  json j = {{"property", r.property},       {"result", static_cast<int>(r.result)},
-            {"cases", r.cases},             {"decodes", r.stats.decodes},
-            {"numeric", r.stats.numeric},   {"worst", bits(r.stats.worst_ratio)},
-            {"message", r.message},         {"saved_path", r.saved_path},
-            {"replay", r.replay},           {"source", r.source},
+  json j = {{"property", r.property},     {"result", static_cast<int>(r.result)},
+            {"cases", r.cases},           {"decodes", r.stats.decodes},
+            {"numeric", r.stats.numeric}, {"worst", bits(r.stats.worst_ratio)},
+            {"message", r.message},       {"saved_path", r.saved_path},
+            {"replay", r.replay},         {"source", r.source},
             {"seconds", bits(r.seconds)}};
   if (r.fail)
-    j["fail"] = {{"op_index", r.fail->op_index}, {"op_name", r.fail->op_name}, {"check", r.fail->check},
+    j["fail"] = {{"op_index", r.fail->op_index},
+                 {"op_name", r.fail->op_name},
+                 {"check", r.fail->check},
                  {"message", r.fail->message}};
   if (r.counterexample) j["counterexample"] = to_json(*r.counterexample, -1);
   return j.dump();

@@ -24,9 +24,9 @@ struct gate_cell {
 /// the reports in the cells' order, exactly as running them one by one gives. A worker's progress
 /// lines reach `log` when its cell ends. A worker killed by a signal or exiting without a report
 /// is its cell's failure; an exception in a worker (an unwritable store) is rethrown here.
-std::vector<property_report> run_cells_parallel(const std::vector<gate_cell>& cells, int jobs,
-                                                const std::function<property_report(const gate_cell&, std::ostream&)>& run,
-                                                std::ostream& log);
+std::vector<property_report> run_cells_parallel(
+    const std::vector<gate_cell>& cells, int jobs,
+    const std::function<property_report(const gate_cell&, std::ostream&)>& run, std::ostream& log);
 
 /// CPUs this process may run on: the default of `gate -j`.
 int available_cpus();

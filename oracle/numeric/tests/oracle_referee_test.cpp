@@ -113,9 +113,10 @@ TEST(OracleReferee, DoubleDoubleAgreesWithMpfrOnEveryInputClass) {
 // The largest sizes the issue names, for the classes that stress the oracle most: a large
 // score range (huge_1e4), cancellation (a_i >> |s_i|) and one ill-conditioned key in four.
 TEST(OracleReferee, DoubleDoubleAgreesWithMpfrAtProductionSizes) {
-  for (const auto& [c, n, d] : {std::tuple{kv::input_class::cancellation, std::size_t{4096}, std::size_t{256}},
-                               std::tuple{kv::input_class::huge_1e4, std::size_t{4096}, std::size_t{128}},
-                               std::tuple{kv::input_class::ill_conditioned_key, std::size_t{1024}, std::size_t{256}}}) {
+  for (const auto& [c, n, d] :
+       {std::tuple{kv::input_class::cancellation, std::size_t{4096}, std::size_t{256}},
+        std::tuple{kv::input_class::huge_1e4, std::size_t{4096}, std::size_t{128}},
+        std::tuple{kv::input_class::ill_conditioned_key, std::size_t{1024}, std::size_t{256}}}) {
     const auto p = from_class(c, n, d, 7, false);
     const double w = worst_against_referee(p, kv::attention_oracle_dd(p));
     EXPECT_LE(w, 1) << kv::to_string(c) << " n " << n << " d " << d;

@@ -123,7 +123,9 @@ class beam_subject final : public subject {
   template <class V>
   void read_head(const V& v, std::size_t b, std::size_t h, row_data& out, std::shared_ptr<const void> keep) const {
     const auto length = static_cast<std::size_t>(v.dimension(2)), d = config_.d_k;
-    if constexpr (requires { { v.row(b, h, b) } -> std::convertible_to<const double*>; }) {
+    if constexpr (requires {
+                    { v.row(b, h, b) } -> std::convertible_to<const double*>;
+                  }) {
       for (std::size_t t = 0; t < length; ++t) out.add(v.row(b, h, t), d, t == 0 ? keep : nullptr);
     } else {
       auto copied = std::make_shared<std::vector<double>>();
