@@ -112,6 +112,7 @@ class command_line {
       o.shard = *shard;
     }
     announce_seed(o.run.seed);
+    (void)rc::detail::configuration();  // read (and announced) once here, not once per -j worker
     for (const auto& name : f.impls) selected.push_back(&named(name));
     if (selected.empty())
       for (const auto& i : impls_)
