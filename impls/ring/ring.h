@@ -2,6 +2,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -83,10 +84,13 @@ class basic_ring {
 
  private:
   std::size_t slot(std::size_t i) const { return (Rules::oldest_slot(total_, size(), window()) + i) % window(); }
+  /// The held rows in logical order: slots oldest .. W - 1, then 0 .. (the rest), two block copies.
   row_matrix logical(const row_matrix& m) const {
-    row_matrix out(static_cast<Eigen::Index>(size()), m.cols());
-    for (std::size_t i = 0; i < size(); ++i)
-      out.row(static_cast<Eigen::Index>(i)) = m.row(static_cast<Eigen::Index>(slot(i)));
+    const auto n = static_cast<Eigen::Index>(size()), first = static_cast<Eigen::Index>(slot(0));
+    const Eigen::Index head = std::min(n, static_cast<Eigen::Index>(window()) - first);
+    row_matrix out(n, m.cols());
+    out.topRows(head) = m.middleRows(first, head);
+    out.bottomRows(n - head) = m.topRows(n - head);
     return out;
   }
   row_matrix k_, v_;

@@ -8,20 +8,49 @@
 namespace kvconform::dd {
 
 namespace {
-/// Terms of the Taylor series of e^r - 1 kept: r^10 / 10! < 2^-106 |r| once |r| <= ln 2 / 2^10.
-constexpr int taylor_terms = 10;
-/// The argument is divided by 2^squarings before the series and the result squared that often.
-constexpr int squarings = 9;
-constexpr double shrink = 1.0 / (1 << squarings);
+/// Terms of the Taylor series of e^r - 1 kept: r^11/11!, the last, is below 2^-106 |r| once
+/// |r| <= ln 2 / 2^9.
+constexpr int taylor_terms = 11;
+/// e^x = 2^k 2^(j/table_size) e^r: table_size entries of 2^(j/table_size) in double-double.
+constexpr int table_bits = 8, table_size = 1 << table_bits;
 
 /// 2^k for a k where it is a normal double.
 double power_of_two(int k) { return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52); }
+
+/// e^r - 1 = r + r^2 q, q = sum_{i >= 2} r^(i-2) / i!, by Horner, for |r| <= ln 2 / 2^9. q needs
+/// about 2^-96 absolute; the terms from r^4/6! on are below 2^-49 of q, so they are summed in double.
+ddouble expm1_series(ddouble r) {
+  const ddouble* f = inverse_factorials();
+  double tail = f[taylor_terms].hi;
+  for (int i = taylor_terms - 1; i >= 6; --i) tail = tail * r.hi + f[i].hi;
+  ddouble q = add(f[5], mul(r, tail));
+  for (int i = 4; i >= 2; --i) q = add(f[i], mul(q, r));
+  return add(r, mul(mul(r, r), q));
+}
+
+/// e^x for 0 <= x < ln 2 by halving: the series at x / 2^9, squared back nine times as
+/// (e^r - 1)(e^r + 1), keeping the small quantity, not 1 + it. Only builds the table.
+ddouble exp_by_halving(ddouble x) {
+  constexpr int halvings = 9;
+  ddouble s = expm1_series(scale(x, 1.0 / (1 << halvings)));
+  for (int i = 0; i < halvings; ++i) s = mul(s, add(s, 2.0));
+  return add(s, 1.0);
+}
+
+const ddouble* powers_of_two_fraction() {
+  static const std::array<ddouble, table_size> table = [] {
+    std::array<ddouble, table_size> t{};
+    for (int j = 0; j < table_size; ++j) t[static_cast<std::size_t>(j)] = exp_by_halving(mul(ln2, double(j) / table_size));
+    return t;
+  }();
+  return table.data();
+}
 }  // namespace
 
 const ddouble* inverse_factorials() {
   static const std::array<ddouble, taylor_terms + 1> table = [] {
     std::array<ddouble, taylor_terms + 1> t{};
-    double factorial = 1;  // exact: k! <= 10! needs 22 bits
+    double factorial = 1;  // exact: k! <= 11! needs 26 bits
     for (int k = 0; k <= taylor_terms; ++k) {
       if (k > 0) factorial *= k;
       t[static_cast<std::size_t>(k)] = div({1, 0}, {factorial, 0});
@@ -43,22 +72,15 @@ ddouble exp(ddouble x) {
   if (x.hi <= -745.2) return {0, 0};  // e^x < denorm_min / 2: double rounds it to 0
   if (x.hi >= 709.8) return {std::numeric_limits<double>::infinity(), 0};
   if (x.hi == 0) return {1, 0};
-  // x = k ln 2 + r with |r| <= ln 2 / 2; k ln 2 is formed in double-double, so r keeps ~106 bits.
-  const double k = std::nearbyint(x.hi / ln2.hi);
-  const ddouble r = scale(sub(x, mul(ln2, k)), shrink);
-  // e^r - 1 = r + r^2 q, q = sum_{i >= 2} r^(i-2) / i!, by Horner. q needs about 2^-96 absolute
-  // (|r| <= 2^-10); the terms from r^4/6! on are below 2^-51 of it, so they are summed in double.
-  const ddouble* f = inverse_factorials();
-  double tail = f[taylor_terms].hi;
-  for (int i = taylor_terms - 1; i >= 6; --i) tail = tail * r.hi + f[i].hi;
-  ddouble q = add(f[5], mul(r, tail));
-  for (int i = 4; i >= 2; --i) q = add(f[i], mul(q, r));
-  ddouble s = add(r, mul(mul(r, r), q));
-  // (e^r - 1) -> (e^2r - 1) = (e^r - 1)(e^r + 1), keeping the small quantity, not 1 + it.
-  for (int i = 0; i < squarings; ++i) s = mul(s, add(s, 2.0));
-  s = add(s, 1.0);
+  // x = n ln 2 / 256 + r with |r| <= ln 2 / 512; n ln 2 / 256 is formed in double-double (n has at
+  // most 19 bits), so r keeps ~106 bits of x. Then e^x = 2^k 2^(j/256) e^r with n = 256 k + j.
+  const double n = std::nearbyint(x.hi * (table_size / ln2.hi));
+  const ddouble r = sub(x, mul(scale(ln2, 1.0 / table_size), n));
+  const auto whole = static_cast<int>(n), j = whole & (table_size - 1), k = (whole - j) / table_size;
+  const ddouble t = powers_of_two_fraction()[j];
+  const ddouble s = add(t, mul(t, expm1_series(r)));
   // 2^k as one double when it is normal (the result may still be subnormal: then ldexp rounds once).
-  return k >= -1022 ? scale(s, power_of_two(static_cast<int>(k))) : ldexp(s, static_cast<int>(k));
+  return k >= -1022 ? scale(s, power_of_two(k)) : ldexp(s, k);
 }
 
 }  // namespace kvconform::dd

@@ -87,12 +87,12 @@ inline bool less(ddouble a, ddouble b) { return a.hi < b.hi || (a.hi == b.hi && 
 /// ln 2 to about 2^-107 (checked against MPFR in oracle/numeric/tests/double_double_test.cpp).
 inline constexpr ddouble ln2 = {6.931471805599452862e-01, 2.319046813846299558e-17};
 
-/// 1 / k! for k = 0 .. 20 in double-double, from the exact factorials.
+/// 1 / k! for k = 0 .. 11 in double-double, from the exact factorials.
 const ddouble* inverse_factorials();
 
-/// e^x with relative error about (1 + |x|) 1e-32: x = k ln 2 + r, r scaled by 2^-9,
-/// a Taylor series to 2^-106, nine squarings, then 2^k. Below -745.2 the result is 0 (under
-/// denorm_min / 2), above 709.8 +inf; NaN stays NaN.
+/// e^x with relative error about (1 + |x|) 1e-32: x = n ln 2 / 256 + r, a table of 2^(j/256), a
+/// Taylor series of e^r to 2^-106, then 2^k. Below -745.2 the result is 0 (under denorm_min / 2),
+/// above 709.8 +inf; NaN stays NaN.
 ddouble exp(ddouble x);
 
 }  // namespace kvconform::dd
