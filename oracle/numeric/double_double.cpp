@@ -40,7 +40,8 @@ ddouble exp_by_halving(ddouble x) {
 const ddouble* powers_of_two_fraction() {
   static const std::array<ddouble, table_size> table = [] {
     std::array<ddouble, table_size> t{};
-    for (int j = 0; j < table_size; ++j) t[static_cast<std::size_t>(j)] = exp_by_halving(mul(ln2, double(j) / table_size));
+    for (int j = 0; j < table_size; ++j)
+      t[static_cast<std::size_t>(j)] = exp_by_halving(mul(ln2, double(j) / table_size));
     return t;
   }();
   return table.data();
@@ -67,7 +68,8 @@ const ddouble* inverse_factorials() {
 __attribute__((target_clones("fma", "default")))
 #endif
 #endif
-ddouble exp(ddouble x) {
+ddouble
+exp(ddouble x) {
   if (std::isnan(x.hi)) return {x.hi, 0};
   if (x.hi <= -745.2) return {0, 0};  // e^x < denorm_min / 2: double rounds it to 0
   if (x.hi >= 709.8) return {std::numeric_limits<double>::infinity(), 0};

@@ -79,8 +79,6 @@ inline ddouble sqrt(double x) {
   return fast_two_sum(r, std::fma(-r, r, x) / (2 * r));
 }
 
-/// The nearest double to hi + lo.
-inline double to_double(ddouble a) { return a.hi + a.lo; }
 /// a < b, comparing the exact values.
 inline bool less(ddouble a, ddouble b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
 

@@ -64,6 +64,5 @@ TEST(SnapshotDiff, NamesTheFirstRowThatDiffersAcrossPieces) {
   const auto e = one_stream(pieces(want, {2, 4}), kv::row_data(want));
   EXPECT_EQ(kv::diff(e, one_stream(kv::row_data(want), pieces(want, {1, 5}))), "");
   EXPECT_EQ(kv::diff(e, one_stream(pieces(got, {3}), kv::row_data(want))), "key row 2 is [5, 9], expected [5, 6]");
-  EXPECT_EQ(kv::diff(e, one_stream(kv::row_data(want), kv::row_data(got))),
-            "value row 2 is [5, 9], expected [5, 6]");
+  EXPECT_EQ(kv::diff(e, one_stream(kv::row_data(want), kv::row_data(got))), "value row 2 is [5, 9], expected [5, 6]");
 }
