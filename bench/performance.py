@@ -12,6 +12,7 @@ import datetime
 import json
 import os
 import platform
+import resource
 import subprocess
 import tempfile
 import time
@@ -29,40 +30,55 @@ INTRO = [
     "ratio) and timed gate runs; regenerate it with `bench/performance.py`, on an otherwise idle machine.",
     "\"Before\" is the tree before the double-double oracle, the in-place snapshot checks and `gate -j`",
     "(its kvconform and the same benchmark sources built against it), unless a cell says otherwise.",
-    "Times are wall-clock per iteration. The oracle and its guarantee are in docs/numerics.md §1.5.",
+    "Benchmark figures are CPU time per iteration (median of five runs for §1 and §2), so that other",
+    "load on the machine does not distort the ratios; gate runs give wall and CPU time. The oracle and",
+    "its guarantee are in docs/numerics.md §1.5.",
 ]
 
 
 def run_bench(binary, out_dir, name):
-    """All benchmarks of one binary, as {name: result} (times in the unit each reports)."""
-    out = os.path.join(out_dir, name + ".json")
-    subprocess.run([binary, "--benchmark_format=console", "--benchmark_out=" + out,
-                    "--benchmark_out_format=json"], check=True, stdout=subprocess.DEVNULL)
-    with open(out) as f:
-        data = json.load(f)
-    return {b["name"]: b for b in data["benchmarks"]}, data["context"]
+    """All benchmarks of one binary, as {name: result}. The per-decode ones run five times and keep
+    the median, the slower per-property ones once."""
+    results, context = {}, None
+    for part, extra in (("fast", ["--benchmark_filter=^(reference|oracle|check|plain|flat|paged)",
+                                  "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true"]),
+                        ("slow", ["--benchmark_filter=^(executor|cases)"])):
+        out = os.path.join(out_dir, f"{name}-{part}.json")
+        subprocess.run([binary, "--benchmark_out=" + out, "--benchmark_out_format=json"] + extra, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(out) as f:
+            data = json.load(f)
+        context = data["context"]
+        for b in data["benchmarks"]:
+            if b.get("aggregate_name", "median") == "median":
+                results[b["name"].removesuffix("_median")] = b
+    return results, context
 
 
 def micros(results, name):
-    """Real time per iteration in microseconds, or None when the benchmark is absent."""
+    """CPU time per iteration in microseconds (robust against other load on the machine), or None."""
     b = results.get(name)
     if b is None:
         return None
     scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
-    return b["real_time"] * scale
+    return b["cpu_time"] * scale
 
 
-def wall(command, repeat):
-    """Best wall time of `command` over `repeat` runs, each in a fresh scratch folder."""
+def timed(command, repeat):
+    """(wall, CPU) seconds of the run with the best wall time over `repeat` runs, each in a fresh
+    scratch folder; CPU is user + system time of the command and its workers."""
     best = None
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as scratch:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.monotonic()
             done = subprocess.run(command, cwd=scratch, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             took = time.monotonic() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(command)} exited {done.returncode}")
-        best = took if best is None else min(best, took)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best = (took, cpu) if best is None or took < best[0] else best
     return best
 
 
@@ -90,7 +106,8 @@ def machine(context):
     return [f"{cpu}, {context['num_cpus']} CPUs ({fma}), {mem:.0f} GiB, {platform.system()} {platform.release()}",
             f"{cxx}; build type {context.get('library_build_type', '?')} Google Benchmark, "
             f"kvconform RelWithDebInfo (-O2), no -march flags",
-            f"measured {datetime.date.today().isoformat()}"]
+            f"measured {datetime.date.today().isoformat()}, load average {context.get('load_avg', [0])[0]:.1f} "
+            f"when the benchmarks started (the machine is shared: CPU times are the robust figures)"]
 
 
 def oracle_section(after, before):
@@ -154,16 +171,19 @@ def cases_section(after, before):
 def gate_section(args):
     kv = os.path.join(args.build, "kvconform")
     cpus = os.cpu_count()
-    quick = {j: wall([kv, "gate", "-j", str(j)], 3) for j in (1, cpus)}
-    old = (f"{wall([args.before_kvconform, 'gate'], 3):.3g} s" if args.before_kvconform
-           else f"{NUMERICS_QUICK_SECONDS} s (docs/numerics.md §5.1)")
+    quick = {j: timed([kv, "gate", "-j", str(j)], 3) for j in (1, cpus)}
+    if args.before_kvconform:
+        wall, cpu = timed([args.before_kvconform, "gate"], 3)
+        old = f"{wall:.3g} s (CPU {cpu:.3g} s)"
+    else:
+        old = f"{NUMERICS_QUICK_SECONDS} s (docs/numerics.md §5.1)"
     rows = ["| gate over the four references | before | after |", "|---|---|---|",
-            f"| quick, wall (best of 3) | {old}, 1 core | {fmt(quick[1], ' s')} with -j 1, "
-            f"**{fmt(quick[cpus], ' s')}** with -j {cpus} |"]
+            f"| quick, wall (best of 3) | {old}, 1 core | {quick[1][0]:.3g} s (CPU {quick[1][1]:.3g} s) with -j 1, "
+            f"**{quick[cpus][0]:.3g} s** (CPU {quick[cpus][1]:.3g} s) with -j {cpus} |"]
     if args.deep:
-        deep = wall([kv, "gate", "--profile", "deep", "-j", str(cpus)], 1)
+        wall, cpu = timed([kv, "gate", "--profile", "deep", "-j", str(cpus)], 1)
         rows.append(f"| deep, wall (one run) | {ISSUE_DEEP_SECONDS:.0f} s (issue 15), 1 core "
-                    f"| **{deep:.0f} s** with -j {cpus} |")
+                    f"| **{wall:.0f} s** (CPU {cpu:.0f} s, so {cpu / cpus:.0f} s on {cpus} idle cores) with -j {cpus} |")
     rows.append(f"| cores used | 1 | {cpus} (gate -j, default: every CPU) |")
     return rows
 
