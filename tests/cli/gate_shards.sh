@@ -1,5 +1,5 @@
 # --shard I/N and GoogleTest's GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS split the gate: the shards' union
-# is the whole matrix with no cell twice; a malformed shard is a usage error.
+# is the whole matrix with no cell twice; a malformed shard is a usage error. --kind keeps one kind.
 source "$(dirname "$0")/lib.sh"
 run 0 "$kvconform" gate --json all.json
 for i in 0 1 2; do run 0 "$kvconform" gate --shard "$i/3" --json "s$i.json"; done
@@ -22,3 +22,8 @@ for bad in 3/3 1/0 x/2 -1/2 1 2/3/4; do
 done
 GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=2 run 2 "$kvconform" gate
 contains err.txt "GTEST_SHARD_INDEX"
+run 0 "$kvconform" gate --kind paged --impl ring --impl paged
+contains out.txt "14 passed, 0 failed, 0 not supported"
+grep -q "^ring " out.txt && fail "--kind paged ran a ring implementation"
+run 2 "$kvconform" gate --kind paged --impl ring
+contains err.txt "--kind paged"
