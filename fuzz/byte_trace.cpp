@@ -10,6 +10,7 @@
 
 #include "properties/generate/fuzz_ops.h"
 #include "properties/kinds/kind.h"
+#include "properties/runners/builtin.h"
 
 namespace kvconform::fuzz {
 
@@ -17,7 +18,7 @@ namespace {
 /// Literal doubles are kept exactly when finite and |x| <= domain_limit; others are folded
 /// into range, so a fuzz input never leaves the numeric domain (docs/numerics.md §3.5).
 constexpr double domain_limit = 1e5;
-constexpr std::size_t max_handle = 63, max_layer = 7, max_index = 8;
+constexpr std::size_t max_handle = 63, max_layer = 7, max_index = 8, max_tokens = 64, max_token = 7;
 
 double to_domain(std::uint64_t bits) {
   const double x = std::bit_cast<double>(bits);
@@ -95,8 +96,29 @@ void visit_literal(byte_io& io, op& o, const kind_spec& spec, bool reading) {
         o.index.resize(io.range(0, max_index, o.index.size()));
         for (auto& x : o.index) visit_int(io, x, max_index);
         break;
+      case field_tokens:
+        o.tokens.resize(io.range(0, max_tokens, o.tokens.size()));
+        for (auto& x : o.tokens) visit_int(io, x, max_token);
+        break;
     }
   }
+}
+}  // namespace
+
+namespace {
+/// The references of a kind, one per storage format (docs/numerics.md §6), in registry order.
+std::vector<std::string> references_of(cache_kind kind) {
+  std::vector<std::string> names;
+  for (const implementation& i : builtin_implementations())
+    if (i.kind == kind && i.group == impl_group::reference) names.push_back(i.name);
+  return names;
+}
+/// The format byte: which of the kind's references (hence storage formats) the trace runs on.
+void visit_format(byte_io& io, trace& t) {
+  const std::vector<std::string> refs = references_of(t.config.kind);
+  std::size_t at = 0;
+  while (at < refs.size() && refs[at] != t.implementation) ++at;
+  t.implementation = refs[io.range(0, refs.size() - 1, at < refs.size() ? at : 0)];
 }
 }  // namespace
 
@@ -105,6 +127,7 @@ trace decode_bytes(cache_kind kind, const std::uint8_t* data, std::size_t size) 
   reader io(data, size);
   trace t;
   t.config.kind = kind;
+  visit_format(io, t);
   k.fuzz.config(io, t.config);
   const std::unique_ptr<fuzz_ops> gen = k.fuzz.ops(io, t.config);
   for (std::size_t i = 0; i < max_ops && io.more(); ++i) {
@@ -127,7 +150,7 @@ bool encodable(const trace& t) {
   for (std::size_t i = 0; i < t.ops.size(); ++i) {
     const op &a = t.ops[i], &b = back.ops[i];
     if (a.kind != b.kind || !(a.k == b.k) || !(a.v == b.v) || !(a.q == b.q) || !(a.mask == b.mask) ||
-        a.index != b.index || a.seq != b.seq || a.layer != b.layer || a.start != b.start)
+        a.index != b.index || a.seq != b.seq || a.layer != b.layer || a.start != b.start || a.tokens != b.tokens)
       return false;
   }
   return true;
@@ -137,6 +160,7 @@ std::vector<std::uint8_t> encode_trace(const trace& t) {
   const kind_descriptor& k = kind_of(t.config.kind);
   writer io;
   trace copy = t;
+  visit_format(io, copy);
   k.fuzz.config(io, copy.config);
   io.range(0, all_input_classes().size() - 1, 0),
       io.range(0, UINT64_MAX, 0);  // class and anchor, unused by literal ops

@@ -14,9 +14,10 @@
 namespace kvconform::fuzz {
 
 namespace {
-const implementation& target_implementation(cache_kind kind) {
+/// $KVCONFORM_FUZZ_IMPL, or else the reference the input's format byte chose.
+const implementation& target_implementation(cache_kind kind, const std::string& chosen) {
   const char* name = std::getenv("KVCONFORM_FUZZ_IMPL");
-  const implementation* impl = find_implementation(name && *name ? name : to_string(kind));
+  const implementation* impl = find_implementation(name && *name ? name : chosen);
   if (!impl || impl->kind != kind) {
     std::cerr << "kvconform-fuzz: no " << to_string(kind) << " implementation named \"" << (name ? name : "") << "\"\n";
     std::exit(2);
@@ -27,8 +28,8 @@ const implementation& target_implementation(cache_kind kind) {
 }  // namespace
 
 int run_input(cache_kind kind, const std::uint8_t* data, std::size_t size) {
-  static const implementation& impl = target_implementation(kind);
   trace t = decode_bytes(kind, data, size);
+  const implementation& impl = target_implementation(kind, t.implementation);
   const verdict v = run_trace(t, impl);
   if (v.ok()) return 0;
   const failure& f = *v.fail;

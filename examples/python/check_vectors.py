@@ -1,89 +1,134 @@
-"""Checks the numpy caches of kv_caches.py offline against `kvconform vectors` files.
+"""Checks the numpy caches offline against `kvconform vectors` files, through the port library's own request handling.
 
-Usage: /usr/bin/python3 check_vectors.py DIR [--bug strict-capacity]
+Usage: /usr/bin/python3 check_vectors.py DIR [--bug NAME] [--kind KIND ...]
+
+Each test's ops go to kvconform_port.Port as protocol requests; after every op the answer (outcome,
+refusal reason, preempted handles, decode within the published bound) and the full observation
+(rows bit for bit, positions, block tables up to renaming, counters) must match the expected
+observation, and the digest observation must equal the digest of the expected rows.
 """
+import argparse
 import json
 import pathlib
 import sys
 
 import numpy as np
 
-from kv_caches import CacheFull, EmptyCache, FlatKVCache, RingKVCache, ShapeError
-
-REASONS = {CacheFull: "capacity", ShapeError: "shape", EmptyCache: "empty"}
-
-
-def array(t):
-    return np.array([float(x) for x in t["data"]], dtype=np.float64).reshape(t["shape"])
-
-
-def make(config, bug):
-    if config["kind"] == "flat":
-        return FlatKVCache(config["capacity"], config["d_k"], config["d_v"],
-                           strict_capacity_bug=bug == "strict-capacity")
-    return RingKVCache(config["capacity"], config["d_k"], config["d_v"])
-
-
-def run_op(cache, op):
-    """Returns (outcome, reason, decode result or None)."""
-    try:
-        if op["op"] == "append":
-            cache.append(array(op["k"]), array(op["v"]))
-            return "accepted", None, None
-        return "accepted", None, cache.decode_step(array(op["q"]))
-    except tuple(REASONS) as e:
-        return "refused", REASONS[type(e)], None
-    except ValueError:  # a reshape that does not fit is a shape refusal
-        return "refused", "shape", None
+from kvconform_port import Port, stream_digest
+from kvconform_port.codec import array_from
+from numpy_port import BUGS, CACHES
 
 
 def same_bits(got, want):
-    return got.shape == want.shape and np.array_equal(got.view(np.uint64), want.astype(np.float64).view(np.uint64))
+    return got.shape == want.shape and np.array_equal(got.view(np.uint64), want.view(np.uint64))
 
 
-def check(test, config, bug):
+def decode_problem(answer, decodes):
+    """The first decode number outside its bound, or None; problems are consecutive slices of the answer."""
+    output, weights = array_from_list(answer.get("output")), array_from_list(answer.get("weights"))
+    if output.size != sum(len(d["output"]) for d in decodes) or weights.size != sum(len(d["weights"]) for d in decodes):
+        return f"decode gave {output.size} outputs and {weights.size} weights"
+    at_o = at_w = 0
+    for d in decodes:
+        for name, got, at, want, bound in (("output", output, at_o, d["output"], d["output_bound"]),
+                                           ("weights", weights, at_w, d["weights"], d["weight_bound"])):
+            want, bound = array_from_list(want), array_from_list(bound)
+            part = got[at:at + want.size]
+            if d["numeric"] and not np.all(np.abs(part - want) <= bound):
+                return f"{name} {part.tolist()} not within {bound.tolist()} of {want.tolist()}"
+        at_o, at_w = at_o + len(d["output"]), at_w + len(d["weights"])
+    return None
+
+
+def array_from_list(values):
+    return array_from({"shape": [len(values or [])], "data": values or []}, "numbers")
+
+
+def state_problem(got, want):
+    """The first difference of a full observation from the expected state, or None. Block numbers are
+    compared up to a renaming within the observation (docs/port-protocol.md §7)."""
+    renaming = {}
+    if got["counters"] != want["counters"]:
+        return f"counters {got['counters']}, expected {want['counters']}"
+    names = [s["name"] for s in got["streams"]]
+    if names != [s["name"] for s in want["streams"]]:
+        return f"streams {names}, expected {[s['name'] for s in want['streams']]}"
+    for g, w in zip(got["streams"], want["streams"]):
+        for field in ("keys", "values"):
+            if not same_bits(array_from(g[field], field), array_from(w[field], field)):
+                return f"stream {g['name']!r}: {field} {g[field]}, expected {w[field]}"
+        if g.get("positions", []) != w.get("positions", []):
+            return f"stream {g['name']!r}: positions {g.get('positions')}, expected {w.get('positions')}"
+        blocks = g.get("blocks", [])
+        if len(blocks) != len(w.get("blocks", [])):
+            return f"stream {g['name']!r}: blocks {blocks}, expected {w.get('blocks')} up to renaming"
+        for mine, theirs in zip(blocks, w.get("blocks", [])):
+            if renaming.setdefault(("got", mine), theirs) != theirs or \
+                    renaming.setdefault(("want", theirs), mine) != mine:
+                return f"stream {g['name']!r}: blocks {blocks}, expected {w['blocks']} up to renaming"
+    return None
+
+
+def digest_problem(got, want):
+    for g, w in zip(got["streams"], want["streams"]):
+        keys, values = array_from(w["keys"], "keys"), array_from(w["values"], "values")
+        expected = stream_digest(keys, values, w.get("positions", []))
+        if g["digest"] != expected or g["rows"] != keys.shape[0]:
+            return f"stream {g['name']!r}: digest {g['digest']} of {g['rows']} rows, expected {expected}"
+    return None
+
+
+def op_problem(answer, op, want):
+    if answer["ok"] != (want["outcome"] == "accepted"):
+        got = "accepted" if answer["ok"] else f"refused ({answer.get('error', '?')})"
+        return f"{got}, expected {want['outcome']}"
+    if not answer["ok"] and answer.get("error") not in want["reasons"]:
+        return f"refused as {answer.get('error')}, expected {' or '.join(want['reasons'])}"
+    if answer.get("preempted", []) != want.get("preempted", []):
+        return f"preempted {answer.get('preempted', [])}, expected {want.get('preempted', [])}"
+    return decode_problem(answer, want["decode"]) if "decode" in want else None
+
+
+def check(test, config, adapters):
     """The first difference from the expected observations, or None."""
-    cache = make(config, bug)
+    port = Port("check_vectors", adapters)
+    ids = iter(range(1, 1 << 30))
+    port.handle({"id": next(ids), "op": "open", "cache": 1, "config": config})
     for op, want in zip(test["ops"], test["expected"]):
         where = f'op {want["op"]} ({op["op"]})'
-        outcome, reason, result = run_op(cache, op)
-        if outcome != want["outcome"]:
-            return f"{where}: {outcome}, expected {want['outcome']}"
-        if reason and reason not in want["reasons"]:
-            return f"{where}: refused as {reason}, expected {want['reasons']}"
-        if result is not None:
-            output, weights = result
-            d = want["decode"][0]
-            if not d["numeric"]:
-                continue  # outside the numeric domain only the outcome is judged
-            for name, got, exp, bound in (("output", output, d["output"], d["output_bound"]),
-                                          ("weights", weights, d["weights"], d["weight_bound"])):
-                exp, bound = np.array(exp, dtype=np.float64), np.array(bound, dtype=np.float64)
-                if got.shape != exp.shape or not np.all(np.abs(got - exp) <= bound):
-                    return f"{where}: {name} {got.tolist()} not within {bound.tolist()} of {exp.tolist()}"
-        stream = want["state"]["streams"][0]
-        if not same_bits(cache.keys(), array(stream["keys"])) or not same_bits(cache.values(), array(stream["values"])):
-            return f"{where}: stored rows differ"
-        if "positions" in stream and cache.positions() != stream["positions"]:
-            return f"{where}: positions {cache.positions()}, expected {stream['positions']}"
+        problem = op_problem(port.handle(dict(op, id=next(ids), cache=1)), op, want)
+        full = port.handle({"id": next(ids), "op": "observe", "cache": 1})
+        problem = problem or state_problem(full, want["state"])
+        problem = problem or digest_problem(port.handle({"id": next(ids), "op": "observe", "cache": 1, "digest": True}),
+                                            want["state"])
+        if problem:
+            return f"{where}: {problem}"
     return None
 
 
 def main():
-    folder = pathlib.Path(sys.argv[1])
-    bug = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--bug" else None
+    parser = argparse.ArgumentParser(description="Checks the numpy caches against kvconform vectors files.")
+    parser.add_argument("folder", type=pathlib.Path)
+    parser.add_argument("--bug", choices=sorted(BUGS), help="check a seeded-bug twin instead of its correct cache")
+    parser.add_argument("--kind", action="append", help="only this kind (repeatable; default: every file found)")
+    args = parser.parse_args()
+    adapters = [BUGS[args.bug] if args.bug and c.kind == BUGS[args.bug].kind else c for c in CACHES]
+    kinds = args.kind or [c.kind for c in CACHES]
+    files = [(kind, args.folder / f"kvconform_{kind}_test.json") for kind in kinds]
+    files = [(kind, f) for kind, f in files if f.exists()]
+    if not files:
+        parser.error(f"no kvconform_KIND_test.json files in {args.folder} for kinds {', '.join(kinds)}")
     passed = failed = 0
-    for kind in ("flat", "ring"):
-        vectors = json.loads((folder / f"kvconform_{kind}_test.json").read_text())
-        for group in vectors["testGroups"]:
+    for kind, path in files:
+        for group in json.loads(path.read_text())["testGroups"]:
             for test in group["tests"]:
-                problem = check(test, group["config"], bug)
+                problem = check(test, group["config"], adapters)
                 if problem:
                     failed += 1
                     print(f"FAIL {kind} tcId {test['tcId']} ({test['comment']}): {problem}")
                 else:
                     passed += 1
-    print(f"{passed} passed, {failed} failed")
+    print(f"{len(files)} files: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
 

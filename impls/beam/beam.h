@@ -7,12 +7,14 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "impls/common/array_view.h"
 #include "impls/common/attention.h"
 #include "impls/common/errors.h"
+#include "impls/common/row_storage.h"
 
 namespace kvconform {
 
@@ -40,6 +42,7 @@ class beam_view {
 
 /// What a beam cache does on reorder and rollback. Mutants replace one rule (impls/mutants/beam_*.h).
 struct beam_rules {
+  using storage = storage_policy<>;  ///< the formats keys and values are stored in (docs/numerics.md §6)
   /// The decode arithmetic, masking included.
   using kernel = attention_kernel;
   /// How many layers, from layer 0, a reorder gathers: all of them.
@@ -60,12 +63,18 @@ struct beam_rules {
 /// Every layer keeps its own length. Refusals throw and change nothing.
 template <class Rules = beam_rules>
 class basic_beam {
+  using storage = typename Rules::storage;
+  using side = side_storage<typename storage::rules>;
+  static constexpr bool formats = storage::keys.rounds() || storage::values.rounds();
+  static constexpr bool groups = storage::keys.groups || storage::values.groups;
+
  public:
   basic_beam(std::size_t layers, std::size_t batch, std::size_t kv_heads, std::size_t max_len, std::size_t head_dim)
       : batch_(batch), heads_(kv_heads), max_len_(max_len), head_dim_(head_dim), length_(layers, 0) {
     if (layers == 0 || batch == 0 || kv_heads == 0 || max_len == 0 || head_dim == 0)
       throw shape_error("beam: layers, batch, kv_heads, max_len and head_dim must be positive");
-    for (std::size_t i = 0; i < layers * batch; ++i) rows_.push_back(std::make_shared<row_block>(block_size()));
+    for (std::size_t i = 0; i < layers * batch; ++i)
+      rows_.push_back(std::make_shared<row_block>(block_size(), formats ? heads_ * max_len_ : 0, heads_, head_dim_));
   }
   // A copy would share row blocks with the original (a reorder shares them by handle).
   basic_beam(const basic_beam&) = delete;
@@ -85,6 +94,10 @@ class basic_beam {
     if (n > max_len_ - start) throw capacity_error("update: start + n exceeds max_len");
     for (std::size_t b = 0; b < batch_; ++b) {
       row_block& r = *rows_[layer * batch_ + b];
+      if constexpr (formats) {
+        write_formats(r, k, v, b, start, n);
+        continue;
+      }
       for (std::size_t h = 0; h < heads_; ++h)
         for (std::size_t t = 0; t < n; ++t)
           for (std::size_t j = 0; j < head_dim_; ++j) {
@@ -161,18 +174,68 @@ class basic_beam {
   beam_view keys(std::size_t layer) const { return view(layer, &row_block::k); }
   beam_view values(std::size_t layer) const { return view(layer, &row_block::v); }
 
-  /// Bytes of K and V storage, all reserved up front: 2 L B H T D sizeof(double).
-  std::size_t bytes() const { return bytes_per_token() * batch_ * max_len_; }
-  /// What one position of one row costs across every layer: 2 L H D sizeof(double).
-  std::size_t bytes_per_token() const { return 2 * layers() * heads_ * head_dim_ * sizeof(double); }
+  /// Bytes of K and V storage, all reserved up front: 2 L B H T D sizeof(double), or in the formats'
+  /// bytes (docs/numerics.md §6.3).
+  std::size_t bytes() const { return row_bytes() * batch_; }
+  /// What one position of one row costs across every layer: 2 L H D sizeof(double) (the formats'
+  /// bytes of a whole row over T).
+  std::size_t bytes_per_token() const { return row_bytes() / max_len_; }
+  /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
+  void set_scales(double k_scale, double v_scale)
+    requires(storage::keys.scaled || storage::values.scaled)
+  {
+    for (auto& r : rows_) r->ks.set_scale(k_scale), r->vs.set_scale(v_scale);
+  }
+  /// Integer groups: the scales and minima of row b, kv head h of `layer`, in order (docs/numerics.md §6.2).
+  Eigen::MatrixXd key_scales(std::size_t layer, std::size_t b, std::size_t h) const requires groups {
+    return exposed(layer, b, h, true, false);
+  }
+  Eigen::MatrixXd key_zeros(std::size_t layer, std::size_t b, std::size_t h) const requires groups {
+    return exposed(layer, b, h, true, true);
+  }
+  Eigen::MatrixXd value_scales(std::size_t layer, std::size_t b, std::size_t h) const requires groups {
+    return exposed(layer, b, h, false, false);
+  }
+  Eigen::MatrixXd value_zeros(std::size_t layer, std::size_t b, std::size_t h) const requires groups {
+    return exposed(layer, b, h, false, true);
+  }
   /// The largest B x T whose storage fits `budget` bytes (sizing a batch against device memory).
   std::size_t max_batch_tokens(std::size_t budget) const { return budget / bytes_per_token(); }
 
  private:
   struct row_block {
-    explicit row_block(std::size_t n) : k(n), v(n) {}
+    row_block(std::size_t n, std::size_t slots, std::size_t heads, std::size_t d)
+        : k(n), v(n), ks(storage::keys, slots, d, 1), vs(storage::values, slots, d, 1), kst(heads), vst(heads) {}
     std::vector<double> k, v;  // (H, T, D) each
+    side ks, vs;               // codes and scales of slot h T + t
+    std::vector<stream_state> kst, vst;  // per kv head
   };
+  std::size_t row_bytes() const {
+    if constexpr (!formats) return 2 * max_len_ * layers() * heads_ * head_dim_ * sizeof(double);
+    const row_block& r = *rows_.front();
+    return layers() * heads_ * (r.ks.bytes(max_len_) + r.vs.bytes(max_len_));
+  }
+  /// Writes positions [start, start + n) of row b in the formats, after rolling each head back to start.
+  void write_formats(row_block& r, const array_view& k, const array_view& v, std::size_t b, std::size_t start,
+                     std::size_t n) {
+    for (std::size_t h = 0; h < heads_; ++h)
+      for (auto [s, st, m, in] : {std::tuple{&r.ks, &r.kst[h], &r.k, k.data}, std::tuple{&r.vs, &r.vst[h], &r.v, v.data}}) {
+        s->truncate(*st, start);
+        for (std::size_t t = 0; t < n; ++t) {
+          const std::size_t slot = h * max_len_ + start + t;
+          s->append(*st, slot, in + ((b * heads_ + h) * n + t) * head_dim_, m->data() + slot * head_dim_, t + 1 == n,
+                    [&, m = m](std::size_t i) {
+                      return typename side::row_at{h * max_len_ + i, m->data() + (h * max_len_ + i) * head_dim_};
+                    });
+        }
+      }
+  }
+  Eigen::MatrixXd exposed(std::size_t layer, std::size_t b, std::size_t h, bool keys, bool zeros) const {
+    check_layer(layer, "scales");
+    const row_block& r = *rows_[layer * batch_ + b];
+    return group_matrix(keys ? r.ks : r.vs, keys ? r.kst[h] : r.vst[h], 0, length_[layer],
+                        [&](std::size_t i) { return h * max_len_ + i; }, zeros);
+  }
   std::size_t block_size() const { return heads_ * max_len_ * head_dim_; }
   void check_layer(std::size_t layer, const char* what) const {
     if (layer >= layers()) throw index_error(std::string(what) + ": layer out of range");

@@ -9,6 +9,7 @@
 #include "impls/common/array_view.h"
 #include "impls/common/attention.h"
 #include "impls/common/errors.h"
+#include "impls/common/row_storage.h"
 
 namespace kvconform {
 
@@ -17,6 +18,7 @@ namespace kvconform {
 struct flat_rules {
   using scalar = double;
   using kernel = attention_kernel;
+  using storage = storage_policy<>;  ///< the formats keys and values are stored in (docs/numerics.md §6)
 };
 
 /// Holds up to max_len steps of keys (d_k wide) and values (d_v wide) as copies, in append
@@ -24,6 +26,10 @@ struct flat_rules {
 /// protected so that a mutant can override one method and keep the rest.
 template <class Rules = flat_rules>
 class basic_flat {
+  using storage = typename Rules::storage;
+  static constexpr bool formats = storage::keys.rounds() || storage::values.rounds();
+  static constexpr bool groups = storage::keys.groups || storage::values.groups;
+
  public:
   using scalar = typename Rules::scalar;
   using row_matrix = Eigen::Matrix<scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -34,7 +40,9 @@ class basic_flat {
       : k_(row_matrix::Constant(static_cast<Eigen::Index>(max_len), static_cast<Eigen::Index>(d_k),
                                 std::numeric_limits<scalar>::quiet_NaN())),
         v_(row_matrix::Constant(static_cast<Eigen::Index>(max_len), static_cast<Eigen::Index>(d_v),
-                                std::numeric_limits<scalar>::quiet_NaN())) {
+                                std::numeric_limits<scalar>::quiet_NaN())),
+        ks_(storage::keys, formats ? max_len : 0, d_k, 1),
+        vs_(storage::values, formats ? max_len : 0, d_v, 1) {
     if (d_k == 0 || d_v == 0) throw shape_error("flat: d_k and d_v must be positive");
   }
 
@@ -47,9 +55,24 @@ class basic_flat {
     if (ks.width != d_k() || vs.width != d_v()) throw shape_error("append: wrong width");
     if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
     if (len_ + ks.steps > max_len()) throw capacity_error("append: cache full");
-    for (std::size_t i = 0; i < ks.steps; ++i) write_row(len_ + i, k.data + i * d_k(), v.data + i * d_v());
+    for (std::size_t i = 0; i < ks.steps; ++i)
+      write_row(len_ + i, k.data + i * d_k(), v.data + i * d_v(), i + 1 == ks.steps);
     len_ += ks.steps;
   }
+
+  /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
+  void set_scales(double k_scale, double v_scale) requires(storage::keys.scaled || storage::values.scaled) {
+    ks_.set_scale(k_scale), vs_.set_scale(v_scale);
+  }
+  /// Integer groups: the scales and minima of the quantized rows, one matrix row per quantized row
+  /// (per-token groups) or per group (per-channel groups); docs/numerics.md §6.2.
+  Eigen::MatrixXd key_scales() const requires groups { return exposed(ks_, kst_, false); }
+  Eigen::MatrixXd key_zeros() const requires groups { return exposed(ks_, kst_, true); }
+  Eigen::MatrixXd value_scales() const requires groups { return exposed(vs_, vst_, false); }
+  Eigen::MatrixXd value_zeros() const requires groups { return exposed(vs_, vst_, true); }
+  /// The storage of each side, for a decode that reads the codes themselves.
+  const side_storage<typename storage::rules>& key_storage() const { return ks_; }
+  const side_storage<typename storage::rules>& value_storage() const { return vs_; }
 
   std::size_t size() const { return len_; }
   std::size_t max_len() const { return static_cast<std::size_t>(k_.rows()); }
@@ -61,15 +84,35 @@ class basic_flat {
   view values() const { return {v_.data(), static_cast<Eigen::Index>(len_), v_.cols()}; }
 
  protected:
-  /// Copies one caller row of k and v into storage row r.
-  void write_row(std::size_t r, const double* k, const double* v) {
+  /// Copies one caller row of k and v into storage row r, in the declared formats; `call_ends`
+  /// marks the last row of an append.
+  void write_row(std::size_t r, const double* k, const double* v, bool call_ends = true) {
     const auto row = static_cast<Eigen::Index>(r);
-    k_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(k, k_.cols()).template cast<scalar>();
-    v_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(v, v_.cols()).template cast<scalar>();
+    if constexpr (formats) {
+      store(ks_, kst_, k_, r, k, call_ends);
+      store(vs_, vst_, v_, r, v, call_ends);
+    } else {
+      k_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(k, k_.cols()).template cast<scalar>();
+      v_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(v, v_.cols()).template cast<scalar>();
+    }
   }
 
   row_matrix k_, v_;
   std::size_t len_ = 0;
+  side_storage<typename storage::rules> ks_, vs_;
+  stream_state kst_, vst_;
+
+ private:
+  using side = side_storage<typename storage::rules>;
+  static void store(side& s, stream_state& st, row_matrix& m, std::size_t r, const double* in, bool call_ends) {
+    s.append(st, r, in, m.data() + r * m.cols(), call_ends, [&m](std::size_t i) {
+      return typename side::row_at{i, m.data() + i * m.cols()};
+    });
+  }
+  Eigen::MatrixXd exposed(const side& s, const stream_state& st, bool zeros) const {
+    return group_matrix(
+        s, st, 0, len_, [](std::size_t i) { return i; }, zeros);
+  }
 };
 
 using flat = basic_flat<>;

@@ -11,6 +11,7 @@
 #include "impls/common/array_view.h"
 #include "impls/common/attention.h"
 #include "impls/common/errors.h"
+#include "impls/common/row_storage.h"
 
 namespace kvconform {
 
@@ -24,6 +25,9 @@ inline constexpr bool poison_free_slots = true;
 
 /// The allocation rules of a paged cache. Mutants replace one of them (impls/mutants/paged_*.h).
 struct paged_rules {
+  /// The formats keys and values are stored in (docs/numerics.md §6): element formats and per-token
+  /// groups quantized on arrival (a pool block holds final rows only).
+  using storage = storage_policy<>;
   /// Whether a block held by `refs` tables is copied before a write into it (copy-on-write).
   static bool copy_on_write(std::size_t refs) { return refs > 1; }
   /// References a fork adds to a block that has `filled` slots in use: one per block, however full.
@@ -44,6 +48,13 @@ struct paged_rules {
 /// block first. Refusals throw and change nothing anywhere: no block taken, no count moved.
 template <class Rules = paged_rules>
 class basic_paged {
+  using storage = typename Rules::storage;
+  using side = side_storage<typename storage::rules>;
+  static constexpr bool formats = storage::keys.rounds() || storage::values.rounds();
+  static constexpr bool groups = storage::keys.groups || storage::values.groups;
+  static_assert(storage::keys.chunk() == 1 && storage::values.chunk() == 1,
+                "a paged cache stores final rows in its blocks: no residual, no per-channel groups");
+
  public:
   using seq_id = std::size_t;
   using row_matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -55,7 +66,9 @@ class basic_paged {
         preempt_(preempt),
         k_(static_cast<Eigen::Index>(num_blocks * block_size), static_cast<Eigen::Index>(d_k)),
         v_(static_cast<Eigen::Index>(num_blocks * block_size), static_cast<Eigen::Index>(d_v)),
-        refs_(num_blocks, 0) {
+        refs_(num_blocks, 0),
+        ks_(storage::keys, formats ? num_blocks * block_size : 0, d_k, 1),
+        vs_(storage::values, formats ? num_blocks * block_size : 0, d_v, 1) {
     if (block_size == 0 || d_k == 0 || d_v == 0) throw shape_error("paged: block_size, d_k and d_v must be positive");
     for (std::size_t b = num_blocks; b > 0; --b) free_.push_back(b - 1);  // the free list pops block 0 first
     if constexpr (poison_free_slots) k_.setConstant(nan()), v_.setConstant(nan());
@@ -101,12 +114,21 @@ class basic_paged {
       q.blocks.back() = *next++;
       k_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = k_.middleRows(first_row(from), filled_rows(q));
       v_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = v_.middleRows(first_row(from), filled_rows(q));
+      for (Eigen::Index r = 0; formats && r < filled_rows(q); ++r) {
+        ks_.copy_slot(static_cast<std::size_t>(first_row(from) + r), static_cast<std::size_t>(first_row(q.blocks.back()) + r));
+        vs_.copy_slot(static_cast<std::size_t>(first_row(from) + r), static_cast<std::size_t>(first_row(q.blocks.back()) + r));
+      }
       --refs_[from], refs_[q.blocks.back()] = 1;
     }
     for (std::size_t i = 0; i < ks.steps; ++i, ++q.len) {
       if (q.len % block_size_ == 0) q.blocks.push_back(*next), refs_[*next++] = 1;
-      k_.row(slot(q, q.len)) = Eigen::Map<const Eigen::RowVectorXd>(k.data + i * d_k(), k_.cols());
-      v_.row(slot(q, q.len)) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), v_.cols());
+      if constexpr (formats) {
+        store(ks_, q.keys, k_, q, k.data + i * d_k());
+        store(vs_, q.values, v_, q, v.data + i * d_v());
+      } else {
+        k_.row(slot(q, q.len)) = Eigen::Map<const Eigen::RowVectorXd>(k.data + i * d_k(), k_.cols());
+        v_.row(slot(q, q.len)) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), v_.cols());
+      }
     }
     return victims;
   }
@@ -147,7 +169,21 @@ class basic_paged {
   std::size_t free_blocks() const { return free_.size(); }
   const std::vector<std::size_t>& block_table(seq_id s) const { return find(s).blocks; }
   std::size_t ref_count(std::size_t block) const { return refs_.at(block); }
-  std::size_t block_bytes() const { return block_size_ * (d_k() + d_v()) * sizeof(double); }
+  std::size_t block_bytes() const {
+    if constexpr (formats) return ks_.bytes(block_size_) + vs_.bytes(block_size_);
+    return block_size_ * (d_k() + d_v()) * sizeof(double);
+  }
+  /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
+  void set_scales(double k_scale, double v_scale)
+    requires(storage::keys.scaled || storage::values.scaled)
+  {
+    ks_.set_scale(k_scale), vs_.set_scale(v_scale);
+  }
+  /// Integer groups: the scales and minima of s's rows, in order (docs/numerics.md §6.2).
+  Eigen::MatrixXd key_scales(seq_id s) const requires groups { return exposed(ks_, find(s).keys, find(s), false); }
+  Eigen::MatrixXd key_zeros(seq_id s) const requires groups { return exposed(ks_, find(s).keys, find(s), true); }
+  Eigen::MatrixXd value_scales(seq_id s) const requires groups { return exposed(vs_, find(s).values, find(s), false); }
+  Eigen::MatrixXd value_zeros(seq_id s) const requires groups { return exposed(vs_, find(s).values, find(s), true); }
   std::size_t bytes_in_use() const { return (num_blocks() - free_blocks()) * block_bytes(); }
   view block_keys(std::size_t block) const {
     return {k_.data() + first_row(block) * k_.cols(), static_cast<Eigen::Index>(block_size_), k_.cols()};
@@ -157,7 +193,19 @@ class basic_paged {
   struct sequence {
     std::vector<std::size_t> blocks;
     std::size_t len = 0;
+    stream_state keys, values;  // where the sequence stands in each side's format
   };
+  /// Writes row q.len of q (its slot already allocated) in the side's format.
+  void store(side& s, stream_state& st, row_matrix& m, const sequence& q, const double* in) {
+    const auto at = static_cast<std::size_t>(slot(q, q.len));
+    s.append(st, at, in, m.data() + at * static_cast<std::size_t>(m.cols()), true, [&](std::size_t i) {
+      const auto r = static_cast<std::size_t>(slot(q, i));
+      return typename side::row_at{r, m.data() + r * static_cast<std::size_t>(m.cols())};
+    });
+  }
+  Eigen::MatrixXd exposed(const side& s, const stream_state& st, const sequence& q, bool zeros) const {
+    return group_matrix(s, st, 0, q.len, [&](std::size_t i) { return static_cast<std::size_t>(slot(q, i)); }, zeros);
+  }
   static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 
   template <class Map>
@@ -226,6 +274,7 @@ class basic_paged {
   std::vector<std::size_t> free_;    // blocks no table holds
   std::map<seq_id, sequence> seqs_;  // ordered by id, which is creation order
   seq_id next_id_ = 0;
+  side ks_, vs_;  // codes and scales of every pool slot
 };
 
 using paged = basic_paged<>;

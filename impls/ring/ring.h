@@ -1,45 +1,60 @@
-// The reference sliding-window (ring) KV cache: a fixed buffer of W rows, evicting the oldest.
+// The reference sliding-window (ring) KV cache: W rows, evicting the oldest, with optional attention sinks.
 #pragma once
 
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "impls/common/array_view.h"
 #include "impls/common/attention.h"
 #include "impls/common/errors.h"
+#include "impls/common/row_storage.h"
 
 namespace kvconform {
 
-/// Where a ring puts and finds rows. Step p lives in slot p mod W; the oldest held step is
-/// T - len. Mutants replace one of these two rules (impls/mutants/ring_*.h).
+/// Where a ring puts and finds rows. The first `keep` steps ever appended (attention sinks) keep
+/// slots 0 .. keep - 1; every later step p shares the other W - keep slots in turn (slot keep +
+/// (p - keep) mod (W - keep)). Mutants replace one of these rules (impls/ring/mutants/).
 struct ring_rules {
-  /// Slot of the oldest held row.
-  static std::size_t oldest_slot(std::int64_t total, std::size_t len, std::size_t window) {
-    return static_cast<std::size_t>((total - static_cast<std::int64_t>(len)) % static_cast<std::int64_t>(window));
+  using storage = storage_policy<>;  ///< the formats keys and values are stored in (docs/numerics.md §6)
+  /// Slots shared by the steps after the sinks.
+  static std::size_t ring_part(std::size_t window, std::size_t keep) { return window - keep; }
+  /// The slot held row i (oldest first, of `held`) reads, with `total` steps appended.
+  static std::size_t read_slot(std::size_t i, std::int64_t total, std::size_t held, std::size_t keep,
+                               std::size_t part) {
+    if (i < keep) return i;
+    const std::int64_t step = total - static_cast<std::int64_t>(held - i);
+    return keep + static_cast<std::size_t>(step - static_cast<std::int64_t>(keep)) % part;
   }
-  /// The rows [first, last) of an n-row append that are written: n >= W keeps the last W.
-  static std::pair<std::size_t, std::size_t> kept(std::size_t n, std::size_t window) {
-    return {n > window ? n - window : 0, n};
-  }
+  /// The rows [first, last) of an n-row append that are written, in order (a later row in the
+  /// same slot overwrites an earlier one, so every sink row of the append is written).
+  static std::pair<std::size_t, std::size_t> kept(std::size_t n, std::size_t /*window*/) { return {0, n}; }
 };
 
-/// Holds the last min(T, W) of the T steps ever appended, oldest first, in a buffer of W rows
-/// used as a ring (no row is ever shifted). Appends are never refused for capacity; shape
-/// errors throw and change nothing.
+/// Holds the first `keep` steps ever appended (attention sinks) and the last W - keep of the others,
+/// oldest first, in a buffer of W rows used as a ring (no row is ever shifted); with fewer than W
+/// steps, all of them. Appends are never refused for room; shape errors throw and change nothing.
+/// Formats quantized in chunks of steps (per-channel groups, a residual) take no sinks.
 template <class Rules = ring_rules>
 class basic_ring {
+  using storage = typename Rules::storage;
+  using side = side_storage<typename storage::rules>;
+  static constexpr bool formats = storage::keys.rounds() || storage::values.rounds();
+  static constexpr bool groups = storage::keys.groups || storage::values.groups;
+  /// Formats that quantize rows in chunks see every step, even those a long append overwrites at once.
+  static constexpr bool stepwise = storage::keys.chunk() > 1 || storage::values.chunk() > 1;
+
  public:
   using row_matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-  basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v)
-      : k_(static_cast<Eigen::Index>(window), static_cast<Eigen::Index>(d_k)),
-        v_(static_cast<Eigen::Index>(window), static_cast<Eigen::Index>(d_v)) {
-    if (window == 0 || d_k == 0 || d_v == 0) throw shape_error("ring: window, d_k and d_v must be positive");
-  }
+  basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v) : basic_ring(window, d_k, d_v, 0, 0) {}
+  basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v, std::size_t keep) requires(!stepwise)
+      : basic_ring(window, d_k, d_v, keep, 0) {}
 
   /// Appends one step (1-D) or n steps (2-D), crossing the wrap point as needed.
   void append(array_view k, array_view v) {
@@ -47,28 +62,51 @@ class basic_ring {
     if (!ks.ok || !vs.ok) throw shape_error("append: k and v must be 1-D or 2-D");
     if (ks.width != d_k() || vs.width != d_v()) throw shape_error("append: wrong width");
     if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
-    const auto [first, last] = Rules::kept(ks.steps, window());
+    const auto [first, last] =
+        stepwise ? std::pair<std::size_t, std::size_t>{0, ks.steps} : Rules::kept(ks.steps, window());
     for (std::size_t i = first; i < last; ++i) {
-      const auto slot =
-          static_cast<Eigen::Index>(static_cast<std::size_t>(total_ + static_cast<std::int64_t>(i)) % window());
-      k_.row(slot) = Eigen::Map<const Eigen::RowVectorXd>(k.data + i * d_k(), static_cast<Eigen::Index>(d_k()));
-      v_.row(slot) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), static_cast<Eigen::Index>(d_v()));
+      const std::size_t p = static_cast<std::size_t>(total_) + i;
+      const auto slot = static_cast<Eigen::Index>(write_slot(p));
+      if constexpr (formats) {
+        store(ks_, kst_, k_, p, k.data + i * d_k(), i + 1 == last);
+        store(vs_, vst_, v_, p, v.data + i * d_v(), i + 1 == last);
+      } else {
+        k_.row(slot) = Eigen::Map<const Eigen::RowVectorXd>(k.data + i * d_k(), static_cast<Eigen::Index>(d_k()));
+        v_.row(slot) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), static_cast<Eigen::Index>(d_v()));
+      }
     }
     total_ += static_cast<std::int64_t>(ks.steps);
   }
 
-  std::size_t size() const {
-    return total_ < static_cast<std::int64_t>(window()) ? static_cast<std::size_t>(total_) : window();
+  /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
+  void set_scales(double k_scale, double v_scale) requires(storage::keys.scaled || storage::values.scaled) {
+    ks_.set_scale(k_scale), vs_.set_scale(v_scale);
   }
-  std::size_t window() const { return static_cast<std::size_t>(k_.rows()); }
+  /// Integer groups: the scales and minima of the held quantized rows, oldest first (docs/numerics.md §6.2).
+  Eigen::MatrixXd key_scales() const requires groups { return exposed(ks_, kst_, false); }
+  Eigen::MatrixXd key_zeros() const requires groups { return exposed(ks_, kst_, true); }
+  Eigen::MatrixXd value_scales() const requires groups { return exposed(vs_, vst_, false); }
+  Eigen::MatrixXd value_zeros() const requires groups { return exposed(vs_, vst_, true); }
+
+  std::size_t size() const {
+    const auto slots = static_cast<std::int64_t>(k_.rows());
+    return static_cast<std::size_t>(total_ < slots ? total_ : slots);
+  }
+  std::size_t window() const { return keep_ + part_; }
+  std::size_t keep() const { return keep_; }
   std::size_t d_k() const { return static_cast<std::size_t>(k_.cols()); }
   std::size_t d_v() const { return static_cast<std::size_t>(v_.cols()); }
   /// Steps appended since creation, T.
   std::int64_t total() const { return total_; }
-  /// Absolute 0-based index of each held step, oldest first: T - len .. T - 1.
+  /// Absolute 0-based index of each held step, oldest first: the sinks 0 .. keep - 1, then the
+  /// most recent steps up to T - 1.
   std::vector<std::int64_t> positions() const {
     std::vector<std::int64_t> p;
-    for (std::size_t i = size(); i > 0; --i) p.push_back(total_ - static_cast<std::int64_t>(i));
+    const std::size_t n = size();
+    p.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+      p.push_back(i < keep_ && total_ > static_cast<std::int64_t>(n) ? static_cast<std::int64_t>(i)
+                                                                     : total_ - static_cast<std::int64_t>(n - i));
     return p;
   }
 
@@ -82,19 +120,73 @@ class basic_ring {
   row_matrix keys() const { return logical(k_); }
   row_matrix values() const { return logical(v_); }
 
- private:
-  std::size_t slot(std::size_t i) const { return (Rules::oldest_slot(total_, size(), window()) + i) % window(); }
-  /// The held rows in logical order: slots oldest .. W - 1, then 0 .. (the rest), two block copies.
+ protected:
+  basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v, std::size_t keep, int)
+      : keep_(keep),
+        part_(window > keep ? Rules::ring_part(window, keep) : 0),
+        k_(row_matrix::Constant(static_cast<Eigen::Index>(keep + part_), static_cast<Eigen::Index>(d_k), nan())),
+        v_(row_matrix::Constant(static_cast<Eigen::Index>(keep + part_), static_cast<Eigen::Index>(d_v), nan())),
+        ks_(storage::keys, formats ? keep + part_ : 0, d_k, 1),
+        vs_(storage::values, formats ? keep + part_ : 0, d_v, 1) {
+    if (window == 0 || d_k == 0 || d_v == 0) throw shape_error("ring: window, d_k and d_v must be positive");
+    if (keep >= window) throw shape_error("ring: keep must be less than the window");
+  }
+  /// Unwritten slots hold NaN, so a read of a slot no held step is in shows in decode and views.
+  static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
+  std::size_t write_slot(std::size_t step) const { return step < keep_ ? step : keep_ + (step - keep_) % part_; }
+  /// Whether step i is held once step p is written.
+  bool held_after(std::size_t i, std::size_t p) const { return i <= p && (i < keep_ || i + part_ > p); }
+  std::size_t slot(std::size_t i) const {
+    // Until the first wrap the held rows sit in slots 0 .. size - 1 in order.
+    if (total_ <= static_cast<std::int64_t>(window())) return i;
+    return Rules::read_slot(i, total_, size(), keep_, part_);
+  }
+  /// Rows whose slots follow each other are copied as one block (the sinks, then the ring from its
+  /// oldest row, then the rest): a copy per row would make every observation of a long window
+  /// cost a division per row.
   row_matrix logical(const row_matrix& m) const {
-    const auto n = static_cast<Eigen::Index>(size()), first = static_cast<Eigen::Index>(slot(0));
-    const Eigen::Index head = std::min(n, static_cast<Eigen::Index>(window()) - first);
-    row_matrix out(n, m.cols());
-    out.topRows(head) = m.middleRows(first, head);
-    out.bottomRows(n - head) = m.topRows(n - head);
+    const std::size_t n = size();
+    row_matrix out(static_cast<Eigen::Index>(n), m.cols());
+    for (std::size_t i = 0; i < n;) {
+      const std::size_t first = slot(i);
+      std::size_t run = 1;
+      while (i + run < n && run_continues(i + run, first + run)) ++run;
+      // Consecutive rows of a row-major matrix are one contiguous block.
+      std::copy_n(m.data() + first * d(m), run * d(m), out.data() + i * d(m));
+      i += run;
+    }
     return out;
   }
+  /// Whether held row i sits in `expected`, the slot after its predecessor's. With the standard
+  /// rules that holds up to the end of the sinks and of the ring part, known without a division;
+  /// other rules (the mutants') ask slot() for every row.
+  static std::size_t d(const row_matrix& m) { return static_cast<std::size_t>(m.cols()); }
+  bool run_continues(std::size_t i, std::size_t expected) const {
+    if constexpr (std::is_same_v<Rules, ring_rules>)
+      return expected < window() && i != keep_;
+    else
+      return slot(i) == expected;
+  }
+  /// Writes absolute step p into its slot; the window then holds the sinks and steps (p - (W - keep), p].
+  void store(side& s, stream_state& st, row_matrix& m, std::size_t p, const double* in, bool call_ends) {
+    const std::size_t w = window(), cols = static_cast<std::size_t>(m.cols());
+    if (st.appended < p) st.appended = st.quantized = p;  // steps a long append overwrote, quantized on arrival
+    s.append(st, write_slot(p), in, m.data() + write_slot(p) * cols, call_ends, [&](std::size_t i) {
+      return typename side::row_at{write_slot(i), held_after(i, p) ? m.data() + write_slot(i) * cols : nullptr};
+    });
+    s.evicted(st, p + 1 > w ? p + 1 - w : 0);  // per-channel groups: only without sinks (chunked formats)
+  }
+  Eigen::MatrixXd exposed(const side& s, const stream_state& st, bool zeros) const {
+    const std::size_t held = size(), first = static_cast<std::size_t>(total_) - held;
+    return group_matrix(
+        s, st, first, held, [&](std::size_t i) { return slot(i); }, zeros);
+  }
+
+  std::size_t keep_, part_;
   row_matrix k_, v_;
   std::int64_t total_ = 0;
+  side ks_, vs_;
+  stream_state kst_, vst_;
 };
 
 using ring = basic_ring<>;

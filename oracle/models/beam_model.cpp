@@ -1,6 +1,7 @@
 // The beam specification, written independently of the caches it judges.
 #include "oracle/models/beam_model.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -8,19 +9,18 @@
 namespace kvconform {
 
 namespace {
-/// Bytes one stored value takes in the implementation's storage format.
-std::int64_t scalar_bytes(precision p) {
-  switch (p) {
-    case precision::f64: return 8;
-    case precision::f32: return 4;
-    case precision::bf16: return 2;
-  }
-  return 8;
+/// The format whose bytes a side takes: its own, or for plain f64 rows the storage precision
+/// they arrive in (a float32 cache that declares only `storage = f32` stores 4 bytes a value).
+storage_format bytes_format(const storage_format& f, precision storage) {
+  if (f.rounds() || storage == precision::f64) return f;
+  return storage == precision::f32 ? formats::f32 : formats::bf16;
 }
 }  // namespace
 
 beam_model::beam_model(const cache_config& c, const numeric_profile& p)
-    : config_(c), profile_(p), layers_(c.layers, layer(c.batch, batch_row(c.heads))) {}
+    : config_(c),
+      profile_(p),
+      layers_(c.layers, layer(c.batch, batch_row(c.heads, stored_stream(p.keys, p.values, c, c.d_k, c.d_k)))) {}
 
 expectation beam_model::apply(const op& o) {
   switch (o.kind) {
@@ -54,18 +54,16 @@ expectation beam_model::update(const op& o) {
   layer& l = layers_[static_cast<std::size_t>(o.layer)];
   for (std::size_t b = 0; b < c.batch; ++b)
     for (std::size_t h = 0; h < c.heads; ++h) {
-      head_rows& rows = l[b][h];
-      rows.keys.resize(start), rows.values.resize(start);  // a start below the length truncates first
+      stored_stream& rows = l[b][h];
+      rows.keys.truncate(std::min(start, rows.size())), rows.values.truncate(std::min(start, rows.size()));
       for (std::size_t t = 0; t < n; ++t) {
-        const std::size_t at = ((b * c.heads + h) * n + t) * d;
-        row k(o.k.data.begin() + static_cast<std::ptrdiff_t>(at),
-              o.k.data.begin() + static_cast<std::ptrdiff_t>(at + d));
-        row v(o.v.data.begin() + static_cast<std::ptrdiff_t>(at),
-              o.v.data.begin() + static_cast<std::ptrdiff_t>(at + d));
-        for (double& x : k) x = round_to(profile_.storage, x);
-        for (double& x : v) x = round_to(profile_.storage, x);
-        rows.keys.push_back(std::move(k));
-        rows.values.push_back(std::move(v));
+        const auto at = static_cast<std::ptrdiff_t>(((b * c.heads + h) * n + t) * d);
+        auto row_of = [&](const tensor& x) {
+          std::vector<double> r(x.data.begin() + at, x.data.begin() + at + static_cast<std::ptrdiff_t>(d));
+          for (double& y : r) y = round_to(profile_.storage, y);
+          return r;
+        };
+        rows.push(row_of(o.k), row_of(o.v));
       }
     }
   return e;
@@ -101,20 +99,15 @@ expectation beam_model::decode(const op& o) {
   if (!e.accepted) return e;
 
   const std::size_t q_heads = o.q.shape[1], d = c.d_k;
-  const layer& l = layers_[static_cast<std::size_t>(o.layer)];
   for (std::size_t b = 0; b < c.batch; ++b)
     for (std::size_t h = 0; h < q_heads; ++h) {
-      const head_rows& rows = l[b][h / (q_heads / c.heads)];  // grouped-query attention
-      attention_problem p;
-      p.n = len, p.d_k = d, p.d_v = d;
-      for (std::size_t i = 0; i < len; ++i) {
-        p.keys.insert(p.keys.end(), rows.keys[i].begin(), rows.keys[i].end());
-        p.values.insert(p.values.end(), rows.values[i].begin(), rows.values[i].end());
-        if (has_mask) p.live.push_back(o.mask.data[b * len + i] != 0);
-      }
-      for (std::size_t j = 0; j < d; ++j)
-        p.q.push_back(round_to(profile_.storage, o.q.data[(b * q_heads + h) * d + j]));
-      e.problems.push_back(std::move(p));
+      const std::size_t kv = h / (q_heads / c.heads);  // grouped-query attention
+      std::vector<unsigned char> live;
+      for (std::size_t i = 0; has_mask && i < len; ++i) live.push_back(o.mask.data[b * len + i] != 0);
+      std::vector<double> q;
+      for (std::size_t j = 0; j < d; ++j) q.push_back(round_to(profile_.storage, o.q.data[(b * q_heads + h) * d + j]));
+      const std::size_t stream = (static_cast<std::size_t>(o.layer) * c.batch + b) * c.heads + kv;
+      add_decode(e, layers_[static_cast<std::size_t>(o.layer)][b][kv], stream, std::move(q), profile_, std::move(live));
     }
   return e;
 }
@@ -129,15 +122,18 @@ snapshot beam_model::observe() const {
         stream st;
         st.name = "layer " + std::to_string(l) + " row " + std::to_string(b) + " head " + std::to_string(h);
         st.d_k = st.d_v = c.d_k;
-        for (const row& k : layers_[l][b][h].keys) st.keys.add(k.data(), k.size());  // views, compared in place
-        for (const row& v : layers_[l][b][h].values) st.values.add(v.data(), v.size());
+        layers_[l][b][h].expose(st);
         s.streams.push_back(std::move(st));
       }
   }
-  const std::int64_t scalar = scalar_bytes(profile_.storage);
+  // Storage for all T positions is reserved up front, in the formats' bytes (docs/numerics.md §6.3).
   const auto [L, B, H, T, D] = std::array{c.layers, c.batch, c.heads, c.capacity, c.d_k};
-  const auto per_token = static_cast<std::int64_t>(2 * L * H * D) * scalar;
-  s.counters.emplace_back("bytes", static_cast<std::int64_t>(2 * L * B * H * T * D) * scalar);
+  const double per_row =
+      static_cast<double>(L * H) * (stored_bytes(bytes_format(profile_.keys, profile_.storage), T, D) +
+                                    stored_bytes(bytes_format(profile_.values, profile_.storage), T, D));
+  const auto bytes = static_cast<std::int64_t>(per_row) * static_cast<std::int64_t>(B);
+  const std::int64_t per_token = static_cast<std::int64_t>(per_row) / static_cast<std::int64_t>(T);
+  s.counters.emplace_back("bytes", bytes);
   s.counters.emplace_back("bytes_per_token", per_token);
   s.counters.emplace_back("max_batch_tokens", static_cast<std::int64_t>(beam_memory_budget) / per_token);
   return s;

@@ -24,16 +24,12 @@ class beam_model final : public model {
   snapshot observe() const override;
 
   /// Filled positions of a layer: the positions its rows hold (every config has B, H >= 1).
-  std::size_t length(std::size_t layer) const { return layers_[layer][0][0].keys.size(); }
+  std::size_t length(std::size_t layer) const { return layers_[layer][0][0].size(); }
   const cache_config& config() const { return config_; }
 
  private:
-  using row = std::vector<double>;
-  struct head_rows {
-    std::vector<row> keys, values;
-  };
-  using batch_row = std::vector<head_rows>;  // H kv heads
-  using layer = std::vector<batch_row>;      // B rows
+  using batch_row = std::vector<stored_stream>;  // H kv heads
+  using layer = std::vector<batch_row>;          // B rows
 
   expectation update(const op& o);
   expectation reorder(const op& o);

@@ -21,4 +21,23 @@ std::vector<double> stored_row(const tensor& t, std::size_t i, precision storage
   return r;
 }
 
+void add_decode(expectation& e, const stored_stream& s, std::size_t index, std::vector<double> q,
+                const numeric_profile& p, std::vector<unsigned char> live) {
+  auto problem = [&](bool given) {
+    attention_problem a;
+    a.n = s.size(), a.d_k = q.size(), a.d_v = s.size() ? s.values.stored(0).size() : 0;
+    for (std::size_t i = 0; i < a.n; ++i) {
+      const auto& k = given ? s.keys.given(i) : s.keys.stored(i);
+      const auto& v = given ? s.values.given(i) : s.values.stored(i);
+      a.keys.insert(a.keys.end(), k.begin(), k.end());
+      a.values.insert(a.values.end(), v.begin(), v.end());
+    }
+    a.q = q, a.live = live;
+    return a;
+  };
+  e.problems.push_back(problem(false));
+  e.streams.push_back(index);
+  if (p.rounds_storage()) e.originals.push_back(problem(true));
+}
+
 }  // namespace kvconform

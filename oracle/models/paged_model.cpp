@@ -1,6 +1,7 @@
 // The paged specification, written independently of the caches it judges.
 #include "oracle/models/paged_model.h"
 
+#include <iterator>
 #include <string>
 
 namespace kvconform {
@@ -15,7 +16,7 @@ std::size_t paged_model::room(std::int64_t h) const {
   // The sequence may grow to fill its own blocks plus every free one, less the one a
   // copy-on-write of a shared, partly filled last block would take.
   const sequence& s = seqs_.at(h);
-  const std::int64_t bs = static_cast<std::int64_t>(config_.block_size), len = static_cast<std::int64_t>(s.keys.size());
+  const std::int64_t bs = static_cast<std::int64_t>(config_.block_size), len = static_cast<std::int64_t>(s.rows.size());
   const auto free = static_cast<std::int64_t>(free_blocks());
   const std::int64_t most =
       (static_cast<std::int64_t>(s.blocks.size()) + free - (copies_on_append(h) ? 1 : 0)) * bs - len;
@@ -24,7 +25,7 @@ std::size_t paged_model::room(std::int64_t h) const {
 
 bool paged_model::copies_on_append(std::int64_t h) const {
   const sequence& s = seqs_.at(h);
-  return s.keys.size() % config_.block_size != 0 && refs_.at(s.blocks.back()) > 1;
+  return s.rows.size() % config_.block_size != 0 && refs_.at(s.blocks.back()) > 1;
 }
 
 std::int64_t paged_model::new_block() {
@@ -64,9 +65,8 @@ expectation paged_model::append(const op& o) {
     s.blocks.back() = new_block();
   }
   for (std::size_t i = 0; i < n; ++i) {
-    if (s.keys.size() % bs == 0) s.blocks.push_back(new_block());
-    s.keys.push_back(stored_row(o.k, i, profile_.storage));
-    s.values.push_back(stored_row(o.v, i, profile_.storage));
+    if (s.rows.size() % bs == 0) s.blocks.push_back(new_block());
+    s.rows.push(stored_row(o.k, i, profile_.storage), stored_row(o.v, i, profile_.storage));
   }
   return e;
 }
@@ -74,11 +74,13 @@ expectation paged_model::append(const op& o) {
 expectation paged_model::apply(const op& o) {
   const expectation refused_index{.accepted = false, .reasons = refuse_index};
   switch (o.kind) {
-    case op_kind::create: seqs_[handles_++] = {}; return {};
+    case op_kind::create:
+      seqs_.emplace(handles_++, sequence{{profile_.keys, profile_.values, config_, config_.d_k, config_.d_v}, {}});
+      return {};
     case op_kind::fork: {
       const std::int64_t child = handles_++;  // a refused fork still uses up its handle
       if (!is_live(o.seq)) return refused_index;
-      seqs_[child] = seqs_.at(o.seq);
+      seqs_.emplace(child, seqs_.at(o.seq));
       for (std::int64_t b : seqs_.at(child).blocks) ++refs_.at(b);
       return {};
     }
@@ -94,8 +96,10 @@ expectation paged_model::apply(const op& o) {
       if (o.q.shape.size() != 1 || o.q.shape[0] != config_.d_k) refuse(refuse_shape);
       if (is_live(o.seq) && size(o.seq) == 0) refuse(refuse_empty);
       if (!e.accepted) return e;
-      const sequence& s = seqs_.at(o.seq);
-      e.problems.push_back(decode_problem(s.keys, s.values, o.q, config_.d_v, profile_.storage));
+      std::vector<double> q;
+      for (double x : o.q.data) q.push_back(round_to(profile_.storage, x));
+      const auto index = static_cast<std::size_t>(std::distance(seqs_.begin(), seqs_.find(o.seq)));
+      add_decode(e, seqs_.at(o.seq).rows, index, std::move(q), profile_);
       return e;
     }
     default: return {.accepted = false, .reasons = refuse_none};  // update and reorder belong to beam: never acceptable
@@ -108,16 +112,15 @@ snapshot paged_model::observe() const {
     stream st;
     st.name = "seq " + std::to_string(h);
     st.d_k = config_.d_k, st.d_v = config_.d_v;
-    for (const row& k : s.keys) st.keys.add(k.data(), k.size());  // views: the executor compares in place
-    for (const row& v : s.values) st.values.add(v.data(), v.size());
+    s.rows.expose(st);
     st.blocks = s.blocks;
     out.streams.push_back(std::move(st));
   }
   const auto held = static_cast<std::int64_t>(refs_.size());
   out.counters.emplace_back("free_blocks", static_cast<std::int64_t>(free_blocks()));
-  out.counters.emplace_back(
-      "bytes_in_use",
-      held * static_cast<std::int64_t>(config_.block_size * (config_.d_k + config_.d_v) * sizeof(double)));
+  const double block_bytes = stored_bytes(profile_.keys, config_.block_size, config_.d_k) +
+                             stored_bytes(profile_.values, config_.block_size, config_.d_v);
+  out.counters.emplace_back("bytes_in_use", held * static_cast<std::int64_t>(block_bytes));
   out.block_refs.assign(refs_.begin(), refs_.end());
   return out;
 }

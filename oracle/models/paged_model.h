@@ -26,8 +26,9 @@ class paged_model final : public model {
   paged_model(const cache_config& c, const numeric_profile& p) : config_(c), profile_(p) {}
 
   expectation apply(const op& o) override;
-  /// One stream "seq H" per live handle in handle order, counters free_blocks and
-  /// bytes_in_use (blocks held x block_size x (d_k + d_v) x 8), and every held block's count.
+  /// One stream "seq H" per live handle in handle order, counters free_blocks and bytes_in_use
+  /// (blocks held x the bytes block_size rows of keys and of values take in their formats,
+  /// docs/numerics.md §6.3), and every held block's count.
   snapshot observe() const override;
 
   const cache_config& config() const { return config_; }
@@ -38,7 +39,7 @@ class paged_model final : public model {
   /// Blocks no table holds.
   std::size_t free_blocks() const { return config_.capacity - refs_.size(); }
   /// Rows of live sequence h.
-  std::size_t size(std::int64_t h) const { return seqs_.at(h).keys.size(); }
+  std::size_t size(std::int64_t h) const { return seqs_.at(h).rows.size(); }
   /// The most rows an append to live sequence h takes without preempting (the exact fill).
   std::size_t room(std::int64_t h) const;
   /// Whether live sequence h's last block is partly filled and held by another table too, so
@@ -46,9 +47,8 @@ class paged_model final : public model {
   bool copies_on_append(std::int64_t h) const;
 
  private:
-  using row = std::vector<double>;
   struct sequence {
-    std::vector<row> keys, values;
+    stored_stream rows;
     std::vector<std::int64_t> blocks;
   };
   bool is_live(std::int64_t h) const { return seqs_.count(h) != 0; }

@@ -1,4 +1,4 @@
-// The flat and ring specification, written independently of the caches it judges.
+// The flat, ring and growing specification, written independently of the caches it judges.
 #include "oracle/models/rows_model.h"
 
 #include <string>
@@ -18,19 +18,26 @@ expectation rows_model::apply(const op& o) {
     else if (rule_ == full::refuse && size() + *steps > config_.capacity)
       refuse(refuse_capacity);
     if (!e.accepted) return e;
+    // Row by row: a 2-D append is the same steps one at a time. A window first evicts the oldest
+    // row to make room, so a chunk that completes is quantized over the rows the window then holds.
     for (std::size_t i = 0; i < *steps; ++i) {
-      keys_.push_back(stored_row(o.k, i, profile_.storage));
-      values_.push_back(stored_row(o.v, i, profile_.storage));
+      if (rule_ == full::evict && size() == config_.capacity) {  // the oldest row after the sinks goes
+        const std::size_t oldest = config_.keep;
+        rows_.keys.erase(oldest), rows_.values.erase(oldest);
+        positions_.erase(positions_.begin() + static_cast<std::ptrdiff_t>(oldest));
+      }
+      rows_.push(stored_row(o.k, i, profile_.storage), stored_row(o.v, i, profile_.storage));
+      positions_.push_back(total_++);
     }
-    total_ += static_cast<std::int64_t>(*steps);
-    while (size() > config_.capacity) keys_.pop_front(), values_.pop_front();  // ring eviction
     return e;
   }
   // decode
   if (o.q.shape.size() != 1 || o.q.shape[0] != config_.d_k) refuse(refuse_shape);
   if (size() == 0) refuse(refuse_empty);
   if (!e.accepted) return e;
-  e.problems.push_back(decode_problem(keys_, values_, o.q, config_.d_v, profile_.storage));
+  std::vector<double> q;
+  for (double x : o.q.data) q.push_back(round_to(profile_.storage, x));
+  add_decode(e, rows_, 0, std::move(q), profile_);
   return e;
 }
 
@@ -38,12 +45,15 @@ snapshot rows_model::observe() const {
   snapshot s;
   stream st;
   st.d_k = config_.d_k, st.d_v = config_.d_v;
-  for (const row& k : keys_) st.keys.add(k.data(), k.size());  // views: the executor compares in place
-  for (const row& v : values_) st.values.add(v.data(), v.size());
+  rows_.expose(st);
   s.counters.emplace_back("size", static_cast<std::int64_t>(size()));
   if (rule_ == full::evict) {
-    for (std::int64_t p = total_ - static_cast<std::int64_t>(size()); p < total_; ++p) st.positions.push_back(p);
+    st.positions.assign(positions_.begin(), positions_.end());
     s.counters.emplace_back("total", total_);
+  }
+  if (rule_ == full::grow) {  // whole steps of `capacity` rows, none before the first append
+    const std::size_t step = config_.capacity;
+    s.counters.emplace_back("reserved_rows", static_cast<std::int64_t>((size() + step - 1) / step * step));
   }
   s.streams.push_back(std::move(st));
   return s;

@@ -1,11 +1,15 @@
 // Format facts and rounding used by the bound and by models that store in a narrower format.
 #include "oracle/numeric/numeric_profile.h"
 
+#include "oracle/numeric/element_rounding.h"
+
+#include <algorithm>
 #include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 namespace kvconform {
 
@@ -23,13 +27,12 @@ double smallest_normal(precision p) {
 }
 
 double round_to(precision p, double x) {
-  if (p == precision::f64) return x;
-  const float f = static_cast<float>(x);
-  if (p == precision::f32 || std::isnan(f)) return f;
-  // bf16 keeps the top 16 bits of the f32 pattern; round to nearest, ties to even.
-  std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return std::bit_cast<float>(bits & 0xffff0000u);
+  switch (p) {
+    case precision::f64: return x;
+    case precision::f32: return static_cast<float>(x);
+    case precision::bf16: return round_element(formats::bf16, x);  // exact: no detour through float
+  }
+  return x;
 }
 
 const char* to_string(precision p) {
@@ -42,7 +45,10 @@ const char* to_string(precision p) {
 }
 
 std::string numeric_profile::describe() const {
-  std::string s = std::string("storage ") + to_string(storage) + ", working " + to_string(working);
+  std::string s = std::string("storage ") + to_string(storage);
+  if (keys.rounds()) s += ", keys " + kvconform::describe(keys);
+  if (values.rounds()) s += ", values " + kvconform::describe(values);
+  s += std::string(", working ") + to_string(working);
   if (online_block) s += ", online block " + std::to_string(online_block);
   if (online_undeclared) s += ", online (undeclared block)";
   if (splits) s += ", split-K " + std::to_string(splits);
@@ -50,6 +56,22 @@ std::string numeric_profile::describe() const {
   if (u_out) s += ", output rounded";
   s += flush_subnormals ? ", FTZ allowed" : ", no FTZ";
   return s;
+}
+
+std::string check(const numeric_profile& p) {
+  for (auto [side, f] : {std::pair{"keys", &p.keys}, {"values", &p.values}})
+    if (const std::string why = check(*f); !why.empty()) return std::string(side) + " " + why;
+  return "";
+}
+
+int pinned_decimals(const numeric_profile& p) {
+  if (p.keys.groups || p.values.groups) return -1;
+  auto of = [](element_format e) {
+    static const int decimals[] = {15, 5, 2, 1, 0, 0};  // f64 f32 fp16 bf16 e4m3 e5m2
+    return decimals[static_cast<int>(e)];
+  };
+  const int working = p.working == precision::f64 ? 15 : p.working == precision::f32 ? 5 : 1;
+  return std::min({working, of(p.keys.element), of(p.values.element)});
 }
 
 }  // namespace kvconform

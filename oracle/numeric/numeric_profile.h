@@ -3,6 +3,9 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
+
+#include "oracle/numeric/storage_format.h"
 
 namespace kvconform {
 
@@ -19,7 +22,10 @@ const char* to_string(precision p);
 
 /// The numeric profile (docs/numerics.md §2). Defaults describe a double, two-pass cache.
 struct numeric_profile {
-  precision storage = precision::f64;  ///< what stored rows and q are rounded to before use
+  precision storage = precision::f64;  ///< what k, v and q are rounded to on arrival
+  /// How keys and values are stored after that (docs/numerics.md §6): element formats are rounded
+  /// exactly as declared; integer groups are judged by their rules.
+  storage_format keys = formats::f64, values = formats::f64;
   precision working = precision::f64;  ///< accumulation precision (gives u)
   /// Online softmax: 0 = two-pass (n_r = 0); B > 0 = declared block of B keys
   /// (n_r = ceil(n/B) - 1); `online_undeclared` = rescale after every key (n_r = n - 1).
@@ -30,7 +36,21 @@ struct numeric_profile {
   double u_out = 0;              ///< unit roundoff of the stored output
   bool flush_subnormals = true;  ///< FTZ allowed: mu = smallest normal, else denorm_min
 
+  /// In words, for `list`: "storage f64, working f64, FTZ allowed", with keys and values when not f64.
   std::string describe() const;
+  /// A stable JSON object a port can send (docs/numerics.md §2.1); profile_from_json reads it back.
+  std::string to_json() const;
+  /// Whether any side is stored in a format that changes values (so the end-to-end figure means something).
+  bool rounds_storage() const { return keys.rounds() || values.rounds(); }
 };
+
+/// Reads the JSON of numeric_profile::to_json (missing fields keep their defaults); throws
+/// std::invalid_argument naming the field on anything else.
+numeric_profile profile_from_json(std::string_view text);
+/// What is wrong with a profile ("" when valid): its storage formats' own checks.
+std::string check(const numeric_profile& p);
+/// Decimals to which pinned outputs and weights are compared: what the working precision and the
+/// stored formats resolve; -1 when integer groups leave the numbers to the oracle alone.
+int pinned_decimals(const numeric_profile& p);
 
 }  // namespace kvconform

@@ -34,10 +34,17 @@ const char* to_string(impl_group g) {
 }
 
 namespace {
-constexpr capability all_capabilities[] = {capability::decode, capability::preempt};
+constexpr capability all_capabilities[] = {capability::decode, capability::preempt, capability::sinks};
 }  // namespace
 
-const char* to_string(capability c) { return c == capability::decode ? "decode" : "preempt"; }
+const char* to_string(capability c) {
+  switch (c) {
+    case capability::decode: return "decode";
+    case capability::preempt: return "preempt";
+    case capability::sinks: return "sinks";
+  }
+  return "?";
+}
 
 std::optional<capability> capability_set::missing_from(capability_set have) const {
   for (capability c : all_capabilities)

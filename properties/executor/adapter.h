@@ -1,6 +1,7 @@
 // What every kind's adapter shares: views, decode results, both error styles, profiles and registration.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -151,8 +152,40 @@ op_outcome call_cache(Call&& call) {
 /// Appends a matrix view's rows to `out`, row-major: how every adapter reads a cache's views.
 template <matrix_view M>
 void copy_rows(const M& m, std::vector<double>& out) {
-  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(m.rows()); ++i)
-    for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(m.cols()); ++j) out.push_back(m(i, j));
+  const auto rows = static_cast<std::ptrdiff_t>(m.rows()), cols = static_cast<std::ptrdiff_t>(m.cols());
+  // A dense row-major view (an Eigen matrix or map) is one block copy; a copy per element would
+  // dominate observing a long window after every op.
+  if constexpr (requires {
+                  m.data();
+                  m.innerStride();
+                  m.outerStride();
+                  M::IsRowMajor;
+                }) {
+    if (M::IsRowMajor && m.innerStride() == 1 && (rows < 2 || m.outerStride() == cols)) {
+      if (rows * cols > 0) out.insert(out.end(), m.data(), m.data() + rows * cols);
+      return;
+    }
+  }
+  std::size_t at = out.size();
+  out.resize(at + static_cast<std::size_t>(rows * cols));
+  for (std::ptrdiff_t i = 0; i < rows; ++i)
+    for (std::ptrdiff_t j = 0; j < cols; ++j) out[at++] = m(i, j);
+}
+
+/// Passes the config's per-tensor scales (docs/numerics.md §6.1) to a cache that takes them with
+/// set_scales(k_scale, v_scale); a cache without the member never sees them.
+template <class C>
+void pass_scales(C& c, const cache_config& g) {
+  if constexpr (requires { c.set_scales(1.0, 1.0); }) c.set_scales(g.k_scale, g.v_scale);
+}
+
+/// Copies what a cache with integer groups exposes (docs/numerics.md §6.2) into a snapshot side:
+/// `scales()` and, when the cache has them, `zeros()` (the minima of asymmetric groups), each a
+/// matrix view (one row per quantized row or per group) or absent.
+template <class Scales, class Zeros>
+void copy_groups(group_view& g, Scales scales, Zeros zeros) {
+  if constexpr (!std::is_same_v<decltype(scales()), void>) copy_rows(scales(), g.scales);
+  if constexpr (!std::is_same_v<decltype(zeros()), void>) copy_rows(zeros(), g.zeros);
 }
 
 /// A matrix view stored as row-major doubles with rows adjacent (an Eigen row-major matrix or

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "oracle/models/model.h"
+#include "properties/executor/format_check.h"
 #include "properties/executor/subject.h"
 #include "properties/trace/trace.h"
 
@@ -27,6 +28,10 @@ struct failure {
 struct decode_stats {
   std::size_t decodes = 0, numeric = 0;
   double worst_ratio = 0;  ///< worst err/bound seen (the bound with F = 2; > 1 fails)
+  /// Reported, never judged: the worst end-to-end error over its bound (docs/numerics.md §6.4), for
+  /// decodes of a cache whose storage rounds (`end_to_end` of them had a figure).
+  std::size_t end_to_end = 0;
+  double worst_end_to_end = 0;
   void merge(const decode_stats& o);
 };
 
@@ -37,15 +42,18 @@ class session {
   session(const cache_config& c, const implementation& impl);
   ~session();
 
-  /// Runs one op; false when it diverged (see failed()). Ops after a failure are ignored.
+  /// Runs one op; false when it diverged (see failed()). Ops after a failure are ignored. A run
+  /// asked to stop (a signal, a deadline; properties/executor/stop.h) fails the op unrun, with
+  /// the check "interrupted" or "deadline", which is never a finding.
   bool step(const op& o);
   const std::optional<failure>& failed() const { return failure_; }
   const decode_stats& stats() const { return stats_; }
   const std::vector<op>& ops() const { return ops_; }
   /// What the implementation answered to the last op (a generation loop feeds on it).
   const op_outcome& last() const { return last_; }
-  /// The implementation's state now (for metamorphic comparisons).
-  snapshot observe() { return subject_ ? subject_->observe() : snapshot{}; }
+  /// The implementation's state now (for metamorphic comparisons): what the last op's check
+  /// observed, so that a long window is not read again, else a fresh observation.
+  const snapshot& observe();
   /// The implementation under test, for a driver that compares with fresh caches of the same type.
   const implementation& impl() const { return impl_; }
   /// Records a divergence a driver found outside the executor's own checks (a cached generation
@@ -57,13 +65,15 @@ class session {
   /// Runs `body` (a call into the implementation); an exception it throws is the step's failure.
   bool call_implementation(const std::function<void()>& body, const char* when);
   /// Each decode problem's numbers against the oracle under the bound, with the run's statistics.
-  bool check_decodes(const std::vector<attention_problem>& problems, const op_outcome& got);
+  bool check_decodes(const expectation& want, const op_outcome& got);
   const implementation& impl_;
   std::unique_ptr<model> model_;
   std::unique_ptr<subject> subject_;
+  format_checker formats_;
   std::vector<std::vector<double>> kept_buffers_;  // poisoned inputs stay alive: aliasing reads NaN
   std::vector<op> ops_;
   std::optional<failure> failure_;
+  std::optional<snapshot> observed_;  // the implementation's state after the last op, when it was checked
   op_outcome last_;
   decode_stats stats_;
 };

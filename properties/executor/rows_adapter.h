@@ -37,13 +37,26 @@ concept reports_positions = requires(const C& cc) {
   std::end(cc.positions());
 };
 
-/// Adapts a rows_cache to `subject` (with positions and total when it reports them).
+/// The optional attention sinks of a window: constructed with a fourth argument `keep`, the first
+/// `keep` steps ever appended are never evicted.
+template <class C>
+concept keeps_sinks = std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t>;
+
+/// The rows a growing cache has reserved (whole steps of its configured growth step).
+template <class C>
+concept reports_reserved = requires(const C& cc) {
+  { cc.reserved() } -> std::convertible_to<std::size_t>;
+};
+
+/// Adapts a rows_cache to `subject` (with positions and total, or the reserved rows, when it
+/// reports them). A config with sinks on a type without them is NOT SUPPORTED.
 template <rows_cache C>
 class rows_subject final : public subject {
  public:
-  explicit rows_subject(const cache_config& c) : cache_(c.capacity, c.d_k, c.d_v) {}
+  explicit rows_subject(const cache_config& c) : cache_(construct(c)), sinks_(c.keep > 0) { pass_scales(cache_, c); }
 
   op_outcome apply(const call& c) override {
+    if (sinks_ && !keeps_sinks<C>) return unsupported();
     if (c.o.kind == op_kind::append) return call_cache([&] { return cache_.append(c.k, c.v); });
     if constexpr (rows_decoding<C>)
       return decode_outcome([&] { return decode_step(c.q, std::as_const(cache_)); });
@@ -55,19 +68,41 @@ class rows_subject final : public subject {
     const C& c = cache_;
     snapshot s;
     stream st;
-    st.d_k = read_rows(c.keys(), st.keys);  // each view once: a ring's views are copies
+    st.d_k = read_rows(c.keys(), st.keys);  // each view once: a ring's views are copies, long on a long window
     st.d_v = read_rows(c.values(), st.values);
+    if constexpr (requires { c.key_scales(); })
+      copy_groups(
+          st.key_groups, [&] { return c.key_scales(); },
+          [&] {
+            if constexpr (requires { c.key_zeros(); }) return c.key_zeros();
+          });
+    if constexpr (requires { c.value_scales(); })
+      copy_groups(
+          st.value_groups, [&] { return c.value_scales(); },
+          [&] {
+            if constexpr (requires { c.value_zeros(); }) return c.value_zeros();
+          });
     s.counters.emplace_back("size", static_cast<std::int64_t>(c.size()));
     if constexpr (reports_positions<C>) {
-      for (const auto& p : c.positions()) st.positions.push_back(static_cast<std::int64_t>(p));
+      const auto& positions = c.positions();
+      st.positions.assign(std::begin(positions), std::end(positions));
       s.counters.emplace_back("total", static_cast<std::int64_t>(c.total()));
     }
+    if constexpr (reports_reserved<C>)
+      s.counters.emplace_back("reserved_rows", static_cast<std::int64_t>(c.reserved()));
     s.streams.push_back(std::move(st));
     return s;
   }
 
  private:
+  static C construct(const cache_config& c) {
+    if constexpr (keeps_sinks<C>)
+      return C(c.capacity, c.d_k, c.d_v, c.keep);
+    else
+      return C(c.capacity, c.d_k, c.d_v);
+  }
   C cache_;
+  bool sinks_;
 };
 
 /// A registry entry for a rows_cache of `kind`.
@@ -75,6 +110,7 @@ template <rows_cache C>
 implementation rows_implementation(implementation_info info, cache_kind kind) {
   capability_set caps;
   if (rows_decoding<C>) caps.add(capability::decode);
+  if (keeps_sinks<C>) caps.add(capability::sinks);
   return adapted_implementation<C, rows_subject<C>>(std::move(info), kind, caps);
 }
 

@@ -60,7 +60,7 @@ const char* to_string(impl_group g);
 
 /// Optional abilities of an implementation. A property that needs one the implementation lacks
 /// is NOT SUPPORTED: never run, never a pass, never a kill.
-enum class capability : unsigned { decode = 1u << 0, preempt = 1u << 1 };
+enum class capability : unsigned { decode = 1u << 0, preempt = 1u << 1, sinks = 1u << 2 };
 const char* to_string(capability c);
 
 /// A set of capabilities.
@@ -87,6 +87,8 @@ struct implementation_info {
   impl_group group = impl_group::reference;
   std::string note = {};    ///< one line: what it is, or the bug it models and where it comes from
   std::string killer = {};  ///< mutants: the property expected to kill it (checked against the catalogue)
+  /// The share of the run's cases the gate gives each of its properties (at least one case).
+  double case_share = 1;
 };
 
 /// A registered implementation: who it is, its kind, its declared numeric profile and capabilities,
@@ -95,6 +97,8 @@ struct implementation : implementation_info {
   cache_kind kind = cache_kind::flat;
   numeric_profile profile;
   capability_set capabilities;
+  std::string
+      unavailable;  ///< non-empty: the implementation cannot serve its kind at all (every property NOT SUPPORTED)
   std::function<subject_ptr(const cache_config&)> make;
 };
 

@@ -59,20 +59,24 @@ verdict check_trace(const property* p, const trace& t, const implementation& imp
     p->drive(s, t.config, *t.drive_seed, t.drive_size);
     return {s.failed(), s.stats()};
   }
-  verdict v = run_trace(t, impl);
-  if (!v.ok() || !p || !p->rewrite) return v;
+  if (!p || !p->rewrite) return run_trace(t, impl);
+  // The trace and its rewrite in lockstep, one pass over the trace. A failure of the trace itself
+  // comes first wherever it happens, so the rewrite's first difference is kept until the trace
+  // has run to its end.
   session original(t.config, impl), rewritten(t.config, impl);
+  std::optional<failure> difference;
   for (std::size_t i = 0; i < t.ops.size(); ++i) {
-    original.step(t.ops[i]);
+    if (!original.step(t.ops[i])) break;
+    if (difference) continue;
     for (const op& o : p->rewrite(t.ops[i])) rewritten.step(o);
-    if (rewritten.failed()) return {rewritten.failed(), v.stats};
-    if (const std::string d = diff(original.observe(), rewritten.observe()); !d.empty()) {
-      failure f{i, to_string(t.ops[i].kind), "metamorphic",
-                "after op " + std::to_string(i) + " the rewritten trace differs: " + d};
-      return {f, v.stats};
+    if (rewritten.failed()) {
+      difference = rewritten.failed();
+    } else if (const std::string d = diff(original.observe(), rewritten.observe()); !d.empty()) {
+      difference = failure{i, to_string(t.ops[i].kind), "metamorphic",
+                           "after op " + std::to_string(i) + " the rewritten trace differs: " + d};
     }
   }
-  return v;
+  return {original.failed() ? original.failed() : difference, original.stats()};
 }
 
 }  // namespace kvconform

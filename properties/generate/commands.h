@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "properties/executor/stop.h"
+#include "properties/generate/format_configs.h"
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
 
@@ -24,8 +26,12 @@ rc::Gen<T> uniform_in(T lo, T hi) {
 }
 
 /// Runs one op through the executor; a divergence fails the RapidCheck case with its signature.
+/// A run asked to stop ends the case as a success instead: RapidCheck then runs out its remaining
+/// cases (or shrink candidates) at once, and a failure found before the stop is kept as it was.
 inline void step_or_fail(session& s, const op& o) {
-  if (!s.step(o)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+  if (s.step(o)) return;
+  if (stopped_early(*s.failed())) RC_SUCCEED("stopped early");
+  RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
 }
 
 /// A trace op as a RapidCheck command: apply to the model, run through the executor, show.
@@ -141,6 +147,10 @@ property_run run_commands(const property& p, const implementation& impl, const r
                           double trace_scale = 1) {
   property_run out;
   case_runner run(p, impl, o, out);
+  if (impl.profile.rounds_storage())  // fitted to the declared formats (docs/numerics.md §6.5)
+    config_gen = rc::gen::apply(
+        [prof = impl.profile](cache_config c, std::uint64_t k, std::uint64_t v) { return fit_formats(c, prof, k, v); },
+        std::move(config_gen), uniform_in<std::uint64_t>(0, scale_codes), uniform_in<std::uint64_t>(0, scale_codes));
   run_rapidcheck(
       p, o,
       [&] {

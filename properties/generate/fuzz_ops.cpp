@@ -1,6 +1,8 @@
 // The draws every kind's fuzz strategy shares.
 #include "properties/generate/fuzz_ops.h"
 
+#include "properties/generate/format_configs.h"
+
 namespace kvconform {
 
 fuzz_ops::fuzz_ops(byte_io& io, const cache_config& c) : io_(io), c_(c) {
@@ -35,6 +37,12 @@ void fuzz_sizes(byte_io& io, cache_config& c) {
   c.capacity = io.range(1, fuzz::max_capacity, c.capacity);
   c.d_k = io.range(1, fuzz::max_dim, c.d_k);
   c.d_v = io.range(1, fuzz::max_dim, c.d_v);
+  fuzz_scales(io, c);
+}
+
+void fuzz_scales(byte_io& io, cache_config& c) {
+  c.k_scale = scale_of_code(io.range(0, scale_codes - 1, code_of_scale(c.k_scale)));
+  c.v_scale = scale_of_code(io.range(0, scale_codes - 1, code_of_scale(c.v_scale)));
 }
 
 }  // namespace kvconform

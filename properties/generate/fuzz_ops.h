@@ -73,7 +73,9 @@ class model_fuzz_ops : public fuzz_ops {
   Model model_;
 };
 
-/// Capacity, d_k and d_v within the fuzz limits: the config fields every kind reads first.
+/// Capacity, d_k and d_v within the fuzz limits, then the per-tensor scales: the config fields every kind reads first.
 void fuzz_sizes(byte_io& io, cache_config& c);
+/// The per-tensor scales k_scale and v_scale (docs/numerics.md §6.1), as codes of scale_of_code.
+void fuzz_scales(byte_io& io, cache_config& c);
 
 }  // namespace kvconform

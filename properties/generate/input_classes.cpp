@@ -4,6 +4,8 @@
 #include <cmath>
 #include <random>
 
+#include "oracle/numeric/element_rounding.h"
+
 namespace kvconform {
 
 namespace {
@@ -41,7 +43,8 @@ const char* const names[] = {"moderate",
                              "ill_conditioned_key",
                              "value_offset",
                              "one_hot",
-                             "zero_keys"};
+                             "zero_keys",
+                             "format_edges"};
 }  // namespace
 
 const char* to_string(input_class c) { return names[static_cast<int>(c)]; }
@@ -95,6 +98,12 @@ void row_source::rows(std::int64_t first, std::size_t n, std::uint64_t seed, std
       case input_class::value_offset: value_shift = 1000; break;
       case input_class::one_hot: tau = unit(rng) < 0.3 ? 0 : -800, noise = 0; break;
       case input_class::zero_keys: tau = 0, noise = unit(rng) < 0.5 ? 0 : 1; break;
+      case input_class::format_edges: break;
+    }
+    if (class_ == input_class::format_edges) {
+      for (std::size_t j = 0; j < d_k_; ++j) keys.push_back(edge_value(rng, 0));
+      for (std::size_t c = 0; c < d_v_; ++c) values.push_back(edge_value(rng, 1));
+      continue;
     }
     std::vector<double> g(d_k_);
     for (double& x : g) x = gauss(rng);
@@ -106,6 +115,36 @@ void row_source::rows(std::int64_t first, std::size_t n, std::uint64_t seed, std
     for (std::size_t j = 0; j < d_k_; ++j)
       keys.push_back(random_key ? g[j] : tau / root_d * anchor_[j] + (noise + orthogonal) * g[j]);
     for (std::size_t c = 0; c < d_v_; ++c) values.push_back(value_shift + value_scale * gauss(rng));
+  }
+}
+
+template <class Rng>
+double row_source::edge_value(Rng& rng, int side) const {
+  const storage_format& f = formats_[side];
+  std::uniform_int_distribution<int> pick(0, 9);
+  std::normal_distribution<double> gauss;
+  const double sign = (rng() & 1) ? -1.0 : 1.0;
+  if (f.groups) {  // outliers that decide a group's range, ranges beyond fp16, tiny values
+    switch (pick(rng) % 5) {
+      case 0: return -40 * (1 + std::fabs(gauss(rng)));  // a negative extreme: max(x) is not max|x|
+      case 1: return sign * 4e4 * (1 + 0.5 * std::fabs(gauss(rng)));
+      case 2: return sign * 1e-6 * gauss(rng);
+      default: return gauss(rng);
+    }
+  }
+  const element_limits l = limits_of(f.element);
+  const double s = f.scaled ? scales_[side] : 1.0;
+  const int e = std::uniform_int_distribution<int>(l.emin, std::min(l.emin + 30, 15))(rng);
+  const double quantum = std::ldexp(1.0, e - l.precision + 1);
+  switch (pick(rng)) {
+    case 0:
+    case 1:  // a tie: halfway between two neighbours of the format
+      return sign * s * (std::ldexp(1.0, e) + quantum * (2.0 * static_cast<double>(rng() % 8) + 1) / 2);
+    case 2: return sign * s * l.max;                                               // the largest finite value
+    case 3: return sign * s * std::min(l.max * (1 + std::fabs(gauss(rng))), 1e5);  // beyond it
+    case 4: return sign * s * std::ldexp(static_cast<double>(rng() % 16 + 1), l.emin - l.precision);  // subnormals
+    case 5: return sign * 0.0;
+    default: return gauss(rng);
   }
 }
 

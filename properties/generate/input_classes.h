@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "oracle/numeric/storage_format.h"
+
 namespace kvconform {
 
 /// Each class fixes how scores, values and the query are drawn. Softmax is shift-invariant,
@@ -28,6 +30,10 @@ enum class input_class {
   value_offset,         ///< v = 1000 + N(0,1): exactness of the weighted sum
   one_hot,              ///< a few keys at 0, the rest at -800: exact one-hot weights
   zero_keys,            ///< half the keys are exactly zero: a length derived from content loses them
+  /// Storage formats only (docs/numerics.md §6.5): values on the declared formats' edges: ties,
+  /// the largest finite value and beyond, subnormals, signed zeros, groups with a negative outlier
+  /// and ranges beyond fp16.
+  format_edges,
 };
 
 const char* to_string(input_class c);
@@ -44,6 +50,10 @@ class row_source {
   /// Appends n rows for absolute positions first, first + 1, ... drawn from `seed`.
   void rows(std::int64_t first, std::size_t n, std::uint64_t seed, std::vector<double>& keys,
             std::vector<double>& values) const;
+  /// The storage formats (and per-tensor scales) `format_edges` draws its values for.
+  void set_formats(const storage_format& keys, const storage_format& values, double k_scale, double v_scale) {
+    formats_[0] = keys, formats_[1] = values, scales_[0] = k_scale, scales_[1] = v_scale;
+  }
   /// The query of this class (the same for every decode of a trace).
   const std::vector<double>& query() const { return q_; }
   input_class kind() const { return class_; }
@@ -55,6 +65,10 @@ class row_source {
   std::size_t d_k_, d_v_;
   std::vector<double> anchor_, q_;
   double sign_;
+  storage_format formats_[2] = {};
+  double scales_[2] = {1, 1};
+  template <class Rng>
+  double edge_value(Rng& rng, int side) const;
 };
 
 }  // namespace kvconform

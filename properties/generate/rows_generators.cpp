@@ -55,8 +55,9 @@ rc::Gen<rows_command> op_gen(const rows_mix& mix, const gen_state& s, bool can_d
     add(mix.fill, append_gen(s, rc::gen::just(std::max<std::size_t>(room, 1))));
     add(mix.overfill,
         append_gen(s, rc::gen::map(uniform_in<std::size_t>(1, 4), [room](std::size_t extra) { return room + extra; })));
-  } else {  // a window: appends of about its size, crossing the wrap point, and n > W
-    const std::size_t to_wrap = cap - static_cast<std::size_t>(s.total % static_cast<std::int64_t>(cap));
+  } else {  // a window: appends of about its size, to the end of the sinks or the wrap point, and n > W
+    const auto keep = static_cast<std::int64_t>(s.config.keep), part = static_cast<std::int64_t>(cap) - keep;
+    const auto to_wrap = static_cast<std::size_t>(s.total < keep ? keep - s.total : part - (s.total - keep) % part);
     add(mix.fill,
         append_gen(s, rc::gen::elementOf(std::vector<std::size_t>{cap, to_wrap, cap > 1 ? cap - 1 : 1, cap + 1})));
     add(mix.overfill, append_gen(s, rc::gen::elementOf(std::vector<std::size_t>{cap + 1, 2 * cap + 1, 3 * cap})));
@@ -79,12 +80,27 @@ rc::Gen<cache_config> config_gen(cache_kind kind, bool long_traces, bool deep) {
       uniform_in<std::size_t>(1, max_cap + 1), width_gen(deep), width_gen(deep));
 }
 
+/// A config with attention sinks half the time, for implementations that have them: keep in [1, W).
+rc::Gen<cache_config> with_sinks(rc::Gen<cache_config> configs) {
+  return rc::gen::mapcat(std::move(configs), [](cache_config c) {
+    if (c.capacity < 2) return rc::gen::just(c);
+    return rc::gen::map(rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(1, c.capacity)),
+                        [c](std::size_t keep) {
+                          cache_config k = c;
+                          k.keep = keep;
+                          return k;
+                        });
+  });
+}
+
 }  // namespace
 
 case_generator rows_cases(rows_model::full rule, rows_mix mix) {
   return [rule, mix](const property& p, const implementation& impl, const run_options& o) {
     return run_commands<rows_model>(
-        p, impl, o, config_gen(impl.kind, p.long_traces, o.deep),
+        p, impl, o,
+        impl.capabilities.has(capability::sinks) ? with_sinks(config_gen(impl.kind, p.long_traces, o.deep))
+                                                 : config_gen(impl.kind, p.long_traces, o.deep),
         [rule](const cache_config& c, const numeric_profile& prof) { return rows_model(c, prof, rule); },
         [rule, mix](const rows_model& m, const gen_context& ctx) {
           return op_gen(mix, gen_state{ctx.src, m.config(), rule, m.size(), m.total(), ctx.max_steps}, ctx.can_decode);

@@ -1,168 +1,145 @@
-// The port driver: a child process with pipes, a time limit per request, and strict answers.
+// The port driver: the protocol over a port_process, with a time limit per request and strict answers.
 #include "properties/port/port.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
+#include "properties/executor/stop.h"
+#include "properties/port/port_answer.h"
+#include "properties/port/port_process.h"
 #include "properties/trace/json_codec.h"
-#include "properties/trace/refusal.h"
+#include "properties/trace/utf8.h"
 
 namespace kvconform {
 
 namespace {
 using codec::json;
+using std::chrono::milliseconds;
 
-/// One port process: stdin and stdout are pipes, stderr goes to a temporary file for its tail.
-class port_process {
+/// The protocol's side of one port: request ids, the port's restart after a fault, and the
+/// message every failure carries (docs/port-protocol.md, "Failures"; docs/reliability.md).
+class port_client {
  public:
-  // A port that exits makes writes fail with EPIPE instead of killing the harness.
-  explicit port_process(port_options o) : options_(std::move(o)) { ::signal(SIGPIPE, SIG_IGN); }
-  ~port_process() {
-    stop();
-    if (!stderr_path_.empty()) ::unlink(stderr_path_.c_str());
-  }
+  explicit port_client(port_options o) : options_(std::move(o)) {}
+  /// The clean end of the port: its caches were closed by their subjects; then port_process::close.
+  ~port_client() { end(true); }
+  port_client(const port_client&) = delete;
+  port_client& operator=(const port_client&) = delete;
 
-  /// Sends one request and returns its answer, or throws subject_failure("port", ...).
-  json request(json req) {
+  /// Sends one request and returns the answer line, checked as the answer to it (`read` turns
+  /// it into what the caller needs); throws subject_failure.
+  template <class Read>
+  auto request(json req, Read&& read) {
+    if (const stop_reason why = stop_requested(); why != stop_reason::none)
+      throw subject_failure(stop_check(why), describe(why));  // no new request once the run stops
     if (broken_) fail(broken_message_);
-    if (pid_ <= 0) start();
-    req["id"] = ++next_id_;
-    const std::string line = req.dump() + "\n";
-    for (std::size_t at = 0; at < line.size();) {
-      const ssize_t n = ::write(to_child_, line.data() + at, line.size() - at);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) crashed("the port exited before reading a request");
-      at += static_cast<std::size_t>(n);
-    }
-    const std::string text = read_line(req["op"].get<std::string>());
-    json answer;
+    const std::string op = req["op"].get<std::string>();
+    std::string line = exchange(req, op);
     try {
-      answer = json::parse(text);
-    } catch (const json::exception&) {
-      garbage("the port answered with something that is not JSON: " + excerpt(text));
+      return read(line, next_id_);
+    } catch (const answer_error& e) {
+      garbage(e.what());
     }
-    if (!answer.is_object() || !answer.contains("id") || !answer.contains("ok") || !answer["ok"].is_boolean())
-      garbage("the port's answer lacks \"id\" or a boolean \"ok\": " + excerpt(text));
-    if (answer["id"] != next_id_)
-      garbage("the port answered id " + answer["id"].dump() + " to request " + std::to_string(next_id_) +
-              " (out of order)");
-    return answer;
   }
 
-  /// Reports a malformed answer: the process is restarted for the next case.
+  /// Sends `close` for a cache, also once the run stops: the clean end of docs/port-protocol.md
+  /// §10. A port that is gone, broken or fails to answer is ended, never restarted for it.
+  void close_cache(std::int64_t cache) noexcept {
+    if (!process_ || broken_) return;
+    try {
+      const json req = {{"op", "close"}, {"cache", cache}, {"id", ++next_id_}};
+      const auto deadline = port_process::clock::now() + milliseconds(options_.timeout_ms);
+      process_->write_line(req.dump() + "\n", deadline);
+      check_answer(process_->read_line(deadline), next_id_);
+    } catch (const std::exception&) {
+      end(false);
+    }
+  }
+
+  /// Reports an unusable answer: the process is restarted for the next case.
   [[noreturn]] void garbage(const std::string& what) {
-    stop();
-    fail(what);
+    const std::string message = what + tail();
+    end(false);
+    throw subject_failure("port", message);
   }
 
  private:
-  void start() {
-    int in[2], out[2];
-    char path[] = "/tmp/kvconform-port-stderr-XXXXXX";
-    const int err = ::mkstemp(path);
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || err < 0)
-      fail("cannot create pipes for the port");
-    if (!stderr_path_.empty()) ::unlink(stderr_path_.c_str());  // the previous process's
-    stderr_path_ = path;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(in[0], 0), ::dup2(out[1], 1), ::dup2(err, 2);
-      std::vector<char*> argv;
-      for (auto& a : options_.command) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::execvp(argv[0], argv.data());
-      std::fprintf(stderr, "cannot run %s: %s\n", argv[0], std::strerror(errno));
-      ::_exit(127);
-    }
-    ::close(in[0]), ::close(out[1]), ::close(err);
-    to_child_ = in[1], from_child_ = out[0];
-    buffer_.clear();
-  }
-
-  void stop() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    if (to_child_ >= 0) ::close(to_child_);
-    if (from_child_ >= 0) ::close(from_child_);
-    pid_ = -1, to_child_ = from_child_ = -1;
-  }
-
-  std::string read_line(const std::string& what) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.timeout_ms);
-    for (;;) {
-      if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
-        std::string line = buffer_.substr(0, nl);
-        buffer_.erase(0, nl + 1);
-        return line;
-      }
-      if (buffer_.size() > options_.max_answer_bytes)
-        garbage("the port's answer exceeds " + std::to_string(options_.max_answer_bytes) + " bytes");
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-      pollfd p{from_child_, POLLIN, 0};
-      const int ready = left > 0 ? ::poll(&p, 1, static_cast<int>(left)) : 0;
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0) {  // a hung port: killed, and every later request fails at once
-        stop();
-        broken_ = true;
-        broken_message_ =
-            "the port did not answer \"" + what + "\" within " + std::to_string(options_.timeout_ms) + " ms";
-        fail(broken_message_);
-      }
-      char chunk[65536];
-      const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) crashed("the port exited while answering \"" + what + "\"");
-      buffer_.append(chunk, static_cast<std::size_t>(n));
+  std::string exchange(json& req, const std::string& op) {
+    try {
+      if (!process_) process_ = std::make_unique<port_process>(process_options());
+      req["id"] = ++next_id_;
+      const auto deadline = request_deadline();
+      process_->write_line(req.dump() + "\n", deadline);
+      return process_->read_line(deadline);
+    } catch (const port_io_error& e) {
+      on_error(e, op);
     }
   }
 
-  [[noreturn]] void crashed(const std::string& what) {
-    int status = 0;
-    std::string how;
-    if (pid_ > 0 && ::waitpid(pid_, &status, 0) == pid_) {
-      how = WIFEXITED(status)     ? " (exit status " + std::to_string(WEXITSTATUS(status)) + ")"
-            : WIFSIGNALED(status) ? " (signal " + std::to_string(WTERMSIG(status)) + ")"
-                                  : "";
-      pid_ = -1;
+  port_process::options process_options() const {
+    port_process::options p;
+    p.command = options_.command;
+    p.max_line_bytes = options_.max_answer_bytes;
+    return p;
+  }
+
+  /// The request's time limit, or the run's or property's deadline when that comes first.
+  port_process::clock::time_point request_deadline() {
+    auto at = port_process::clock::now() + milliseconds(options_.timeout_ms);
+    const auto stop_at = next_deadline();
+    stop_deadline_ = stop_at && *stop_at < at;
+    return stop_deadline_ ? *stop_at : at;
+  }
+
+  [[noreturn]] void on_error(const port_io_error& e, const std::string& op) {
+    using cause = port_io_error::cause;
+    if (e.why == cause::timeout && stop_deadline_) {
+      stop_reason why = stop_requested();
+      if (why == stop_reason::none) why = stop_reason::property_deadline;  // polled up to it, a hair early
+      end(false);  // an answer in flight would put the next request out of step
+      throw subject_failure(stop_check(why), describe(why) + " while the port was answering \"" + op + "\"");
     }
-    stop();
-    fail(what + how);
+    if (e.why == cause::cannot_start) give_up(e.what());
+    if (e.why == cause::timeout)
+      give_up("the port " + std::string(e.what()) + " \"" + op + "\" within " + std::to_string(options_.timeout_ms) +
+              " ms");
+    if (e.why == cause::too_long)
+      garbage("the port's answer to \"" + op + "\" exceeds " + std::to_string(options_.max_answer_bytes) + " bytes");
+    // Closed: it exited (restarted for the next case), or it closed a pipe and kept running,
+    // which no later request can fix.
+    const std::string status = process_->exit_status(milliseconds(500));
+    if (!status.empty()) garbage("the port exited while answering \"" + op + "\" (" + status + ")");
+    give_up("the port " + std::string(e.what()) + " while answering \"" + op + "\" but kept running; it was ended");
   }
 
-  [[noreturn]] void fail(const std::string& what) const { throw subject_failure("port", what + stderr_tail()); }
-
-  std::string stderr_tail() const {
-    std::ifstream in(stderr_path_, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    std::string text = s.str();
-    if (text.empty()) return "";
-    if (text.size() > 2000) text = "..." + text.substr(text.size() - 2000);
-    return "; the port's stderr ends with:\n" + text;
+  /// A port that hangs, cannot start or keeps running with a closed pipe: it is ended, and every
+  /// later request fails at once with this message (a run waits at most one time limit for it).
+  [[noreturn]] void give_up(const std::string& what) {
+    broken_ = true;
+    broken_message_ = what + tail();
+    end(false);
+    fail(broken_message_);
   }
 
-  static std::string excerpt(const std::string& s) { return s.size() > 200 ? s.substr(0, 200) + "..." : s; }
+  /// The tail of the port's stderr for a message, valid UTF-8 whatever the port wrote.
+  std::string tail() {
+    if (!process_) return "";
+    const std::string text = valid_utf8_tail(process_->stderr_tail(), 2000);
+    return text.empty() ? "" : "; the port's stderr ends with:\n" + text;
+  }
+
+  void end(bool gentle) {
+    if (!process_) return;
+    gentle ? process_->close() : process_->kill();
+    process_.reset();
+  }
+
+  [[noreturn]] void fail(const std::string& what) const { throw subject_failure("port", what); }
 
   port_options options_;
-  pid_t pid_ = -1;
-  int to_child_ = -1, from_child_ = -1;
-  std::string buffer_, stderr_path_;
+  std::unique_ptr<port_process> process_;
   std::int64_t next_id_ = 0;
   bool broken_ = false;
+  bool stop_deadline_ = false;  // the last request waited until the run's or property's deadline
   std::string broken_message_;
 };
 
@@ -170,73 +147,23 @@ class port_process {
 /// `open` with the config, one request per op and per observation, `close` at the end.
 class port_subject final : public subject {
  public:
-  port_subject(std::shared_ptr<port_process> p, const cache_config& c, std::int64_t id)
+  port_subject(std::shared_ptr<port_client> p, const cache_config& c, std::int64_t id)
       : port_(std::move(p)), kind_(c.kind), id_(id) {
-    port_->request({{"op", "open"}, {"cache", id_}, {"config", codec::config_json(c)}});
+    port_->request({{"op", "open"}, {"cache", id_}, {"config", codec::config_json(c)}}, check_answer);
   }
-  ~port_subject() override {
-    try {
-      port_->request({{"op", "close"}, {"cache", id_}});
-    } catch (const std::exception&) {  // a port that failed was already reported by the op that saw it
-    }
-  }
+  ~port_subject() override { port_->close_cache(id_); }
 
   op_outcome apply(const call& c) override {
     json req = codec::op_json(c.o, kind_);
     req.erase("expect");  // pinned values are the harness's to check, not the port's to read
     req["cache"] = id_;
-    const json a = port_->request(req);
-    op_outcome r;
-    try {
-      r.accepted = a["ok"].get<bool>();
-      if (!r.accepted) {
-        r.reason = a.contains("error") && a["error"].is_string() ? refusal_from_name(a["error"].get<std::string>())
-                                                                 : refuse_none;
-        if (a.contains("message") && a["message"].is_string()) r.message = a["message"].get<std::string>();
-        return r;
-      }
-      if (a.contains("output")) r.output = codec::numbers_from(a["output"], "output");
-      if (a.contains("weights")) r.weights = codec::numbers_from(a["weights"], "weights");
-      if (a.contains("preempted"))
-        for (const json& h : a["preempted"]) r.preempted.push_back(codec::integer_from(h, "preempted"));
-    } catch (const trace_format_error& e) {
-      port_->garbage(std::string("malformed answer to ") + to_string(c.o.kind) + ": " + e.what());
-    }
-    return r;
+    return port_->request(req, [&](std::string_view line, std::int64_t id) { return op_answer(line, id, c.o.kind); });
   }
 
-  snapshot observe() override {
-    const json a = port_->request({{"op", "observe"}, {"cache", id_}});
-    snapshot s;
-    try {
-      if (!a["ok"].get<bool>()) port_->garbage("the port refused to observe its state");
-      for (const json& js : codec::field(a, "streams", "observe")) {
-        stream st;
-        if (js.contains("name")) st.name = js["name"].get<std::string>();
-        const tensor k = codec::tensor_from(codec::field(js, "keys", "stream"), "stream.keys");
-        const tensor v = codec::tensor_from(codec::field(js, "values", "stream"), "stream.values");
-        if (k.shape.size() != 2 || v.shape.size() != 2) codec::bad("stream", "keys and values must be 2-D");
-        st.d_k = k.shape[1], st.d_v = v.shape[1], st.keys = k.data, st.values = v.data;
-        if (js.contains("positions"))
-          for (const json& p : js["positions"]) st.positions.push_back(codec::integer_from(p, "positions"));
-        if (js.contains("blocks"))
-          for (const json& b : js["blocks"]) st.blocks.push_back(codec::integer_from(b, "blocks"));
-        s.streams.push_back(std::move(st));
-      }
-      for (const auto& [name, value] : codec::field(a, "counters", "observe").items())
-        s.counters.emplace_back(name, codec::integer_from(value, "counters." + name));
-      if (a.contains("block_refs"))
-        for (const json& r : a["block_refs"])
-          s.block_refs.emplace_back(codec::integer_from(r.at(0), "block_refs"),
-                                    codec::integer_from(r.at(1), "block_refs"));
-    } catch (const std::exception& e) {  // trace_format_error, or nlohmann's type errors
-      port_->garbage(std::string("malformed observation: ") + e.what());
-    }
-    return s;
-  }
+  snapshot observe() override { return port_->request({{"op", "observe"}, {"cache", id_}}, observe_answer); }
 
  private:
-  std::shared_ptr<port_process> port_;
+  std::shared_ptr<port_client> port_;
   cache_kind kind_;
   std::int64_t id_;
 };
@@ -249,11 +176,11 @@ implementation make_port_implementation(cache_kind kind, const port_options& o) 
   i.group = impl_group::reference;
   std::string cmd;
   for (const auto& a : o.command) cmd += (cmd.empty() ? "" : " ") + a;
-  i.note = "port: " + cmd;
+  i.note = "port: " + valid_utf8(cmd, 400);
   i.capabilities = {capability::decode};
-  auto process = std::make_shared<port_process>(o);
+  auto client = std::make_shared<port_client>(o);
   auto next_id = std::make_shared<std::int64_t>(0);
-  i.make = [process, next_id](const cache_config& c) { return std::make_unique<port_subject>(process, c, ++*next_id); };
+  i.make = [client, next_id](const cache_config& c) { return std::make_unique<port_subject>(client, c, ++*next_id); };
   return i;
 }
 

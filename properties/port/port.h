@@ -18,10 +18,14 @@ struct port_options {
 };
 
 /// An implementation of `kind` served by a subprocess speaking the protocol of
-/// docs/port-protocol.md. One process serves every case (a `reset` starts each); a port that
-/// exits or answers garbage is restarted for the next case, one that hangs is killed and
-/// every later request fails at once, so a run never waits more than one time limit per hang.
-/// Failures carry the check name "port" and the tail of the port's stderr.
+/// docs/port-protocol.md (a port_process: its own process group, a deadline on every read and
+/// write). One process serves every case; a port that exits, closes its stdout, stops reading its
+/// stdin or answers garbage is ended and restarted for the next case, one that hangs is ended and
+/// every later request fails at once, so a run never waits more than one time limit per hang. The
+/// run's and the property's deadlines (properties/executor/stop.h) bound every wait too. Failures
+/// carry the check name "port" and the tail of the port's stderr; when the implementation is
+/// destroyed, the port's caches are closed, then its stdin, then its group is ended.
+/// docs/reliability.md says what happens on each fault.
 implementation make_port_implementation(cache_kind kind, const port_options& o);
 
 /// The JSON Schema every request and answer follows (docs/port-protocol.schema.json is its output).

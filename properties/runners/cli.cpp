@@ -1,19 +1,31 @@
 // The kvconform command line over a list of implementations: list, gate, replay, selftest, vectors, port.
 #include "properties/runners/cli.h"
 
+#include <fnmatch.h>
+
 #include <rapidcheck/detail/Configuration.h>
+
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
+#include <set>
 
+#include "properties/executor/stop.h"
+#include "properties/port/library.h"
 #include "properties/port/port.h"
 #include "properties/runners/gate.h"
 #include "properties/runners/parallel.h"
+#include "properties/runners/run_params.h"
 #include "properties/runners/selftest.h"
+#include "properties/runners/store.h"
+#include "properties/trace/file_io.h"
 #include "properties/trace/kind_spec.h"
 #include "properties/trace/schema.h"
 #include "properties/trace/trace_json.h"
+#include "properties/trace/utf8.h"
 #include "properties/vectors/vectors.h"
 
 namespace kvconform {
@@ -25,26 +37,20 @@ struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Run options for a profile; RC_PARAMS (seed, max_success, max_size) still steers RapidCheck.
-/// Without RC_PARAMS, RapidCheck would announce a random seed this run does not use, so it is
-/// told the one in use.
-run_options options_for(const std::string& profile) {
-  run_options o;
-  if (profile == "deep") o.cases = 1000, o.max_size = 100, o.deep = true;
-  if (const char* env = std::getenv("RC_PARAMS"); env && *env) {
-    const auto& rc = rc::detail::configuration().testParams;
-    const std::string s = env;
-    if (s.find("seed") != std::string::npos) o.seed = rc.seed;
-    if (s.find("max_success") != std::string::npos) o.cases = rc.maxSuccess;
-    if (s.find("max_size") != std::string::npos) o.max_size = rc.maxSize;
-  }
-  return o;
+/// A CLI11 check that a value is a decimal integer in [min, max] (parse_count's message).
+CLI::Validator count_in(std::uint64_t min, std::uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) {
+        try {
+          parse_count(text, "value", min, max);
+          return std::string();
+        } catch (const params_error& e) {
+          return std::string(e.what()).substr(7);  // without "value: "; CLI11 names the option
+        }
+      },
+      "");  // the help text names the range
 }
-
-void announce_seed(std::uint64_t seed) {
-  if (const char* env = std::getenv("RC_PARAMS"); !env || !*env)
-    setenv("RC_PARAMS", ("seed=" + std::to_string(seed)).c_str(), 1);
-}
+constexpr std::uint64_t any_seed = std::numeric_limits<std::uint64_t>::max(), max_deadline_s = 604800;  // a week
 
 /// The options `gate` and `port` share: what to run, how much, and where the reports go.
 struct run_flags {
@@ -52,21 +58,25 @@ struct run_flags {
   std::string property = "*", profile = "quick", junit, json, store = "kvconform-failures", kind;
   std::optional<std::uint64_t> seed;
   std::optional<int> cases;
-  int jobs = available_cpus();
+  int jobs = 1;  // gate: -j, default the CPUs; a port is one outside program, driven one property at a time
   std::string shard;
+  int deadline_s = 1800, run_deadline_s = 14400;  // docs/reliability.md, "Deadlines"
 
   void add_to(CLI::App* cmd) {
-    cmd->add_option("-j,--jobs", jobs, "Properties run at once, each in its own process (default: the CPUs)")
-        ->check(CLI::Range(1, 1024))
-        ->capture_default_str();
     cmd->add_option("--shard", shard,
                     "Run only shard I of N (I/N, 0-based; default GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS if set)");
     cmd->add_option("--property", property, "Glob over property names")->capture_default_str();
     cmd->add_option("--profile", profile, "quick (every commit) or deep (nightly)")
         ->check(CLI::IsMember({"quick", "deep"}))
         ->capture_default_str();
-    cmd->add_option("--seed", seed, "Base seed (default 1, or RC_PARAMS seed)");
-    cmd->add_option("--cases", cases, "Generated cases per property")->check(CLI::PositiveNumber);
+    cmd->add_option("--seed", seed, "Base seed (default 1, or RC_PARAMS seed)")->check(count_in(0, any_seed));
+    cmd->add_option("--cases", cases, "Generated cases per property, 1 to 1000000")->check(count_in(1, max_cases));
+    cmd->add_option("--deadline-s", deadline_s, "Seconds each property may take, 1 to 604800; then it FAILs")
+        ->check(count_in(1, max_deadline_s))
+        ->capture_default_str();
+    cmd->add_option("--run-deadline-s", run_deadline_s, "Seconds the run may take, 1 to 604800; the matrix ends there")
+        ->check(count_in(1, max_deadline_s))
+        ->capture_default_str();
     cmd->add_option("--junit", junit, "Write JUnit XML here");
     cmd->add_option("--json", json, "Write a JSON report here");
     cmd->add_option("--store", store, "Regression store directory (\"\" disables)")->capture_default_str();
@@ -99,8 +109,9 @@ class command_line {
     gate_options o;
     o.property_glob = f.property;
     o.store = f.store;
-    o.run = options_for(f.profile);
+    o.run = profile_options(f.profile);
     o.replay_hint = std::move(hint);
+    o.deadline_s = f.deadline_s;
     if (f.seed) o.run.seed = *f.seed;
     if (f.cases) o.run.cases = *f.cases;
     o.jobs = f.jobs;
@@ -121,17 +132,50 @@ class command_line {
       std::erase_if(selected, [&](const implementation* i) { return f.kind != to_string(i->kind); });
       if (selected.empty()) throw usage_error("--kind " + f.kind + ": no selected implementation is of that kind");
     }
+    check_glob(f.property, selected);
     std::cerr << "kvconform gate: profile " << f.profile << ", seed " << o.run.seed << ", " << o.run.cases
               << " cases per property\n";
+    set_run_deadline(deadline_clock::now() + std::chrono::seconds(f.run_deadline_s));
     const auto report = run_gate(selected, o, std::cerr);
     print_report(report, std::cout);
-    if (!f.junit.empty()) write_junit(report, f.junit);
-    if (!f.json.empty()) write_json(report, f.json);
+    return write_reports(report, f);
+  }
+
+  /// A glob that selects nothing would pass having run nothing: an error instead.
+  static void check_glob(const std::string& glob, const std::vector<const implementation*>& selected) {
+    std::set<std::string> known;
+    for (const implementation* impl : selected)
+      for (const property* p : properties_of(impl->kind)) {
+        if (fnmatch(glob.c_str(), p->name.c_str(), 0) == 0) return;
+        known.insert(p->name);
+      }
+    std::string names;
+    for (const std::string& n : known) names += (names.empty() ? "" : ", ") + n;
+    throw usage_error("--property '" + glob + "' matches no property of the selected implementations (known: " + names +
+                      ")");
+  }
+
+  /// The JUnit and JSON reports, each tried even if the other fails; a report or a failure that
+  /// could not be written completely is exit 2, after the failures found are known.
+  static int write_reports(const std::vector<impl_report>& report, const run_flags& f) {
+    bool lost = false;
+    for (const auto& [path, write] : {std::pair{f.junit, &write_junit}, std::pair{f.json, &write_json}}) {
+      if (path.empty()) continue;
+      try {
+        write(report, path);
+      } catch (const file_error& e) {
+        std::cerr << "kvconform: " << valid_utf8(e.what()) << "\n";
+        lost = true;
+      }
+    }
+    for (const std::string& e : save_errors(report))
+      std::cerr << "kvconform: a failure was not saved: " << valid_utf8(e) << "\n", lost = true;
+    if (lost) return exit_usage;
     return any_failed(report) ? exit_fail : exit_pass;
   }
 
   int selftest(const std::string& profile, int seeds, const std::string& json) const {
-    const run_options o = options_for(profile);
+    const run_options o = profile_options(profile);
     announce_seed(o.seed);
     std::cerr << "kvconform selftest: profile " << profile << ", " << seeds << " seeds per mutant\n";
     const auto report = run_selftest(impls_, o, seeds, std::cerr);
@@ -140,29 +184,33 @@ class command_line {
     return report.ok() ? exit_pass : exit_fail;
   }
 
-  /// Replays trace files, each on the implementation it names, on `impl_override`, or on `fixed`.
+  /// Replays trace files, each on the implementation it names, on `impl_override`, or on `fixed`,
+  /// each within `deadline_s` (0: none).
   int replay(const std::vector<std::string>& files, const std::string& impl_override,
-             const implementation* fixed = nullptr) const {
+             const implementation* fixed = nullptr, int deadline_s = 0) const {
     int rc = exit_pass;
     for (const std::string& file : files) {
       const trace t = load_trace(file);
       const std::string name = impl_override.empty() ? t.implementation : impl_override;
       if (name.empty() && !fixed) throw usage_error(file + ": the trace names no implementation; pass --impl NAME");
       const implementation& impl = fixed ? *fixed : named(name);
-      if (impl.kind != t.config.kind)
-        throw usage_error(file + ": a " + to_string(t.config.kind) + " trace cannot run on " + impl.name + " (" +
-                          to_string(impl.kind) + ")");
-      const property* p = t.property.empty() ? nullptr : find_property(t.property, impl.kind);
+      const property* p = replay_property(t, impl, file);
+      if (deadline_s > 0) set_property_deadline(deadline_clock::now() + std::chrono::seconds(deadline_s));
       const verdict v = check_trace(p, t, impl);
+      set_property_deadline(std::nullopt);
       if (v.ok()) {
         std::cout << "PASS " << file << " on " << impl.name << " (" << t.ops.size() << " ops)\n";
         continue;
       }
       rc = exit_fail;
-      std::cout << "FAIL " << file << " on " << impl.name << ": " << v.fail->signature() << ": " << v.fail->message
-                << "\n"
-                << "  at op " << v.fail->op_index << " of " << t.ops.size() << ": " << describe(t.ops[v.fail->op_index])
+      const std::size_t at = v.fail->op_index;
+      std::cout << "FAIL " << valid_utf8(file) << " on " << impl.name << ": " << v.fail->signature() << ": "
+                << valid_utf8(v.fail->message) << "\n  at op " << at << " of " << t.ops.size() << ": "
+                << (at < t.ops.size() ? describe(t.ops[at])
+                    : t.drive_seed    ? v.fail->op_name + ", which the driver ran past the saved ops"
+                                      : v.fail->op_name)
                 << "\n";
+      if (stopped_early(*v.fail)) break;
     }
     return rc;
   }
@@ -213,7 +261,8 @@ struct subcommands {
   CLI::App *list = nullptr, *gate = nullptr, *selftest = nullptr, *replay = nullptr, *port = nullptr,
            *vectors = nullptr, *schema = nullptr;
   run_flags gate_flags, port_flags;
-  std::string selftest_profile = "quick", selftest_json, replay_impl, port_kind, vectors_out, vectors_kind, schema_name;
+  std::string selftest_profile = "quick", selftest_json, replay_impl, port_kind, port_library, vectors_out,
+              vectors_kind, schema_name;
   int selftest_seeds = 5;
   std::vector<std::string> replay_files, port_replay;
   port_options port_opts;
@@ -225,6 +274,11 @@ struct subcommands {
     gate->add_option("--impl", gate_flags.impls, "Implementation to test (repeatable; default: every reference)");
     gate->add_option("--kind", gate_flags.kind, "Only implementations of this kind")
         ->check(CLI::IsMember(kind_name_list()));
+    gate_flags.jobs = available_cpus();
+    gate->add_option("-j,--jobs", gate_flags.jobs,
+                     "Properties run at once, each in its own process (default: the CPUs)")
+        ->check(CLI::Range(1, 1024))
+        ->capture_default_str();
     gate_flags.add_to(gate);
     add_selftest(app);
     replay = app.add_subcommand("replay", "Replay saved traces; exit 1 if any still fails");
@@ -234,7 +288,9 @@ struct subcommands {
     vectors = app.add_subcommand("vectors", "Write Wycheproof-style test vectors and their JSON Schema");
     vectors->add_option("--out", vectors_out, "Directory to write into")->required();
     vectors->add_option("--kind", vectors_kind, "Only this kind")->check(CLI::IsMember(kind_name_list()));
-    vectors->add_option("--seed", vectors_seed, "Seed of the generated data")->capture_default_str();
+    vectors->add_option("--seed", vectors_seed, "Seed of the generated data")
+        ->check(count_in(0, any_seed))
+        ->capture_default_str();
     schema = app.add_subcommand("schema", "Print the JSON Schema of trace files, the port protocol or the vectors");
     schema->add_option("which", schema_name, "trace, port or vectors")
         ->required()
@@ -263,6 +319,8 @@ struct subcommands {
     port->add_option("--timeout-ms", port_opts.timeout_ms, "Time limit per request")
         ->check(CLI::Range(1, 3600000))
         ->capture_default_str();
+    port->add_option("--library", port_library,
+                     "Load a cache behind the C ABI of kvconform_port.h instead of a command");
     port->add_option("--replay", port_replay, "Replay this trace file on the port instead of generating (repeatable)")
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -289,16 +347,63 @@ struct subcommands {
   }
 
   int run_port(const command_line& cmd) const {
-    if (port_opts.command.empty()) throw usage_error("port: give the port's command after --");
-    const implementation impl = make_port_implementation(*kind_from_string(port_kind), port_opts);
-    if (!port_replay.empty()) return cmd.replay(port_replay, "", &impl);
+    const cache_kind kind = *kind_from_string(port_kind);
+    if (port_library.empty() == port_opts.command.empty())
+      throw usage_error("port: give either --library PATH or the port's command after --");
+    implementation impl;
+    try {
+      impl = port_library.empty() ? make_port_implementation(kind, port_opts)
+                                  : make_library_implementation(kind, port_library);
+    } catch (const std::invalid_argument& e) {
+      throw usage_error("port: " + std::string(e.what()));
+    }
+    if (!port_replay.empty()) {
+      set_run_deadline(deadline_clock::now() + std::chrono::seconds(port_flags.run_deadline_s));
+      return cmd.replay(port_replay, "", &impl, port_flags.deadline_s);
+    }
     return cmd.gate(port_flags, {&impl}, [&](const std::string& path) {
-      std::vector<std::string> words = {cmd.runner(), "port", "--kind", port_kind, "--replay", path, "--"};
-      words.insert(words.end(), port_opts.command.begin(), port_opts.command.end());
+      std::vector<std::string> words = {cmd.runner(), "port", "--kind", port_kind, "--replay", path};
+      if (!port_library.empty())
+        words.insert(words.end(), {"--library", port_library});
+      else
+        words.push_back("--"), words.insert(words.end(), port_opts.command.begin(), port_opts.command.end());
       return shell_words(words);
     });
   }
 };
+}  // namespace
+
+namespace {
+/// Runs the chosen subcommand; every error is a message and exit 2, never an abort.
+int run_guarded(const subcommands& sub, const command_line& cmd) {
+  try {
+    return sub.run(cmd);
+  } catch (const usage_error& e) {
+    std::cerr << "kvconform: " << valid_utf8(e.what()) << "\n";
+  } catch (const trace_format_error& e) {
+    std::cerr << "kvconform: malformed trace: " << valid_utf8(e.what()) << "\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << "kvconform: out of memory: the input asks for more than this machine can hold\n";
+  } catch (const std::exception& e) {
+    std::cerr << "kvconform: " << valid_utf8(e.what()) << "\n";
+  }
+  return exit_usage;
+}
+
+/// The exit code once the command is done: 128 + the signal that stopped it, 2 when standard
+/// output could not take the whole report, else the command's.
+int final_code(int code) {
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "kvconform: cannot write the report to standard output\n";
+    code = exit_usage;
+  }
+  if (const int sig = stop_signal(); sig != 0) {
+    std::cerr << "kvconform: " << describe(stop_reason::signal) << "; the results above are partial\n";
+    return 128 + sig;
+  }
+  return code;
+}
 }  // namespace
 
 int run_cli(int argc, char** argv, const std::vector<implementation>& impls, const std::string& description) {
@@ -306,6 +411,11 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
     for (const std::string& p : problems) std::cerr << "kvconform: " << p << "\n";
     return exit_usage;
   }
+  // A port that exits makes writes fail with EPIPE, a file size limit makes them fail with EFBIG:
+  // errors to report, not signals that end the run. SIGINT and SIGTERM stop it at an op boundary.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
+  install_stop_handlers();
   const command_line cmd(impls, argc > 0 ? argv[0] : "kvconform");
   CLI::App app{description};
   app.require_subcommand(1);
@@ -324,16 +434,7 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
     const int code = app.exit(e);
     return code == 0 ? exit_pass : exit_usage;  // help is a success, anything else a usage error
   }
-  try {
-    return sub.run(cmd);
-  } catch (const usage_error& e) {
-    std::cerr << "kvconform: " << e.what() << "\n";
-  } catch (const trace_format_error& e) {
-    std::cerr << "kvconform: malformed trace: " << e.what() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "kvconform: " << e.what() << "\n";
-  }
-  return exit_usage;
+  return final_code(run_guarded(sub, cmd));
 }
 
 }  // namespace kvconform

@@ -11,7 +11,8 @@
 
 namespace kvconform {
 
-enum class status { pass, fail, not_supported };
+/// A cell's result; INTERRUPTED marks the cell a signal stopped (the matrix ends there).
+enum class status { pass, fail, not_supported, interrupted };
 const char* to_string(status s);
 
 /// One cell of the matrix.
@@ -24,6 +25,8 @@ struct property_report {
   std::optional<trace> counterexample;
   std::string message;     ///< failure or NOT SUPPORTED reason
   std::string saved_path;  ///< where the failing trace was written
+  std::string save_error;  ///< why it could not be written (a full disk): the run then exits 2
+  std::string stopped;     ///< why the run stopped at this cell (a signal, the run's deadline), or ""
   std::string replay;      ///< the command that replays it
   std::string source;      ///< "generated", "fixed", or the stored trace that still fails
   double seconds = 0;
@@ -47,6 +50,7 @@ struct gate_options {
   int jobs = 1;      ///< cells run at once, each in its own worker process (properties/runners/parallel.h)
   shard_spec shard;  ///< this runner's share of the matrix
   std::string store = "kvconform-failures";  ///< "" disables the store
+  double deadline_s = 0;                     ///< each property's deadline in seconds (0: none)
   /// The command that replays a saved trace, with the runner that was actually run.
   std::function<std::string(const std::string& path)> replay_hint = [](const std::string& path) {
     return "kvconform replay " + path;
@@ -57,10 +61,14 @@ struct gate_options {
 /// whose killer is not a property of its kind; a name used twice.
 std::vector<std::string> registry_problems(const std::vector<implementation>& impls);
 
-/// Runs the gate. Stored failures for an (implementation, property) are replayed first; a
-/// stored trace that still fails is the result, otherwise cases are generated. Every new
-/// failing minimal trace is saved before returning. Progress lines go to `log`. With jobs > 1
-/// the cells run concurrently, and the result is the same as with one job, in the same order.
+/// Runs the gate. The store is opened and every stored trace the run will replay is checked
+/// first (file_error or trace_format_error before any test). Stored failures for an
+/// (implementation, property) are replayed first; a stored trace that still fails is the
+/// result, otherwise cases are generated. Every new failing minimal trace is saved as soon as it
+/// is found. A signal ends the matrix at an INTERRUPTED cell; a property past its deadline is a
+/// FAIL with the check "deadline", and past the run's deadline the matrix ends there (docs/reliability.md).
+/// With jobs > 1 the cells run in worker processes, and the result is the same as with one job, in
+/// the same order. Progress lines go to `log`.
 std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o,
                                   std::ostream& log);
 
@@ -69,5 +77,9 @@ void print_report(const std::vector<impl_report>& r, std::ostream& out);
 void write_junit(const std::vector<impl_report>& r, const std::string& path);
 void write_json(const std::vector<impl_report>& r, const std::string& path);
 bool any_failed(const std::vector<impl_report>& r);
+/// Why the matrix is partial ("interrupted by SIGTERM", "the run's deadline passed ..."), or "".
+std::string partial_reason(const std::vector<impl_report>& r);
+/// The save errors of the run (a full or failing disk), one line each.
+std::vector<std::string> save_errors(const std::vector<impl_report>& r);
 
 }  // namespace kvconform

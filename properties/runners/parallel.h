@@ -23,10 +23,13 @@ struct gate_cell {
 /// (RapidCheck keeps its state in globals, so two properties cannot share a process), and returns
 /// the reports in the cells' order, exactly as running them one by one gives. A worker's progress
 /// lines reach `log` when its cell ends. A worker killed by a signal or exiting without a report
-/// is its cell's failure; an exception in a worker (an unwritable store) is rethrown here.
-std::vector<property_report> run_cells_parallel(
-    const std::vector<gate_cell>& cells, int jobs,
-    const std::function<property_report(const gate_cell&, std::ostream&)>& run, std::ostream& log);
+/// is its cell's failure; an exception in a worker is rethrown here. The stop rules of
+/// properties/executor/stop.h hold in the workers: a SIGINT or SIGTERM this process gets is passed
+/// on to every worker (each stops at its next op boundary: INTERRUPTED), and no cell starts once a
+/// cell stopped for a signal or the run's deadline; the reports then end at the last cell started.
+using cell_runner = std::function<property_report(const gate_cell&, std::ostream&)>;
+std::vector<property_report> run_cells_parallel(const std::vector<gate_cell>& cells, int jobs, const cell_runner& run,
+                                                std::ostream& log);
 
 /// CPUs this process may run on: the default of `gate -j`.
 int available_cpus();

@@ -1,5 +1,4 @@
-// Gate outputs: the terminal matrix, JUnit XML and JSON.
-#include <fstream>
+// Gate outputs: the terminal matrix, JUnit XML and JSON, always valid, even for a partial run.
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -7,6 +6,8 @@
 #include <stdexcept>
 
 #include "properties/runners/gate.h"
+#include "properties/trace/file_io.h"
+#include "properties/trace/utf8.h"
 
 namespace kvconform {
 
@@ -22,7 +23,16 @@ std::string ratio_text(const property_report& p) {
   return s.str();
 }
 
-std::string xml_escape(const std::string& in) {
+/// The reported (never judged) end-to-end figure of a cache whose storage rounds (docs/numerics.md §6.4).
+std::string end_to_end_text(const property_report& p) {
+  if (p.stats.end_to_end == 0) return "";
+  std::ostringstream s;
+  s << "  end-to-end " << std::setprecision(2) << std::scientific << p.stats.worst_end_to_end;
+  return s.str();
+}
+
+std::string xml_escape(const std::string& raw) {
+  const std::string in = valid_utf8(raw);
   std::string out;
   for (char c : in) {
     switch (c) {
@@ -49,10 +59,39 @@ std::string trace_listing(const trace& t, std::size_t fail_at) {
   return s.str();
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path);
+/// Counts of a run's cells by status.
+struct tally {
+  int passed = 0, failed = 0, unsupported = 0, interrupted = 0;
+  double seconds = 0;
+  explicit tally(const std::vector<property_report>& cells) {
+    for (const auto& p : cells)
+      passed += p.result == status::pass, failed += p.result == status::fail,
+          unsupported += p.result == status::not_supported, interrupted += p.result == status::interrupted,
+          seconds += p.seconds;
+  }
+};
+
+std::vector<property_report> all_cells(const std::vector<impl_report>& r) {
+  std::vector<property_report> cells;
+  for (const auto& i : r) cells.insert(cells.end(), i.properties.begin(), i.properties.end());
+  return cells;
+}
+}  // namespace
+
+namespace {
+/// Details under the matrix: each failure with its trace and replay command, each NOT SUPPORTED reason.
+void print_details(const impl_report& i, const property_report& p, std::ostream& out) {
+  const std::string cell = valid_utf8(i.impl->name) + " / " + p.property;
+  if (p.result == status::not_supported) out << "\nNOT SUPPORTED " << cell << ": " << valid_utf8(p.message) << "\n";
+  if (p.result != status::fail) return;
+  out << "\nFAIL " << cell << ": " << valid_utf8(p.message) << "\n";
+  if (p.source.rfind("generated", 0) != 0 && p.source != "fixed") out << "  (a stored failure that still fails)\n";
+  if (p.counterexample) out << trace_listing(*p.counterexample, p.fail ? p.fail->op_index : SIZE_MAX);
+  if (p.fail && p.counterexample && p.counterexample->drive_seed && p.fail->op_index >= p.counterexample->ops.size())
+    out << "    (it fails at op " << p.fail->op_index << ", which the driver reached beyond the saved ops)\n";
+  if (!p.saved_path.empty())
+    out << "  saved:  " << valid_utf8(p.saved_path) << "\n  replay: " << valid_utf8(p.replay) << "\n";
+  if (!p.save_error.empty()) out << "  NOT SAVED: " << valid_utf8(p.save_error) << "\n";
 }
 }  // namespace
 
@@ -62,96 +101,103 @@ void print_report(const std::vector<impl_report>& r, std::ostream& out) {
     name_w = std::max(name_w, i.impl->name.size());
     for (const auto& p : i.properties) prop_w = std::max(prop_w, p.property.size());
   }
-  out << std::left << std::setw(static_cast<int>(name_w) + 2) << "implementation"
-      << std::setw(static_cast<int>(prop_w) + 2) << "property" << std::setw(15) << "status" << std::right
-      << std::setw(7) << "cases"
+  const auto name_col = static_cast<int>(name_w) + 2, prop_col = static_cast<int>(prop_w) + 2;
+  out << std::left << std::setw(name_col) << "implementation" << std::setw(prop_col) << "property" << std::setw(15)
+      << "status" << std::right << std::setw(7) << "cases"
       << "  worst err/bound\n";
-  int passed = 0, failed = 0, unsupported = 0;
   for (const auto& i : r)
-    for (const auto& p : i.properties) {
-      out << std::left << std::setw(static_cast<int>(name_w) + 2) << i.impl->name
-          << std::setw(static_cast<int>(prop_w) + 2) << p.property << std::setw(15) << to_string(p.result) << std::right
-          << std::setw(7) << p.cases << "  " << ratio_text(p)
-          << (p.stats.worst_ratio > warn_ratio ? "  WARN: above 0.5" : "") << "\n";
-      passed += p.result == status::pass, failed += p.result == status::fail,
-          unsupported += p.result == status::not_supported;
-    }
+    for (const auto& p : i.properties)
+      out << std::left << std::setw(name_col) << valid_utf8(i.impl->name) << std::setw(prop_col) << p.property
+          << std::setw(15) << to_string(p.result) << std::right << std::setw(7) << p.cases << "  " << ratio_text(p)
+          << (p.stats.worst_ratio > warn_ratio ? "  WARN: above 0.5" : "") << end_to_end_text(p) << "\n";
   for (const auto& i : r)
-    for (const auto& p : i.properties) {
-      if (p.result == status::not_supported)
-        out << "\nNOT SUPPORTED " << i.impl->name << " / " << p.property << ": " << p.message << "\n";
-      if (p.result != status::fail) continue;
-      out << "\nFAIL " << i.impl->name << " / " << p.property << ": " << p.message << "\n";
-      if (p.source.rfind("generated", 0) != 0 && p.source != "fixed") out << "  (a stored failure that still fails)\n";
-      if (p.counterexample) out << trace_listing(*p.counterexample, p.fail ? p.fail->op_index : SIZE_MAX);
-      if (!p.saved_path.empty()) out << "  saved:  " << p.saved_path << "\n  replay: " << p.replay << "\n";
-    }
-  out << "\n" << passed << " passed, " << failed << " failed, " << unsupported << " not supported\n";
+    for (const auto& p : i.properties) print_details(i, p, out);
+  const tally t(all_cells(r));
+  out << "\n" << t.passed << " passed, " << t.failed << " failed, " << t.unsupported << " not supported";
+  if (t.interrupted) out << ", " << t.interrupted << " interrupted";
+  out << "\n";
+  if (const std::string why = partial_reason(r); !why.empty())
+    out << "INTERRUPTED: " << why << "; the matrix above is partial (the failures it shows are saved)\n";
 }
+
+namespace {
+/// One <testcase>: its properties, and a <failure>, <skipped> or <error> (INTERRUPTED) element.
+void junit_case(const impl_report& i, const property_report& p, std::ostringstream& x) {
+  x << "    <testcase classname=\"kvconform." << xml_escape(i.impl->name) << "\" name=\"" << xml_escape(p.property)
+    << "\" time=\"" << p.seconds << "\">\n";
+  x << "      <properties><property name=\"cases\" value=\"" << p.cases
+    << "\"/><property name=\"worst_err_over_bound\" value=\"" << p.stats.worst_ratio << "\"/></properties>\n";
+  if (p.result == status::not_supported)
+    x << "      <skipped message=\"NOT SUPPORTED: " << xml_escape(p.message) << "\"/>\n";
+  if (p.result == status::interrupted) x << "      <error message=\"INTERRUPTED: " << xml_escape(p.message) << "\"/>\n";
+  if (p.result == status::fail) {
+    x << "      <failure type=\"" << xml_escape(p.fail ? p.fail->check : "error") << "\" message=\""
+      << xml_escape(p.message) << "\">";
+    if (p.counterexample) x << xml_escape(trace_listing(*p.counterexample, p.fail ? p.fail->op_index : SIZE_MAX));
+    if (!p.saved_path.empty()) x << xml_escape("replay: " + p.replay);
+    if (!p.save_error.empty()) x << xml_escape("\nNOT SAVED: " + p.save_error);
+    x << "</failure>\n";
+  }
+  x << "    </testcase>\n";
+}
+}  // namespace
 
 void write_junit(const std::vector<impl_report>& r, const std::string& path) {
   std::ostringstream x;
-  int tests = 0, failures = 0, skipped = 0;
-  double seconds = 0;
-  for (const auto& i : r)
-    for (const auto& p : i.properties)
-      ++tests, failures += p.result == status::fail, skipped += p.result == status::not_supported, seconds += p.seconds;
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kvconform\" tests=\"" << tests
-    << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\" time=\"" << seconds << "\">\n";
+  const tally all(all_cells(r));
+  const std::string partial = partial_reason(r);
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kvconform"
+    << (partial.empty() ? "" : " (partial: " + xml_escape(partial) + ")") << "\" tests=\""
+    << all.passed + all.failed + all.unsupported + all.interrupted << "\" failures=\"" << all.failed << "\" errors=\""
+    << all.interrupted << "\" skipped=\"" << all.unsupported << "\" time=\"" << all.seconds << "\">\n";
   for (const auto& i : r) {
-    int f = 0, s = 0;
-    double t = 0;
-    for (const auto& p : i.properties)
-      f += p.result == status::fail, s += p.result == status::not_supported, t += p.seconds;
+    const tally t(i.properties);
     x << "  <testsuite name=\"" << xml_escape(i.impl->name) << "\" tests=\"" << i.properties.size() << "\" failures=\""
-      << f << "\" skipped=\"" << s << "\" time=\"" << t << "\">\n";
-    for (const auto& p : i.properties) {
-      x << "    <testcase classname=\"kvconform." << xml_escape(i.impl->name) << "\" name=\"" << xml_escape(p.property)
-        << "\" time=\"" << p.seconds << "\">\n";
-      x << "      <properties><property name=\"cases\" value=\"" << p.cases
-        << "\"/><property name=\"worst_err_over_bound\" value=\"" << p.stats.worst_ratio << "\"/></properties>\n";
-      if (p.result == status::not_supported)
-        x << "      <skipped message=\"NOT SUPPORTED: " << xml_escape(p.message) << "\"/>\n";
-      if (p.result == status::fail) {
-        x << "      <failure type=\"" << xml_escape(p.fail ? p.fail->check : "error") << "\" message=\""
-          << xml_escape(p.message) << "\">";
-        if (p.counterexample) x << xml_escape(trace_listing(*p.counterexample, p.fail ? p.fail->op_index : SIZE_MAX));
-        if (!p.saved_path.empty()) x << xml_escape("replay: " + p.replay);
-        x << "</failure>\n";
-      }
-      x << "    </testcase>\n";
-    }
+      << t.failed << "\" errors=\"" << t.interrupted << "\" skipped=\"" << t.unsupported << "\" time=\"" << t.seconds
+      << "\">\n";
+    if (!partial.empty())
+      x << "    <properties><property name=\"partial\" value=\"" << xml_escape(partial) << "\"/></properties>\n";
+    for (const auto& p : i.properties) junit_case(i, p, x);
     x << "  </testsuite>\n";
   }
   x << "</testsuites>\n";
-  write_file(path, x.str());
+  write_whole(path, x.str());
 }
 
+namespace {
+nlohmann::json cell_json(const property_report& p) {
+  nlohmann::json jp = {
+      {"name", p.property},         {"status", to_string(p.result)},      {"cases", p.cases},
+      {"decodes", p.stats.decodes}, {"numeric_decodes", p.stats.numeric}, {"worst_err_over_bound", p.stats.worst_ratio},
+      {"seconds", p.seconds}};
+  if (p.stats.end_to_end) jp["worst_end_to_end_over_bound"] = p.stats.worst_end_to_end;
+  if (!p.message.empty()) jp["message"] = valid_utf8(p.message);
+  if (p.fail)
+    jp["failure"] = {
+        {"check", p.fail->check}, {"op_index", p.fail->op_index}, {"signature", valid_utf8(p.fail->signature())}};
+  if (!p.saved_path.empty()) jp["trace"] = valid_utf8(p.saved_path), jp["replay"] = valid_utf8(p.replay);
+  if (!p.save_error.empty()) jp["save_error"] = valid_utf8(p.save_error);
+  return jp;
+}
+}  // namespace
+
 void write_json(const std::vector<impl_report>& r, const std::string& path) {
-  nlohmann::json j = {{"schema", "kvconform-gate"}, {"version", 1}, {"implementations", nlohmann::json::array()}};
+  const std::string partial = partial_reason(r);
+  nlohmann::json j = {{"schema", "kvconform-gate"},
+                      {"version", 1},
+                      {"partial", !partial.empty()},
+                      {"implementations", nlohmann::json::array()}};
+  if (!partial.empty()) j["stopped"] = partial;
   for (const auto& i : r) {
-    nlohmann::json ji = {{"name", i.impl->name},
+    nlohmann::json ji = {{"name", valid_utf8(i.impl->name)},
                          {"kind", to_string(i.impl->kind)},
                          {"group", to_string(i.impl->group)},
                          {"profile", i.impl->profile.describe()},
                          {"properties", nlohmann::json::array()}};
-    for (const auto& p : i.properties) {
-      nlohmann::json jp = {{"name", p.property},
-                           {"status", to_string(p.result)},
-                           {"cases", p.cases},
-                           {"decodes", p.stats.decodes},
-                           {"numeric_decodes", p.stats.numeric},
-                           {"worst_err_over_bound", p.stats.worst_ratio},
-                           {"seconds", p.seconds}};
-      if (!p.message.empty()) jp["message"] = p.message;
-      if (p.fail)
-        jp["failure"] = {{"check", p.fail->check}, {"op_index", p.fail->op_index}, {"signature", p.fail->signature()}};
-      if (!p.saved_path.empty()) jp["trace"] = p.saved_path, jp["replay"] = p.replay;
-      ji["properties"].push_back(std::move(jp));
-    }
+    for (const auto& p : i.properties) ji["properties"].push_back(cell_json(p));
     j["implementations"].push_back(std::move(ji));
   }
-  write_file(path, j.dump(2) + "\n");
+  write_whole(path, j.dump(2) + "\n");
 }
 
 }  // namespace kvconform

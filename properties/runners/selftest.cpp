@@ -2,11 +2,12 @@
 #include "properties/runners/selftest.h"
 
 #include <algorithm>
-#include <fstream>
 #include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
+
+#include "properties/trace/file_io.h"
 
 namespace kvconform {
 
@@ -50,7 +51,7 @@ namespace {
 std::vector<const property*> runnable(const implementation& impl, std::vector<std::string>* skipped = nullptr) {
   std::vector<const property*> out;
   for (const property* p : properties_of(impl.kind)) {
-    if (!p->needs.missing_from(impl.capabilities))
+    if (impl.unavailable.empty() && !p->needs.missing_from(impl.capabilities))
       out.push_back(p);
     else if (skipped)
       skipped->push_back(p->name);
@@ -118,13 +119,13 @@ selftest_report run_selftest(const std::vector<implementation>& impls, const run
 }
 
 void print_selftest(const selftest_report& r, std::ostream& out) {
-  out << std::left << std::setw(28) << "mutant" << std::setw(7) << "kind" << std::setw(8) << "killed" << std::setw(34)
+  out << std::left << std::setw(28) << "mutant" << std::setw(9) << "kind" << std::setw(8) << "killed" << std::setw(34)
       << "first killer" << std::setw(16) << "cases med/max"
       << "registered killer (median cases)\n";
   int killed = 0;
   for (const auto& m : r.mutants) {
     killed += m.killed == m.seeds;
-    out << std::left << std::setw(28) << m.impl->name << std::setw(7) << to_string(m.impl->kind) << std::setw(8)
+    out << std::left << std::setw(28) << m.impl->name << std::setw(9) << to_string(m.impl->kind) << std::setw(8)
         << (std::to_string(m.killed) + "/" + std::to_string(m.seeds)) << std::setw(34)
         << (m.first_killer.empty() ? "-" : m.first_killer) << std::setw(16)
         << (std::to_string(m.median()) + " / " + std::to_string(m.worst())) << m.impl->killer << " ("
@@ -176,9 +177,7 @@ void write_selftest_json(const selftest_report& r, const std::string& path) {
                              {"failed_property", v.failed_property},
                              {"message", v.message},
                              {"not_supported", v.not_supported}});
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << j.dump(2) << "\n";
-  if (!out) throw std::runtime_error("cannot write " + path);
+  write_whole(path, j.dump(2) + "\n");
 }
 
 }  // namespace kvconform

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "properties/trace/trace_json.h"
@@ -11,6 +12,13 @@
 namespace kvconform::codec {
 
 using json = nlohmann::json;
+
+/// Limits on JSON from outside (trace files, store entries, port answers), so that a hostile text
+/// cannot exhaust the stack or the memory while it is parsed (docs/reliability.md).
+inline constexpr std::size_t max_json_depth = 32;
+inline constexpr std::size_t max_json_values = std::size_t{1} << 21;
+/// Parses `text` within those limits; throws trace_format_error naming `where` and the limit.
+json parse_limited(std::string_view text, const std::string& where);
 
 /// Throws trace_format_error naming the field (`where`) and the problem.
 [[noreturn]] void bad(const std::string& where, const std::string& what);
@@ -21,6 +29,7 @@ json numbers(const std::vector<double>& v);
 std::vector<double> numbers_from(const json& j, const std::string& where);
 std::size_t count_from(const json& j, const std::string& where, std::size_t max = std::size_t{1} << 20);
 std::int64_t integer_from(const json& j, const std::string& where);
+std::vector<std::int64_t> integers_from(const json& j, const std::string& where);
 const json& field(const json& obj, const char* key, const std::string& where);
 json tensor_json(const tensor& t);
 tensor tensor_from(const json& j, const std::string& where);

@@ -16,7 +16,7 @@ namespace {
 const kind_spec* const table[] = {KVCONFORM_KINDS(KVCONFORM_SPEC_ADDRESS)};
 #undef KVCONFORM_SPEC_ADDRESS
 
-const char* const field_names[] = {"k", "v", "q", "seq", "layer", "start", "mask", "index"};
+const char* const field_names[] = {"k", "v", "q", "seq", "layer", "start", "mask", "index", "tokens"};
 }  // namespace
 
 const char* to_string(op_field f) {

@@ -23,9 +23,10 @@ enum op_field : unsigned {
   field_start = 1u << 5,
   field_mask = 1u << 6,  ///< optional: absent means every position attends
   field_index = 1u << 7,
+  field_tokens = 1u << 8,
 };
-inline constexpr unsigned all_op_fields[] = {field_k,     field_v,     field_q,    field_seq,
-                                             field_layer, field_start, field_mask, field_index};
+inline constexpr unsigned all_op_fields[] = {field_k,     field_v,    field_q,     field_seq,   field_layer,
+                                             field_start, field_mask, field_index, field_tokens};
 /// The name of one field ("k", "seq", ...).
 const char* to_string(op_field f);
 
@@ -36,15 +37,25 @@ struct op_spec {
   const char* summary = "";
 };
 
-/// One field of a kind's config: a size (at least `min`, at most 2^20) or a flag (optional, false
-/// when absent).
+/// One field of a kind's config: a size (at least `min`, at most 2^20; an `optional` one is 0 when
+/// absent and written only when it is not 0), a flag (optional, false when absent) or a scale
+/// (optional, 1 when absent, finite within [2^-40, 2^40]).
 struct config_field {
   const char* name;
   std::size_t cache_config::*size = nullptr;
   bool cache_config::*flag = nullptr;
   const char* summary = "";
   std::size_t min = 1;
+  double cache_config::*scale = nullptr;
+  bool optional = false;
 };
+/// The per-tensor scales every kind's config ends with: storage formats are orthogonal to kinds.
+inline constexpr config_field k_scale_field{
+    "k_scale", nullptr, nullptr, "per-tensor key scale of a scaled element format", 1, &cache_config::k_scale};
+inline constexpr config_field v_scale_field{
+    "v_scale", nullptr, nullptr, "per-tensor value scale of a scaled element format", 1, &cache_config::v_scale};
+/// The range a per-tensor scale must lie in.
+inline constexpr double min_scale = 0x1p-40, max_scale = 0x1p40;
 
 /// A cache kind's vocabulary: what the trace codec, the schemas, the port protocol and the fuzz
 /// byte format need to know about it. The harness's part of the kind table (properties/kinds/kind.h)
@@ -69,11 +80,13 @@ inline constexpr op_spec rows_ops[] = {
     {op_kind::append, field_k | field_v, "k and v 1-D (one step) or 2-D (n steps, n = 0 a no-op) of widths d_k, d_v"},
     {op_kind::decode, field_q, "q 1-D of width d_k over the held rows"},
 };
-/// Capacity (what it means is the kind's: `capacity`), d_k and d_v.
-constexpr std::array<config_field, 3> sized_config(const char* capacity) {
+/// Capacity (what it means is the kind's: `capacity`), d_k and d_v, then the per-tensor scales.
+constexpr std::array<config_field, 5> sized_config(const char* capacity) {
   return {{{"capacity", &cache_config::capacity, nullptr, capacity},
            {"d_k", &cache_config::d_k, nullptr, "key width"},
-           {"d_v", &cache_config::d_v, nullptr, "value width"}}};
+           {"d_v", &cache_config::d_v, nullptr, "value width"},
+           k_scale_field,
+           v_scale_field}};
 }
 /// capacity x (d_k + d_v): the cells of a cache of one sequence.
 double rows_cells(const cache_config& c);

@@ -16,7 +16,8 @@ json field_schema(unsigned f) {
     case field_v:
     case field_q:
     case field_mask: return ref_tensor;
-    case field_index: return {{"type", "array"}, {"items", integer}};
+    case field_index:
+    case field_tokens: return {{"type", "array"}, {"items", integer}};
     default: return integer;
   }
 }
@@ -47,9 +48,12 @@ json config() {
     json props = {{"kind", {{"const", k->name}}}};
     json required = {"kind"};
     for (const config_field& f : k->config) {
-      props[f.name] = f.flag ? json{{"type", "boolean"}, {"description", f.summary}}
-                             : json{{"type", "integer"}, {"minimum", f.min}, {"description", f.summary}};
-      if (f.size) required.push_back(f.name);
+      props[f.name] =
+          f.flag ? json{{"type", "boolean"}, {"description", f.summary}}
+          : f.scale
+              ? json{{"type", "number"}, {"minimum", min_scale}, {"maximum", max_scale}, {"description", f.summary}}
+              : json{{"type", "integer"}, {"minimum", f.min}, {"description", f.summary}};
+      if (f.size && !f.optional) required.push_back(f.name);
     }
     variants.push_back(
         {{"type", "object"}, {"required", required}, {"properties", props}, {"additionalProperties", false}});

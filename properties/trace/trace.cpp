@@ -84,21 +84,6 @@ std::string diff_blocks(const snapshot& e, const snapshot& o) {
 }
 }  // namespace
 
-row_data::row_data(std::vector<double> values) {
-  auto owned = std::make_shared<const std::vector<double>>(std::move(values));
-  add(owned->data(), owned->size(), owned);
-}
-
-void row_data::add(const double* data, std::size_t n, std::shared_ptr<const void> keep) {
-  if (keep) kept_.push_back(std::move(keep));
-  if (n == 0) return;
-  size_ += n;
-  if (!pieces_.empty() && pieces_.back().data() + pieces_.back().size() == data)  // adjacent: one piece
-    pieces_.back() = {pieces_.back().data(), pieces_.back().size() + n};
-  else
-    pieces_.emplace_back(data, n);
-}
-
 double row_data::operator[](std::size_t i) const {
   for (const auto& piece : pieces_) {
     if (i < piece.size()) return piece[i];
@@ -157,7 +142,8 @@ std::optional<op_kind> op_kind_from_string(const std::string& s) { return find_n
 bool tensor::consistent() const {
   if (shape.size() > 4) return false;
   std::size_t n = 1;
-  for (std::size_t d : shape) n *= d;
+  for (std::size_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) return false;  // a hostile shape must not wrap around to the data's size
   return n == data.size();
 }
 
@@ -170,26 +156,32 @@ array_view tensor::view_of(const double* storage) const {
 
 bool operator==(const tensor& a, const tensor& b) { return a.shape == b.shape && same_bits(a.data, b.data); }
 
+namespace {
+/// "[1,2,3]".
+std::string list_text(const std::vector<std::int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+}  // namespace
+
 std::string describe(const op& o) {
   const std::string seq = " seq " + std::to_string(o.seq);
+  const std::string tokens = o.tokens.empty() ? "" : " tokens " + list_text(o.tokens);
   switch (o.kind) {
     case op_kind::append:
-      return "append" + std::string(o.seq ? seq : "") + " k" + shape_string(o.k) + " v" + shape_string(o.v);
+      return "append" + std::string(o.seq ? seq : "") + " k" + shape_string(o.k) + " v" + shape_string(o.v) + tokens;
     case op_kind::decode:
       return "decode" + std::string(o.seq ? seq : "") +
              (o.q.shape.size() > 1 ? " layer " + std::to_string(o.layer) : "") + " q" + shape_string(o.q) +
              (o.mask.shape.empty() ? "" : " mask" + shape_string(o.mask));
-    case op_kind::create: return "create";
+    case op_kind::create: return "create" + tokens;
     case op_kind::fork: return "fork" + seq;
     case op_kind::release: return "release" + seq;
     case op_kind::update:
       return "update layer " + std::to_string(o.layer) + " start " + std::to_string(o.start) + " k" +
              shape_string(o.k) + " v" + shape_string(o.v);
-    case op_kind::reorder: {
-      std::string s = "reorder [";
-      for (std::size_t i = 0; i < o.index.size(); ++i) s += (i ? "," : "") + std::to_string(o.index[i]);
-      return s + "]";
-    }
+    case op_kind::reorder: return "reorder " + list_text(o.index);
   }
   return "?";
 }
@@ -200,9 +192,13 @@ std::string describe(const cache_config& c) {
   s << spec.name << '(';
   const char* sep = "";
   for (const config_field& f : spec.config) {
-    if (f.flag && c.*f.flag) s << sep << f.name;
-    if (f.size) s << sep << f.name << '=' << c.*f.size;
-    if (f.size || c.*f.flag) sep = ", ";
+    const bool sized = f.size && !(f.optional && c.*f.size == 0);
+    const bool shown = sized || (f.flag && c.*f.flag) || (f.scale && c.*f.scale != 1);
+    if (!shown) continue;
+    s << sep << f.name;
+    if (sized) s << '=' << c.*f.size;
+    if (f.scale) s << '=' << c.*f.scale;
+    sep = ", ";
   }
   s << ')';
   return s.str();

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
@@ -42,9 +43,11 @@ struct tensor {
   friend bool operator==(const tensor&, const tensor&);  ///< bitwise on data
 };
 
-/// Operation names and the fields each uses:
-/// - `append` k, v (and `seq` for paged); `decode` q (`seq` for paged; `layer`, `mask` for beam);
-/// - paged: `create` (a new sequence), `fork` seq (a new sequence sharing seq's blocks), `release` seq;
+/// Operation names; which fields each carries is the kind's (properties/trace/kind_spec.h):
+/// - `append` k, v (and `seq` for paged and prefix, `tokens` for prefix); `decode` q (`seq` for
+///   paged and prefix; `layer`, `mask` for beam);
+/// - paged and prefix: `create` (a new sequence; prefix: looked up by `tokens`), `fork` seq (a new
+///   sequence sharing seq's blocks), `release` seq;
 /// - beam: `update` layer, k, v, start; `reorder` index.
 /// Sequences are named by handle: the 0-based count of create and fork ops before them in
 /// the trace (released handles are never reused), whatever ids the implementation uses.
@@ -64,22 +67,28 @@ struct pinned {
 struct op {
   op_kind kind = op_kind::append;
   tensor k, v, q;
-  std::int64_t seq = 0;             ///< paged: sequence handle
-  std::int64_t layer = 0;           ///< beam: layer of update and decode
-  std::int64_t start = 0;           ///< beam update: first position written
-  tensor mask;                      ///< beam decode: (B, len), 1 attends, 0 is left padding; empty = all attend
-  std::vector<std::int64_t> index;  ///< beam reorder: new row b is old row index[b]
+  std::int64_t seq = 0;              ///< paged: sequence handle
+  std::int64_t layer = 0;            ///< beam: layer of update and decode
+  std::int64_t start = 0;            ///< beam update: first position written
+  tensor mask;                       ///< beam decode: (B, len), 1 attends, 0 is left padding; empty = all attend
+  std::vector<std::int64_t> index;   ///< beam reorder: new row b is old row index[b]
+  std::vector<std::int64_t> tokens;  ///< prefix: the token of each appended step, or the prefix a create looks up
   std::optional<pinned> expect;
 };
 
 /// The construction parameters of a cache. `capacity` is max_len (flat), the window (ring),
-/// the number of blocks (paged) or max_len T (beam; there d_k = d_v = head_dim D).
+/// the number of blocks (paged, prefix), max_len T (beam; there d_k = d_v = head_dim D) or the
+/// growth step (growing).
 struct cache_config {
   cache_kind kind = cache_kind::flat;
   std::size_t capacity = 0, d_k = 0, d_v = 0;
-  std::size_t block_size = 0;                                 ///< paged
+  std::size_t keep = 0;                                       ///< ring: attention sinks, never evicted
+  std::size_t block_size = 0;                                 ///< paged, prefix
   bool preempt = false;                                       ///< paged: preempt instead of refusing
   std::size_t layers = 0, batch = 0, heads = 0, q_heads = 0;  ///< beam: L, B, kv heads H, query heads Hq
+  /// Per-tensor scales of keys and values, for a cache whose declared element format is scaled
+  /// (docs/numerics.md §6.1: stored = round(x / scale), exposed = stored * scale); ignored otherwise.
+  double k_scale = 1, v_scale = 1;
   friend bool operator==(const cache_config&, const cache_config&) = default;
 };
 
@@ -114,12 +123,33 @@ class row_data {
  public:
   row_data() = default;
   /// Owns `values` (a port's answer, a test's expectation).
-  row_data(std::vector<double> values);  // NOLINT: implicit, so `stream.keys = doubles` reads naturally
+  row_data(std::vector<double> values) {  // NOLINT: implicit, so `stream.keys = doubles` reads naturally
+    auto owned = std::make_shared<const std::vector<double>>(std::move(values));
+    add(owned->data(), owned->size(), owned);
+  }
+  row_data(std::initializer_list<double> values) : row_data(std::vector<double>(values)) {}  // NOLINT: as above
   /// Appends the n doubles at `data`. `keep`, if given, holds the storage they live in; otherwise
   /// the caller keeps them alive and unchanged while this is read.
-  void add(const double* data, std::size_t n, std::shared_ptr<const void> keep = nullptr);
+  void add(const double* data, std::size_t n, std::shared_ptr<const void> keep = nullptr) {
+    if (keep) kept_.push_back(std::move(keep));
+    if (n == 0) return;
+    size_ += n;
+    if (!pieces_.empty() && pieces_.back().data() + pieces_.back().size() == data)  // adjacent: one piece
+      pieces_.back() = {pieces_.back().data(), pieces_.back().size() + n};
+    else
+      pieces_.emplace_back(data, n);
+  }
+  /// Replaces the contents with an owned copy of [first, last) (a port's answer read from a buffer).
+  void assign(const double* first, const double* last) { *this = row_data(std::vector<double>(first, last)); }
   std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
   double operator[](std::size_t i) const;
+  /// Calls f(x) for every double, in order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const auto& piece : pieces_)
+      for (double x : piece) f(x);
+  }
   /// Doubles [begin, begin + n) as a vector, for messages and JSON.
   std::vector<double> copy(std::size_t begin = 0, std::size_t n = SIZE_MAX) const;
   /// The index of the first double whose bits differ from `other`'s (sizes equal), or size() if none.
@@ -136,10 +166,22 @@ class row_data {
 /// streams of rows (flat and ring have one, paged one per live sequence, beam one per layer,
 /// row and head), named integer counters (size, total, free_blocks, ...) and, for block
 /// pools, each stream's block table and every referenced block's reference count.
+/// One side of a stream stored in integer groups (docs/numerics.md §6.2). The implementation
+/// fills `scales` and `zeros` (minima; asymmetric only) with what it exposes; the model fills them
+/// with the ideal values, says how many leading rows are quantized (the rest are residual rows,
+/// exact), and for per-channel groups where each group starts among the held rows.
+struct group_view {
+  std::vector<double> scales, zeros;
+  std::size_t quantized = 0;
+  std::vector<std::size_t> starts;
+  bool empty() const { return scales.empty() && zeros.empty(); }
+};
+
 struct stream {
   std::string name;
   std::size_t d_k = 0, d_v = 0;
   row_data keys, values;                ///< rows x d_k and rows x d_v, read in place
+  group_view key_groups, value_groups;  ///< integer-group storage only
   std::vector<std::int64_t> positions;  ///< absolute step index per row, when the kind has them
   std::vector<std::int64_t> blocks;     ///< block table, when the kind has one
   std::size_t rows() const { return d_k ? keys.size() / d_k : 0; }

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
+#include "properties/trace/file_io.h"
 #include "properties/trace/json_codec.h"
 #include "properties/trace/kind_spec.h"
+#include "properties/trace/utf8.h"
 
 namespace kvconform::codec {
 
@@ -123,6 +123,13 @@ cache_config config_from(const json& j) {
       if (!j.contains(f.name)) continue;
       if (!j[f.name].is_boolean()) bad(at, "expected true or false");
       c.*f.flag = j[f.name].get<bool>();
+    } else if (f.optional && !j.contains(f.name)) {
+      c.*f.size = 0;
+    } else if (f.scale) {
+      if (!j.contains(f.name)) continue;
+      const double x = j[f.name].is_number() ? j[f.name].get<double>() : 0.0;
+      if (!(x >= min_scale && x <= max_scale)) bad(at, "expected a number within [2^-40, 2^40]");
+      c.*f.scale = x;
     } else {
       c.*f.size = count_from(field(j, f.name, where), at);
       if (c.*f.size < f.min) bad(at, "must be at least " + std::to_string(f.min));
@@ -141,7 +148,9 @@ json config_json(const cache_config& c) {
   for (const config_field& f : spec_of(c.kind).config) {
     if (f.flag)
       j[f.name] = c.*f.flag;
-    else
+    else if (f.scale && c.*f.scale != 1)  // the default stays out: a trace of an unscaled cache reads as before
+      j[f.name] = c.*f.scale;
+    else if (f.size && (!f.optional || c.*f.size != 0))
       j[f.name] = c.*f.size;
   }
   return j;
@@ -150,6 +159,14 @@ json config_json(const cache_config& c) {
 std::int64_t integer_from(const json& j, const std::string& where) {
   if (!j.is_number_integer()) bad(where, "expected an integer");
   return j.get<std::int64_t>();
+}
+
+std::vector<std::int64_t> integers_from(const json& j, const std::string& where) {
+  if (!j.is_array() || j.size() > max_dim)
+    bad(where, "expected an array of at most " + std::to_string(max_dim) + " integers");
+  std::vector<std::int64_t> out;
+  for (std::size_t n = 0; n < j.size(); ++n) out.push_back(integer_from(j[n], where + "[" + std::to_string(n) + "]"));
+  return out;
 }
 
 namespace {
@@ -175,6 +192,7 @@ json op_json(const op& o, cache_kind kind) {
   if (f & field_start) jo["start"] = o.start;
   if ((f & field_mask) && !o.mask.shape.empty()) jo["mask"] = tensor_json(o.mask);
   if (f & field_index) jo["index"] = o.index;
+  if (f & field_tokens) jo["tokens"] = o.tokens;
   if (o.expect) jo["expect"] = pinned_json(*o.expect);
   return jo;
 }
@@ -193,12 +211,8 @@ op op_from(const json& j, cache_kind kind, const std::string& where) {
   if (f & field_layer) o.layer = integer_from(field(j, "layer", where), where + ".layer");
   if (f & field_start) o.start = integer_from(field(j, "start", where), where + ".start");
   if ((f & field_mask) && j.contains("mask")) o.mask = tensor_from(j["mask"], where + ".mask");
-  if (f & field_index) {
-    const json& idx = field(j, "index", where);
-    if (!idx.is_array() || idx.size() > max_dim) bad(where + ".index", "expected an array of integers");
-    for (std::size_t n = 0; n < idx.size(); ++n)
-      o.index.push_back(integer_from(idx[n], where + ".index[" + std::to_string(n) + "]"));
-  }
+  if (f & field_index) o.index = integers_from(field(j, "index", where), where + ".index");
+  if (f & field_tokens) o.tokens = integers_from(field(j, "tokens", where), where + ".tokens");
   if (j.contains("expect")) o.expect = pinned_from(j["expect"], where + ".expect");
   return o;
 }
@@ -213,9 +227,9 @@ std::string to_json(const trace& t, int indent) {
   json j;
   j["schema"] = schema_name;
   j["version"] = trace::schema_version;
-  if (!t.implementation.empty()) j["implementation"] = t.implementation;
-  if (!t.property.empty()) j["property"] = t.property;
-  if (!t.note.empty()) j["note"] = t.note;
+  if (!t.implementation.empty()) j["implementation"] = valid_utf8(t.implementation);
+  if (!t.property.empty()) j["property"] = valid_utf8(t.property);
+  if (!t.note.empty()) j["note"] = valid_utf8(t.note);
   j["config"] = config_json(t.config);
   if (t.drive_seed) j["drive"] = {{"seed", *t.drive_seed}, {"size", t.drive_size}};
   json ops = json::array();
@@ -225,12 +239,7 @@ std::string to_json(const trace& t, int indent) {
 }
 
 trace trace_from_json(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw trace_format_error(std::string("not valid JSON: ") + e.what());
-  }
+  const json j = parse_limited(text, "");
   const json& schema = field(j, "schema", "trace");
   if (schema != schema_name) bad("trace.schema", std::string("expected \"") + schema_name + "\"");
   const json& version = field(j, "version", "trace");
@@ -250,7 +259,12 @@ trace trace_from_json(const std::string& text) {
     if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0))
       bad("trace.drive.seed", "expected a non-negative integer");
     t.drive_seed = seed.get<std::uint64_t>();
+    // A driver draws its size in [1, capacity]; anything else would make it divide by zero or
+    // index past the cache.
     t.drive_size = count_from(field(d, "size", "trace.drive"), "trace.drive.size");
+    if (t.drive_size < 1 || t.drive_size > t.config.capacity)
+      bad("trace.drive.size", std::to_string(t.drive_size) + " is outside the allowed range [1, " +
+                                  std::to_string(t.config.capacity) + "] (1 to the config's capacity)");
   }
   const json& ops = field(j, "ops", "trace");
   if (!ops.is_array()) bad("ops", "expected an array");
@@ -262,12 +276,14 @@ trace trace_from_json(const std::string& text) {
 }
 
 trace load_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw trace_format_error(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
   try {
-    return trace_from_json(text.str());
+    text = read_bounded(path, max_trace_bytes);
+  } catch (const file_error& e) {
+    throw trace_format_error(e.what());
+  }
+  try {
+    return trace_from_json(text);
   } catch (const trace_format_error& e) {
     throw trace_format_error(path + ": " + e.what());
   }
@@ -275,14 +291,10 @@ trace load_trace(const std::string& path) {
 
 void save_trace(const trace& t, const std::string& path) {
   const std::filesystem::path p(path);
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << to_json(t);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, p);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  if (ec) throw file_error("cannot write " + path + ": " + ec.message());
+  write_atomic(path, to_json(t));
 }
 
 }  // namespace kvconform

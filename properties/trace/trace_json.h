@@ -13,13 +13,17 @@ struct trace_format_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The largest trace file read (docs/reliability.md): its size is checked before it is read.
+inline constexpr std::size_t max_trace_bytes = std::size_t{64} << 20;
+
 /// Serialises a trace. Finite doubles are written as shortest round-trip decimals.
 std::string to_json(const trace& t, int indent = 1);
 /// Parses a trace; throws trace_format_error on any malformed or out-of-range input.
 trace trace_from_json(const std::string& text);
-/// Reads and parses a file; throws trace_format_error (also for an unreadable file).
+/// Reads and parses a file of at most max_trace_bytes; throws trace_format_error naming the path
+/// (also for a missing or unreadable file, a directory, or a FIFO without a writer).
 trace load_trace(const std::string& path);
-/// Writes a trace file atomically enough for a regression store (write, then rename).
+/// Writes a trace file whole or not at all (write_atomic); throws file_error naming the path.
 void save_trace(const trace& t, const std::string& path);
 
 }  // namespace kvconform

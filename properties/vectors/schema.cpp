@@ -24,11 +24,17 @@ json observation_schema() {
                                                                                 {"output_bound", numbers},
                                                                                 {"weight_bound", numbers},
                                                                                 {"numeric", {{"type", "boolean"}}}});
+  // Integer-group sides (docs/numerics.md §6.2): ideal scales and minima, quantized rows, group starts.
+  const json groups =
+      object({"scales", "zeros", "quantized", "starts"},
+             {{"scales", numbers}, {"zeros", numbers}, {"quantized", {{"type", "integer"}}}, {"starts", integers}});
   const json stream = object({"name", "keys", "values"}, {{"name", {{"type", "string"}}},
                                                           {"keys", {{"$ref", "#/$defs/tensor"}}},
                                                           {"values", {{"$ref", "#/$defs/tensor"}}},
                                                           {"positions", integers},
-                                                          {"blocks", integers}});
+                                                          {"blocks", integers},
+                                                          {"key_groups", groups},
+                                                          {"value_groups", groups}});
   const json state = object({"streams", "counters"},
                             {{"streams", {{"type", "array"}, {"items", stream}}},
                              {"counters", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}}});
@@ -62,9 +68,10 @@ nlohmann::json vectors_schema() {
                              {"kind", {{"enum", schema::kind_names()}}},
                              {"config", {{"$ref", "#/$defs/config"}}},
                              {"profile", {{"type", "string"}}},
+                             {"storage", {{"type", "object"}}},
                              {"tests", {{"type", "array"}, {"minItems", 1}, {"items", {{"$ref", "#/$defs/test"}}}}}});
   json top = object({"algorithm", "schema", "generatorVersion", "numberOfTests", "header", "notes", "testGroups"},
-                    {{"algorithm", {{"type", "string"}, {"pattern", "^kvconform-(" + kinds + ")$"}}},
+                    {{"algorithm", {{"type", "string"}, {"pattern", "^kvconform-(" + kinds + ")(-.+)?$"}}},
                      {"schema", {{"const", vectors_schema_name}}},
                      {"generatorVersion", {{"type", "string"}}},
                      {"numberOfTests", {{"type", "integer"}, {"minimum", 1}}},

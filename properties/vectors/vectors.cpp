@@ -1,17 +1,19 @@
 // Vectors: each test's expected observations come from the model, the float128 oracle and the bound.
 #include "properties/vectors/vectors.h"
 
+#include <algorithm>
 #include <boost/multiprecision/float128.hpp>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <tuple>
 
 #include "oracle/numeric/attention_oracle.h"
 #include "oracle/numeric/bound.h"
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
 #include "properties/kinds/kind.h"
+#include "properties/trace/file_io.h"
 #include "properties/trace/json_codec.h"
 
 namespace kvconform {
@@ -45,12 +47,15 @@ json observations(const trace& t, const numeric_profile& prof, bool& any_refused
       auto half_ulp = [](double x) { return 0.5 * (std::nextafter(std::fabs(x), INFINITY) - std::fabs(x)); };
       for (std::size_t c = 0; c < p.d_v; ++c) b.output[c] += half_ulp(od[c]);
       for (std::size_t k = 0; k < p.n; ++k) b.weights[k] += half_ulp(w[k]);
-      ambiguous = ambiguous || !b.in_domain;
+      // Integer groups: a decode attends over the cache's own quantized values, which no vector can
+      // publish; the numbers here are over the quantizer's inputs and are not a verdict.
+      const bool judged = b.in_domain && !prof.keys.groups && !prof.values.groups;
+      ambiguous = ambiguous || !judged;
       decodes.push_back({{"output", codec::numbers(od)},
                          {"weights", codec::numbers(w)},
                          {"output_bound", codec::numbers(b.output)},
                          {"weight_bound", codec::numbers(b.weights)},
-                         {"numeric", b.in_domain}});
+                         {"numeric", judged}});
     }
     if (!decodes.empty()) o["decode"] = decodes;
     const snapshot snap = m->observe();
@@ -61,6 +66,13 @@ json observations(const trace& t, const numeric_profile& prof, bool& any_refused
                  {"values", codec::tensor_json({{st.rows(), st.d_v}, st.values.copy()})}};
       if (!st.positions.empty()) js["positions"] = st.positions;
       if (!st.blocks.empty()) js["blocks"] = st.blocks;
+      for (auto [name, g, on] : {std::tuple{"key_groups", &st.key_groups, prof.keys.groups},
+                                 std::tuple{"value_groups", &st.value_groups, prof.values.groups}})
+        if (on)
+          js[name] = {{"scales", codec::numbers(g->scales)},
+                      {"zeros", codec::numbers(g->zeros)},
+                      {"quantized", g->quantized},
+                      {"starts", g->starts}};
       streams.push_back(std::move(js));
     }
     json counters = json::object();
@@ -115,12 +127,13 @@ std::vector<test_case> generated_tests(const implementation& ref, const std::str
 }
 
 /// The shrunk trace that kills each mutant of `kind`, from the property registered to kill it.
-std::vector<test_case> mutant_tests(cache_kind kind, const std::vector<implementation>& impls, std::uint64_t seed) {
+std::vector<test_case> mutant_tests(cache_kind kind, const std::string& profile,
+                                    const std::vector<implementation>& impls, std::uint64_t seed) {
   std::vector<test_case> tests;
   run_options o;
   o.seed = seed;
   for (const implementation& impl : impls) {
-    if (impl.group != impl_group::mutant || impl.kind != kind) continue;
+    if (impl.group != impl_group::mutant || impl.kind != kind || impl.profile.to_json() != profile) continue;
     const property* p = find_property(impl.killer, kind);
     if (!p) continue;
     const property_run run = run_property(*p, impl, o);
@@ -138,6 +151,7 @@ json group_json(const std::string& kind, const cache_config& c, const numeric_pr
           {"kind", kind},
           {"config", codec::config_json(c)},
           {"profile", prof.describe()},
+          {"storage", json::parse(prof.to_json())},
           {"tests", json::array()}};
 }
 }  // namespace
@@ -150,7 +164,7 @@ std::vector<test_case> tests_of(const implementation& ref, const std::vector<imp
   for (auto& t : generated_tests(ref, "refused_append_unchanged", seed, 0, 3, "Refusal")) tests.push_back(std::move(t));
   for (const property* p : properties_of(ref.kind))
     if (p->fixed) tests.push_back({p->fixed(), p->summary, {"Pinned", "Property_" + p->name}});
-  for (auto& t : mutant_tests(ref.kind, impls, seed)) tests.push_back(std::move(t));
+  for (auto& t : mutant_tests(ref.kind, ref.profile.to_json(), impls, seed)) tests.push_back(std::move(t));
   return tests;
 }
 
@@ -179,9 +193,9 @@ std::map<std::string, json> grouped(std::vector<test_case>& tests, const impleme
   return groups;
 }
 
-json vectors_file(cache_kind kind, int tests) {
+json vectors_file(const implementation& ref, bool first, int tests) {
   return {
-      {"algorithm", std::string("kvconform-") + to_string(kind)},
+      {"algorithm", std::string("kvconform-") + (first ? std::string(to_string(ref.kind)) : ref.name)},
       {"schema", vectors_schema_name},
       {"generatorVersion", "1"},
       {"numberOfTests", tests},
@@ -206,23 +220,28 @@ std::vector<std::string> write_vectors(const std::string& dir, const std::vector
                                        const std::vector<implementation>& impls, std::uint64_t seed) {
   std::filesystem::create_directories(dir);
   std::vector<std::string> written;
-  for (cache_kind kind : kinds) {
-    const implementation* ref = nullptr;
+  // One file per reference: kvconform_KIND_test.json for a kind's first (f64) reference, and
+  // kvconform_NAME_test.json for each reference in another storage format (docs/numerics.md §6).
+  std::vector<const implementation*> refs;
+  for (cache_kind kind : kinds)
     for (const implementation& i : impls)
-      if (i.kind == kind && i.group == impl_group::reference) ref = &i;
-    if (!ref) continue;
+      if (i.kind == kind && i.group == impl_group::reference) refs.push_back(&i);
+  for (const implementation* ref : refs) {
+    const cache_kind kind = ref->kind;
+    const bool first = ref == *std::find_if(refs.begin(), refs.end(), [&](auto* r) { return r->kind == kind; });
     std::vector<test_case> tests = tests_of(*ref, impls, seed);
     int id = 0;
     auto groups = grouped(tests, *ref, id);
-    json file = vectors_file(kind, id);
+    json file = vectors_file(*ref, first, id);
     for (auto& [key, g] : groups) file["testGroups"].push_back(std::move(g));
-    const std::string path =
-        (std::filesystem::path(dir) / (std::string("kvconform_") + to_string(kind) + "_test.json")).string();
-    std::ofstream(path) << file.dump(1) << "\n";
+    const std::string path = (std::filesystem::path(dir) /
+                              ("kvconform_" + (first ? std::string(to_string(kind)) : ref->name) + "_test.json"))
+                                 .string();
+    write_whole(path, file.dump(1) + "\n");
     written.push_back(path);
   }
   const std::string schema_path = (std::filesystem::path(dir) / vectors_schema_name).string();
-  std::ofstream(schema_path) << vectors_schema().dump(2) << "\n";
+  write_whole(schema_path, vectors_schema().dump(2) + "\n");
   written.push_back(schema_path);
   return written;
 }

@@ -4,7 +4,10 @@ source "$(dirname "$0")/lib.sh"
 root=$2 build=$3
 prefix=$scratch/prefix
 run 0 cmake --install "$build" --prefix "$prefix"
-run 0 cmake -S "$root/examples/consumer" -B consumer -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The installed libraries' own compiler flags (a sanitizer build's -fsanitize must link the consumer too).
+flags=$(sed -n 's/^CMAKE_CXX_FLAGS:STRING=//p' "$build/CMakeCache.txt")
+run 0 cmake -S "$root/examples/consumer" -B consumer -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="$flags"
 run 0 cmake --build consumer -j2
 
 # Each kind's gate passes, and its own property ran: a kind whose concept matched but whose
@@ -16,6 +19,19 @@ for pair in flat:acme-tiny:exact_fill ring:acme-window:ring_window_last_steps pa
   contains out.txt " 0 failed"
   grep -qE "^$name +$property +PASS +[1-9]" out.txt || { cat out.txt >&2; fail "no PASS row: $name / $property"; }
 done
+# Narrow storage declared: the fp16 and q8_0 caches pass (the q8_0 one shows its block scales).
+for name in half q8; do
+  run 0 "consumer/acme_${name}_gate" gate
+  contains out.txt " 0 failed"
+done
+# Declared as double, each fails on its first stored row with one line that names the formats.
+run 1 consumer/acme_half_as_f64 gate --property order_preserved --store ""
+grep -qE '^FAIL acme-half-f64 / order_preserved: state at append: .*declared f64, but the stored rows match fp16 rounding' \
+  out.txt || { cat out.txt >&2; fail "no fp16 hint for a half cache declared f64"; }
+run 1 consumer/acme_q8_as_f64 gate --property order_preserved --store ""
+grep -qE '^FAIL acme-q8-f64 / order_preserved: format at append: the cache exposes [0-9]+ key scales, but keys are declared f64' \
+  out.txt || { cat out.txt >&2; fail "no format message for a q8_0 cache declared f64"; }
+
 # The status-returning paged cache has no preemption: NOT SUPPORTED, which does not fail the gate.
 run 0 consumer/acme_paged_gate gate --property paged_preemption
 grep -qE "^acme-blocks +paged_preemption +NOT SUPPORTED" out.txt ||
@@ -41,7 +57,7 @@ contains out.txt "replay: consumer/acme_zoo replay kvconform-failures/acme-tiny-
 run 1 consumer/acme_zoo replay kvconform-failures/acme-tiny-strict/exact_fill-*.json
 
 run 0 ctest --test-dir consumer --output-on-failure
-contains out.txt "100% tests passed, 0 tests failed out of 5"
+contains out.txt "100% tests passed, 0 tests failed out of 9"
 
 # The plug-in header stays light: an outside build must not need RapidCheck or Boost headers.
 eigen=$(pkg-config --cflags-only-I eigen3 2>/dev/null || echo -I/usr/include/eigen3)

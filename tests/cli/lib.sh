@@ -15,3 +15,28 @@ run() {
   [ "$got" = "$want" ] || { cat out.txt err.txt >&2; fail "exit $got, expected $want: $*"; }
 }
 contains() { grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 lacks: $2"; }; }
+
+# Ports and temporary files: every port fixture records its pid and process group in $groups by
+# starting through "${tracked[@]}"; no_leftovers checks that each port led a group of its own, that
+# no process of those groups is left (zombies aside) and that no temporary file was left behind.
+export TMPDIR=$scratch/tmp
+mkdir -p "$TMPDIR"
+groups=$scratch/port-groups.txt
+tracked=(bash -c 'read -r _ _ _ _ g _ </proc/$$/stat; echo $$ $g >> "$0"; exec "$@"' "$groups")
+no_leftovers() {
+  local g pid until=$((SECONDS + 3))  # a process sent SIGKILL takes a moment to go
+  [ -s "$groups" ] || fail "no port recorded its process group"
+  while read -r pid g; do
+    [ "$pid" = "$g" ] || fail "port $pid ran in process group $g, not in a group of its own"
+  done <"$groups"
+  for g in $(cut -d' ' -f1 "$groups" | sort -u); do
+    while ps -eo pgid=,stat= | awk -v g="$g" '$1 == g && $2 !~ /^Z/ {n++} END {exit n == 0}'; do
+      [ $SECONDS -lt $until ] || { ps -eo pid,pgid,stat,args | awk -v g="$g" '$2 == g' >&2; fail "port group $g left"; }
+      sleep 0.1
+    done
+  done
+  [ -z "$(ls -A "$TMPDIR")" ] || fail "temporary files left: $(ls -A "$TMPDIR")"
+  local temps
+  temps=$(find "$scratch" -name '.*.tmp.*')
+  [ -z "$temps" ] || fail "store temporaries left: $temps"
+}

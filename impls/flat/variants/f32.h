@@ -14,7 +14,7 @@ struct f32_kernel : attention_kernel {
   static float exp(float x) { return std::exp(x); }
   static float scale(std::size_t d_k) { return 1.0f / std::sqrt(static_cast<float>(d_k)); }
 };
-struct f32_rules {
+struct f32_rules : flat_rules {
   using scalar = float;
   using kernel = f32_kernel;
 };

@@ -6,9 +6,10 @@
 namespace kvconform::mutants {
 
 struct head_off_by_one_rules : ring_rules {
-  static std::size_t oldest_slot(std::int64_t total, std::size_t len, std::size_t window) {
-    const bool wrapped = total > static_cast<std::int64_t>(window);
-    return (ring_rules::oldest_slot(total, len, window) + (wrapped ? 1 : 0)) % window;
+  static std::size_t read_slot(std::size_t i, std::int64_t total, std::size_t held, std::size_t keep,
+                               std::size_t part) {
+    const std::size_t right = ring_rules::read_slot(i, total, held, keep, part);
+    return i < keep ? right : keep + (right - keep + 1) % part;
   }
 };
 using ring_head_off_by_one = basic_ring<head_off_by_one_rules>;

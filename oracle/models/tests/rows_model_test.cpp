@@ -1,6 +1,8 @@
 // Unit tests of the flat and ring model: outcomes, eviction, positions and storage rounding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "oracle/models/rows_model.h"
 
 namespace kv = kvconform;
@@ -56,4 +58,29 @@ TEST(RowsModel, StorageRoundingFollowsTheProfile) {
   o.k.data = {0.1};
   m.apply(o);
   EXPECT_EQ(m.observe().streams[0].keys[0], double(0.1f));
+}
+
+TEST(RowsModel, RingWrapsInItsSlotsAndDecodesTheRowsOldestFirst) {
+  // Window 3 and one-row appends 0..7: every eviction moves the oldest slot, and both the view
+  // and the decode problem list the rows oldest first across the wrap.
+  kv::rows_model m({kv::cache_kind::ring, 3, 2, 1}, {}, kv::rows_model::full::evict);
+  for (int step = 0; step < 8; ++step) {
+    m.apply(append(1, 2, 1, 10.0 * step));
+    std::vector<double> keys, values;
+    for (int held = std::max(0, step - 2); held <= step; ++held) {
+      keys.insert(keys.end(), {10.0 * held, 10.0 * held + 1});
+      values.push_back(-10.0 * held);
+    }
+    const auto s = m.observe();
+    EXPECT_EQ(s.streams[0].keys, keys) << "after step " << step;
+    EXPECT_EQ(s.streams[0].values, values) << "after step " << step;
+    kv::op decode;
+    decode.kind = kv::op_kind::decode;
+    decode.q = kv::tensor::vector({1, 0});
+    const auto e = m.apply(decode);
+    ASSERT_EQ(e.problems.size(), 1u);
+    EXPECT_EQ(e.problems[0].keys, keys) << "after step " << step;
+    EXPECT_EQ(e.problems[0].values, values) << "after step " << step;
+    EXPECT_EQ(e.problems[0].n, keys.size() / 2);
+  }
 }

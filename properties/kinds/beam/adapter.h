@@ -61,7 +61,9 @@ concept beam_decoding = requires(const C& cc, array_view a, std::size_t i) {
 template <beam_cache C>
 class beam_subject final : public subject {
  public:
-  explicit beam_subject(const cache_config& c) : cache_(c.layers, c.batch, c.heads, c.capacity, c.d_k), config_(c) {}
+  explicit beam_subject(const cache_config& c) : cache_(c.layers, c.batch, c.heads, c.capacity, c.d_k), config_(c) {
+    pass_scales(cache_, c);
+  }
 
   op_outcome apply(const call& c) override {
     const auto layer = static_cast<std::size_t>(c.o.layer);
@@ -100,6 +102,18 @@ class beam_subject final : public subject {
           st.d_k = st.d_v = g.d_k;
           read_head(*k, b, h, st.keys, k);
           read_head(*v, b, h, st.values, v);
+          if constexpr (requires { c.key_scales(l, b, h); })
+            copy_groups(
+                st.key_groups, [&] { return c.key_scales(l, b, h); },
+                [&] {
+                  if constexpr (requires { c.key_zeros(l, b, h); }) return c.key_zeros(l, b, h);
+                });
+          if constexpr (requires { c.value_scales(l, b, h); })
+            copy_groups(
+                st.value_groups, [&] { return c.value_scales(l, b, h); },
+                [&] {
+                  if constexpr (requires { c.value_zeros(l, b, h); }) return c.value_zeros(l, b, h);
+                });
           s.streams.push_back(std::move(st));
         }
     }

@@ -71,6 +71,7 @@ void beam_fuzz_config(byte_io& io, cache_config& c) {
   c.q_heads = c.heads * io.range(1, 2, c.heads ? c.q_heads / c.heads : 1);
   c.capacity = io.range(1, fuzz::max_capacity / 2, c.capacity);
   c.d_k = c.d_v = io.range(1, fuzz::max_dim / 2, c.d_k);
+  fuzz_scales(io, c);
 }
 
 std::unique_ptr<fuzz_ops> beam_fuzz_ops(byte_io& io, const cache_config& c) {

@@ -19,6 +19,8 @@ constexpr config_field config[] = {
     {"batch", &cache_config::batch, nullptr, "B: rows (sequences or beams)"},
     {"heads", &cache_config::heads, nullptr, "H: kv heads"},
     {"q_heads", &cache_config::q_heads, nullptr, "Hq: query heads, a multiple of H (grouped-query attention)"},
+    k_scale_field,
+    v_scale_field,
 };
 std::string check(const cache_config& c) {
   if (c.d_k != c.d_v) return "a beam cache has one head_dim: d_k must equal d_v";

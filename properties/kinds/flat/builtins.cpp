@@ -1,6 +1,8 @@
 // The built-in flat caches: the reference and its mutants (docs/mutants.md) and valid variants.
 #include "impls/flat/flat.h"
+#include "impls/flat/formats.h"
 #include "impls/flat/mutants/counter_before_check.h"
+#include "impls/flat/mutants/format_bugs.h"
 #include "impls/flat/mutants/kernel_bugs.h"
 #include "impls/flat/mutants/length_from_content.h"
 #include "impls/flat/mutants/modifies_query.h"
@@ -12,6 +14,7 @@
 #include "impls/flat/mutants/whole_buffer_views.h"
 #include "impls/flat/variants/decode_variants.h"
 #include "impls/flat/variants/f32.h"
+#include "impls/flat/variants/format_variants.h"
 #include "properties/kinds/flat/adapter.h"
 #include "properties/runners/builtin.h"
 
@@ -21,8 +24,21 @@ std::vector<implementation> flat_builtins() {
   using namespace mutants;
   using namespace variants;
   constexpr const char *refused = "refused_append_unchanged", *bound = "decode_within_bound";
+  constexpr const char* stored = "order_preserved";  // checks every stored row after many appends
   return {
       reference<flat>("flat", "fixed-capacity cache, double, two-pass softmax"),
+      format_reference<flat_stored<formats::f32>>("flat-f32-storage", "flat, keys and values stored in f32"),
+      format_reference<flat_stored<formats::fp16>>("flat-fp16", "flat, keys and values stored in fp16"),
+      format_reference<flat_stored<formats::bf16>>("flat-bf16", "flat, keys and values stored in bf16"),
+      format_reference<flat_stored<formats::e4m3>>("flat-e4m3",
+                                                   "flat, keys and values stored in fp8 e4m3 (NaN on overflow)"),
+      format_reference<flat_stored<formats::e5m2>>("flat-e5m2", "flat, keys and values stored in fp8 e5m2"),
+      format_reference<flat_stored<formats::q8_0>>("flat-q8_0", "flat, llama.cpp-style q8_0 blocks of 32"),
+      format_reference<flat_stored<formats::q4_1>>("flat-q4_1",
+                                                   "flat, llama.cpp-style q4_1 blocks of 32 with a minimum"),
+      format_reference<flat_stored<kivi_keys, kivi_values>>("flat-kivi",
+                                                            "flat, KIVI-style int4: keys per channel, values per "
+                                                            "token, fp16 residual of 8 tokens"),
       mutant<flat_strict_capacity>("flat-strict-capacity", "exact_fill", "a `>=` capacity check wastes the last slot"),
       mutant<flat_counter_before_check>("flat-counter-before-check", refused, "length bumped before the check"),
       mutant<flat_whole_buffer_views>("flat-whole-buffer-views", "views_filled_rows", "views show all max_len rows"),
@@ -39,12 +55,24 @@ std::vector<implementation> flat_builtins() {
       mutant<flat_max_from_row0>("flat-max-from-row0", "large_scores", "the max taken from row 0 only"),
       mutant<flat_extra_zero_row>("flat-extra-zero-row", bound, "decode over an extra zero row"),
       mutant<flat_last_row_dropped>("flat-last-row-dropped", bound, "decode drops the newest row"),
+      mutant<flat_fp16_half_away>("flat-fp16-half-away", stored, "fp16 ties rounded half away from zero"),
+      mutant<flat_fp16_flush_subnormals>("flat-fp16-flush-subnormals", stored, "fp16 subnormals flushed to zero"),
+      mutant<flat_q8_signed_max>("flat-q8-signed-max", stored, "q8_0 scale from max(x), not max|x|"),
+      mutant<flat_q4_nibble_swap>("flat-q4-nibble-swap", stored, "int4 codes unpacked from the wrong nibbles"),
+      mutant<flat_q4_zero_off_by_one>("flat-q4-zero-off-by-one", stored, "q4_1 zero point one code off"),
+      mutant<flat_q4_fp16_range>("flat-q4-fp16-range", stored, "q4_1 range max - min in fp16 overflows"),
+      mutant<flat_kivi_residual_never>("flat-kivi-residual-never", stored, "residual checked once per append"),
+      mutant<flat_kivi_stale_scales>("flat-kivi-stale-scales", stored, "a completed group reuses old channel scales"),
       variant<flat_f32>("flat-f32", "float32 storage and arithmetic, declared f32"),
       variant<flat_online>("flat-online", "online softmax, declared block of 4 keys"),
       variant<flat_exp2_fma>("flat-exp2-fma", "FlashAttention-style exp2 with the scale folded into an FMA"),
       variant<flat_pairwise>("flat-pairwise", "pairwise summation of dots, normaliser and output"),
       variant<flat_reversed>("flat-reversed", "every sum in reverse order"),
       variant<flat_split_k>("flat-split-k", "split-K over 3 chunks combined with exp(m_s - M)"),
+      variant<flat_q8_fused>("flat-q8-fused", "q8_0 decode with dequantization fused into the dot products"),
+      variant<flat_q8_f32_scales>("flat-q8-f32-scales", "q8_0 blocks with f32 scales, declared f32"),
+      variant<flat_q4_lut>("flat-q4-lut", "q4_1 codes unpacked through a lookup table"),
+      variant<flat_e4m3_table>("flat-e4m3-table", "e4m3 conversion by search in the table of its values"),
   };
 }
 

@@ -13,6 +13,7 @@
 
 #include "impls/common/array_view.h"
 #include "properties/executor/adapter.h"
+#include "properties/executor/handles.h"
 
 namespace kvconform {
 
@@ -59,40 +60,39 @@ concept paged_preempting = std::constructible_from<C, std::size_t, std::size_t, 
     } -> std::convertible_to<sequence_id_t<C>>;
 };
 
-/// Adapts any paged_cache to `subject`. Trace handles count create and fork ops (refused forks
-/// included); the adapter keeps each handle's id, passes a released sequence's old id on (so the
-/// implementation's own check refuses it) and maps preempted ids back to handles.
+/// Adapts any paged_cache to `subject`, trace handles to ids (properties/executor/handles.h) and
+/// preempted ids back to handles.
 template <paged_cache C>
 class paged_subject final : public subject {
  public:
-  explicit paged_subject(const cache_config& c) : cache_(construct(c)), config_(c) {}
+  explicit paged_subject(const cache_config& c) : cache_(construct(c)), config_(c) { pass_scales(cache_, c); }
 
   op_outcome apply(const call& c) override {
     if (config_.preempt && !paged_preempting<C>) return unsupported();
     const op& o = c.o;
     switch (o.kind) {
       case op_kind::create:
-        handles_.emplace_back();  // the handle is used up even if create is refused
-        return call_cache([&] { return cache_.create(); }, [&](op_outcome&, id s) { handles_.back() = {s, true}; });
+        handles_.issue();  // the handle is used up even if create is refused
+        return call_cache([&] { return cache_.create(); }, [&](op_outcome&, id s) { handles_.give(s); });
       case op_kind::fork: {
-        const id from = id_of(o.seq);
-        handles_.emplace_back();
-        return call_cache([&] { return cache_.fork(from); }, [&](op_outcome&, id s) { handles_.back() = {s, true}; });
+        const id from = handles_.id_of(o.seq);
+        handles_.issue();
+        return call_cache([&] { return cache_.fork(from); }, [&](op_outcome&, id s) { handles_.give(s); });
       }
       case op_kind::release: {
-        op_outcome r = call_cache([&] { return cache_.release(id_of(o.seq)); });
-        if (r.accepted && issued(o.seq)) handles_[static_cast<std::size_t>(o.seq)].live = false;
+        op_outcome r = call_cache([&] { return cache_.release(handles_.id_of(o.seq)); });
+        if (r.accepted) handles_.released(o.seq);
         return r;
       }
       case op_kind::append:
-        return call_cache([&] { return cache_.append(id_of(o.seq), c.k, c.v); },
+        return call_cache([&] { return cache_.append(handles_.id_of(o.seq), c.k, c.v); },
                           [&](op_outcome& r, const auto& victims) {
                             if constexpr (paged_preempting<C>)
-                              for (const auto& v : victims) r.preempted.push_back(preempted_handle(v));
+                              for (const auto& v : victims) r.preempted.push_back(handles_.release_id(v));
                           });
       case op_kind::decode:
         if constexpr (paged_decoding<C>)
-          return decode_outcome([&] { return std::as_const(cache_).decode_step(id_of(o.seq), c.q); });
+          return decode_outcome([&] { return std::as_const(cache_).decode_step(handles_.id_of(o.seq), c.q); });
         else
           return unsupported();
       default: return unsupported();  // the vocabulary of other kinds
@@ -100,33 +100,15 @@ class paged_subject final : public subject {
   }
 
   snapshot observe() override {
-    const C& c = cache_;
     snapshot s;
-    for (std::size_t h = 0; h < handles_.size(); ++h) {
-      if (!handles_[h].live) continue;
-      const id sid = *handles_[h].sequence;
-      stream st;
-      st.name = "seq " + std::to_string(h);
-      st.d_k = config_.d_k, st.d_v = config_.d_v;
-      read_rows(c.keys(sid), st.keys);  // each view once: the reference gathers a copy
-      read_rows(c.values(sid), st.values);
-      for (const auto& b : c.block_table(sid)) st.blocks.push_back(static_cast<std::int64_t>(b));
-      s.streams.push_back(std::move(st));
-    }
-    s.counters.emplace_back("free_blocks", static_cast<std::int64_t>(c.free_blocks()));
-    s.counters.emplace_back("bytes_in_use", static_cast<std::int64_t>(c.bytes_in_use()));
-    for (std::size_t b = 0; b < static_cast<std::size_t>(c.num_blocks()); ++b)
-      if (const auto refs = static_cast<std::int64_t>(c.ref_count(b)); refs > 0)
-        s.block_refs.emplace_back(static_cast<std::int64_t>(b), refs);
+    observe_sequences(std::as_const(cache_), handles_, config_, s);
+    s.counters.emplace_back("free_blocks", static_cast<std::int64_t>(cache_.free_blocks()));
+    s.counters.emplace_back("bytes_in_use", static_cast<std::int64_t>(cache_.bytes_in_use()));
     return s;
   }
 
  private:
   using id = sequence_id_t<C>;
-  struct handle {
-    std::optional<id> sequence;  ///< empty when its create or fork was refused
-    bool live = false;
-  };
 
   static C construct(const cache_config& c) {
     if constexpr (paged_preempting<C>)
@@ -134,30 +116,19 @@ class paged_subject final : public subject {
     else
       return C(c.capacity, c.block_size, c.d_k, c.d_v);
   }
-  /// The id behind a handle; for a handle that never named a sequence, an id no
-  /// implementation is expected to have issued, so that the implementation refuses it itself.
-  id id_of(std::int64_t h) const {
-    return issued(h) ? *handles_[static_cast<std::size_t>(h)].sequence : std::numeric_limits<id>::max();
-  }
-  bool issued(std::int64_t h) const {
-    return h >= 0 && static_cast<std::size_t>(h) < handles_.size() && handles_[static_cast<std::size_t>(h)].sequence;
-  }
-  /// The live handle of a preempted id, now released; -1 (which no model expects) if none.
-  std::int64_t preempted_handle(id victim) {
-    for (std::size_t h = 0; h < handles_.size(); ++h)
-      if (handles_[h].live && handles_[h].sequence == victim)
-        return handles_[h].live = false, static_cast<std::int64_t>(h);
-    return -1;
-  }
 
   C cache_;
   cache_config config_;
-  std::vector<handle> handles_;
+  sequence_handles<id> handles_;
 };
 
 /// A registry entry for a paged cache type; "decode" and "preempt" when it has them.
 template <paged_cache C>
 implementation make_implementation(implementation_info info) {
+  if constexpr (requires { C::profile; })
+    static_assert(C::profile.keys.chunk() == 1 && C::profile.values.chunk() == 1,
+                  "a paged cache's blocks hold final rows: declare element formats or per-token groups without a "
+                  "residual (docs/numerics.md §6.3)");
   capability_set caps;
   if (paged_decoding<C>) caps.add(capability::decode);
   if (paged_preempting<C>) caps.add(capability::preempt);

@@ -20,6 +20,8 @@ constexpr config_field config[] = {
     sizes[2],
     {"preempt", nullptr, &cache_config::preempt,
      "an append that does not fit releases the newest other sequences instead of being refused"},
+    k_scale_field,
+    v_scale_field,
 };
 double cells(const cache_config& c) { return rows_cells(c) * double(c.block_size); }
 }  // namespace

@@ -7,6 +7,7 @@ namespace kvconform {
 
 /// ring(window, d_k, d_v): a rows_cache that never refuses for room (the oldest rows go), and
 /// reports total() (steps ever appended) and positions() (each held row's absolute index).
+/// Optional attention sinks: ring(window, d_k, d_v, keep) never evicts the first `keep` steps.
 template <class C>
 concept ring_cache = rows_cache<C> && reports_positions<C>;
 

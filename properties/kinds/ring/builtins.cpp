@@ -1,6 +1,9 @@
 // The built-in ring caches: the reference and its mutants (docs/mutants.md).
+#include "impls/ring/formats.h"
+#include "impls/ring/mutants/group_shift.h"
 #include "impls/ring/mutants/bulk_keeps_first.h"
 #include "impls/ring/mutants/head_off_by_one.h"
+#include "impls/ring/mutants/sink_bugs.h"
 #include "impls/ring/ring.h"
 #include "properties/kinds/ring/adapter.h"
 #include "properties/runners/builtin.h"
@@ -9,9 +12,14 @@ namespace kvconform::kinds {
 
 std::vector<implementation> ring_builtins() {
   using namespace mutants;
-  return {reference<ring>("ring", "sliding window of W rows, double, two-pass softmax"),
+  return {reference<ring>("ring", "sliding window of W rows with optional sinks, double, two-pass softmax"),
+          format_reference<ring_stored<formats::q8_0>>("ring-q8_0", "ring, llama.cpp-style q8_0 blocks of 32"),
+          mutant<ring_q8_group_shift>("ring-q8-group-shift", "order_preserved", "group boundaries shifted by one"),
           mutant<ring_head_off_by_one>("ring-head-off-by-one", "ring_window_last_steps", "transformers #47708"),
-          mutant<ring_bulk_keeps_first>("ring-bulk-keeps-first", "ring_window_last_steps", "mlx-examples #1093")};
+          mutant<ring_bulk_keeps_first>("ring-bulk-keeps-first", "ring_window_last_steps", "mlx-examples #1093"),
+          mutant<ring_bulk_evicts_sinks>("ring-bulk-evicts-sinks", "ring_sinks_survive", "sinks lost to a bulk append"),
+          mutant<ring_window_without_sinks>("ring-window-without-sinks", "ring_sinks_survive", "W + keep rows held"),
+          mutant<ring_empty_append_evicts>("ring-empty-append-evicts", "ring_empty_append_unchanged", "mlx-lm: n = 0")};
 }
 
 }  // namespace kvconform::kinds

@@ -62,10 +62,28 @@ void add_ring_properties(std::vector<property>& ps) {
   slides.needs = {capability::decode};
   slides.drive = generate_past_window;
   slides.generate = rows_cases(evict, {});  // configs only: the driver makes the ops
+
+  add("ring_sinks_survive",
+      "the first keep steps stay, at positions 0 .. keep - 1, through every wrap and every bulk append longer than the "
+      "window, and the window holds the last W - keep of the rest",
+      {.append = 3, .fill = 4, .overfill = 4, .empty = 1, .decode = 1})
+      .needs = {capability::sinks};
+  add("ring_empty_append_unchanged",
+      "an append of 0 steps changes nothing, also on a full window (with or without sinks)",
+      {.append = 2, .fill = 3, .overfill = 1, .empty = 5, .decode = 1});
 }
 
 /// The kind's row of the kind table (properties/kinds/kind.h).
 extern const kind_spec ring_spec;
-extern const kind_descriptor ring_kind = rows_kind<rows_model::full::evict>(ring_spec, add_ring_properties);
+namespace {
+/// The sizes, then the sinks: keep in [0, W).
+void fuzz_config(byte_io& io, cache_config& c) {
+  fuzz_sizes(io, c);
+  c.keep = io.range(0, c.capacity - 1, c.keep);
+}
+}  // namespace
+
+extern const kind_descriptor ring_kind =
+    rows_kind<rows_model::full::evict>(ring_spec, add_ring_properties, fuzz_config);
 
 }  // namespace kvconform::kinds

@@ -1,19 +1,29 @@
-// The ring kind's vocabulary: a sliding window with append and decode.
+// The ring kind's vocabulary: a sliding window with append and decode, and optional attention sinks.
 #include "properties/trace/kind_spec.h"
 
 namespace kvconform::kinds {
 
 namespace {
-constexpr auto config = sized_config("the window W: the last W steps are kept");
+constexpr auto sizes = sized_config("the window W: the last W steps are kept (with the sinks, W in all)");
+constexpr config_field config[] = {
+    sizes[0],
+    sizes[1],
+    sizes[2],
+    {"keep", &cache_config::keep, nullptr, "attention sinks: the first keep steps are never evicted (keep < W)", 0,
+     nullptr, true},
+    sizes[3],
+    sizes[4],
+};
+std::string check(const cache_config& c) { return c.keep < c.capacity ? "" : "keep must be less than the window"; }
 }  // namespace
 
 extern const kind_spec ring_spec = {
     cache_kind::ring,
     "ring",
-    "sliding window: holds the last W steps, oldest first; appends are never refused for room",
+    "sliding window: holds the last W steps (after keep sinks), oldest first; appends are never refused for room",
     rows_ops,
     config,
-    nullptr,
+    check,
     rows_cells};
 
 }  // namespace kvconform::kinds

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "properties/trace/digest.h"
+#include "properties/trace/json_codec.h"
 #include "properties/trace/trace_json.h"
 
 namespace kv = kvconform;
@@ -139,4 +141,46 @@ TEST(TraceJson, DriverSeedAndSizeRoundTrip) {
   EXPECT_EQ(*back.drive_seed, 18446744073709551615ull);
   EXPECT_EQ(back.drive_size, 3u);
   EXPECT_FALSE(kv::trace_from_json(kv::to_json(sample({1.0}))).drive_seed);
+}
+
+TEST(TraceJson, DriverSizeOutsideOneToCapacityIsRejected) {
+  // A driver draws its size in [1, capacity]: 0 divided by zero, more than the capacity indexed past the cache.
+  const std::string drive =
+      R"({"schema":"kvconform-trace","version":1,"property":"p",)"
+      R"("config":{"kind":"flat","capacity":4,"d_k":1,"d_v":1},"ops":[],"drive":{"seed":1,"size":)";
+  expect_rejected(drive + "0}}", "trace.drive.size: 0 is outside the allowed range [1, 4]");
+  expect_rejected(drive + "5}}", "trace.drive.size: 5 is outside the allowed range [1, 4]");
+  expect_rejected(drive + "1048576}}", "trace.drive.size");
+  EXPECT_EQ(kv::trace_from_json(drive + "4}}").drive_size, 4u);
+}
+
+TEST(TraceJson, NestingAndSizeLimitsComeBeforeParsing) {
+  expect_rejected(std::string(100000, '[') + std::string(100000, ']'), "nested deeper than the limit of 32 levels");
+  std::string many = good + R"({"op":"decode","q":{"shape":[1],"data":[)";
+  for (std::size_t i = 0; i <= kv::codec::max_json_values; ++i) many += "0,";
+  expect_rejected(many + "0]}}]}", "more than the limit of 2097152 JSON values");
+}
+
+TEST(TraceJson, StringsFromOutsideAreWrittenAsValidUtf8) {
+  kv::trace t = sample({1.0});
+  t.note = "port said \xff\xfe and \xe2\x82";  // not UTF-8: nlohmann alone would refuse to write it
+  t.implementation = "impl\xc0";
+  const kv::trace back = kv::trace_from_json(kv::to_json(t));
+  EXPECT_EQ(back.note, "port said \\xff\\xfe and \\xe2\\x82");
+  EXPECT_EQ(back.implementation, "impl\\xc0");
+}
+
+TEST(TraceJson, AShapeWhoseProductWrapsAroundIsRejected) {
+  // 2^16 to the fourth power is 2^64: in 64 bits it would wrap to 0 and match empty data.
+  expect_rejected(good + R"({"op":"decode","q":{"shape":[65536,65536,65536,65536],"data":[]}}]})",
+                  "does not match the shape");
+}
+
+TEST(Digest, MatchesTheProtocolsTestValue) {
+  kv::stream s;
+  s.d_k = s.d_v = 1;
+  s.keys = {1.0}, s.values = {-0.0};
+  EXPECT_EQ(kv::digest_hex(kv::stream_digest(s)), "6df79e60fda6e4c9");  // docs/port-protocol.md §8
+  s.values = {0.0};  // the sign bit of a zero counts, as rows compare bit for bit
+  EXPECT_NE(kv::digest_hex(kv::stream_digest(s)), "6df79e60fda6e4c9");
 }

@@ -1,0 +1,224 @@
+"""The adapter base classes, one per kind: subclass one, implement its methods over your cache, and serve it.
+
+Arrays arrive as float64 numpy arrays of exactly the shape the harness sent (never broadcast,
+squeezed or reshaped: validating ranks and widths is the cache's job, docs/port-protocol.md §2),
+read-only during the call and overwritten with NaN after it (§9), so a cache must copy what it
+keeps. Refuse an op by raising a refusal (kvconform_port.refusals) or an exception of your own
+listed in `refusals`; a refused op must change nothing observable. Any other exception is a bug of
+the cache: the port prints its traceback and exits, and the harness reports it with that output.
+"""
+from .drivers import BeamDriver, RowsDriver, SequenceDriver
+from .refusals import Unsupported
+
+
+class Adapter:
+    """What every kind shares. Class attributes a subclass may set:
+
+    - `profile`: the numeric profile declared in hello (docs/numerics.md §2), e.g.
+      {"storage": "f32", "working": "f32"}; empty means double storage and arithmetic.
+    - `refusals`: {exception class: reason} for caches that raise their own exceptions, e.g.
+      {CacheFullError: "capacity", ValueError: "shape"}; checked in order with isinstance.
+
+    The constructor receives the config dict of docs/port-protocol.md §4, optional fields filled in.
+    """
+
+    kind = None
+    profile = {}
+    refusals = {}
+    config_fields = ()  # required config fields of the kind, after "kind"
+    config_defaults = {}  # optional config fields and their values when absent
+    driver = None  # the drivers.Driver subclass that calls it and observes it
+    ops = {}  # op name -> (required fields, optional fields), in the order the method takes them
+
+    def __init__(self, config):
+        self.config = config
+
+    @classmethod
+    def capabilities(cls):
+        """The optional capabilities declared in hello: "decode" when the subclass defines decode."""
+        return ["decode"] if cls.decode is not _kind_base(cls).decode else []
+
+    def supports(self, config):
+        """Whether this adapter serves `config` (an open of a config it does not is `unsupported`)."""
+        return True
+
+    def decode(self, *args):
+        """Optional: the kind's decode (see each kind), returning (output, weights) arrays."""
+        raise Unsupported(f"{type(self).__name__} has no decode")
+
+
+def _kind_base(cls):
+    """The library's base class of the kind `cls` adapts (the one that sets `kind`)."""
+    for c in cls.__mro__:
+        if "kind" in vars(c):
+            return c
+    raise TypeError(f"{cls.__name__} is not an adapter of a kind")
+
+
+class FlatAdapter(Adapter):
+    """A cache of at most config["capacity"] steps, config["d_k"] and config["d_v"] wide.
+
+    append(k, v): k and v each 1-D (one step) or 2-D (n steps, n may be 0); refuse ShapeRefusal for
+    a wrong rank or width or differing step counts, CapacityRefusal when size + n > capacity.
+    decode(q) (optional): q 1-D of width d_k; s = K q / sqrt(d_k), w = softmax(s), return (w V, w);
+    ShapeRefusal, EmptyRefusal with no rows. keys(), values(): the held rows, oldest first, 2-D.
+    size(): the cache's own count of held rows.
+    """
+
+    kind = "flat"
+    driver = RowsDriver
+    config_fields = ("capacity", "d_k", "d_v")
+    ops = {"append": (("k", "v"), ()), "decode": (("q",), ())}
+
+    def keys(self):
+        raise NotImplementedError("an adapter must return its keys")
+
+    def values(self):
+        raise NotImplementedError("an adapter must return its values")
+
+    def size(self):
+        raise NotImplementedError("an adapter must return its size")
+
+    def observed_positions(self):
+        """Positions of the held rows, or None for kinds without them."""
+        return None
+
+    def observed_counters(self):
+        """The kind's counters (docs/port-protocol.md §7)."""
+        return {"size": self.size()}
+
+
+class RingAdapter(FlatAdapter):
+    """A sliding window of config["capacity"] = W steps: never refused for room; holds the first
+    config["keep"] steps ever appended (attention sinks) and the last W - keep of the others. Set
+    `supports_sinks = True` if the cache implements keep > 0; otherwise such configs are unsupported.
+
+    Besides the flat methods: positions() (absolute 0-based step index of each held row, oldest
+    first) and total() (steps ever appended).
+    """
+
+    kind = "ring"
+    supports_sinks = False
+    config_defaults = {"keep": 0}
+
+    @classmethod
+    def capabilities(cls):
+        return super().capabilities() + (["sinks"] if cls.supports_sinks else [])
+
+    def supports(self, config):
+        return config["keep"] == 0 or self.supports_sinks
+
+    def positions(self):
+        raise NotImplementedError("a ring adapter must return its positions")
+
+    def total(self):
+        raise NotImplementedError("a ring adapter must return its total")
+
+    def observed_positions(self):
+        return self.positions()
+
+    def observed_counters(self):
+        return {"size": self.size(), "total": self.total()}
+
+
+class GrowingAdapter(FlatAdapter):
+    """A cache without capacity: appends are never refused for room, storage grows in whole steps
+    of config["step"] rows. Besides the flat methods: reserved_rows(), the rows of storage held."""
+
+    kind = "growing"
+    config_fields = ("step", "d_k", "d_v")
+
+    def reserved_rows(self):
+        raise NotImplementedError("a growing adapter must return its reserved rows")
+
+    def observed_counters(self):
+        return {"size": self.size(), "reserved_rows": self.reserved_rows()}
+
+
+class PagedAdapter(Adapter):
+    """A pool of config["capacity"] blocks of config["block_size"] rows shared by sequences.
+
+    Sequences are the cache's own ids: create() and fork(seq) return a new id; the library maps the
+    harness's handles to them. For a handle that names no sequence the adapter receives None, which
+    it must refuse with IndexRefusal; for a released one, the id it had (unless the cache reissued
+    that id to a live sequence, then None), so the cache's own check of released ids is exercised.
+
+    create(); fork(seq): share every block of seq. release(seq). append(seq, k, v): as flat, copying
+    a shared partly filled last block first; CapacityRefusal when the pool lacks blocks. With
+    `supports_preempt = True` and config["preempt"], an append that does not fit releases other
+    sequences, newest first, and returns their ids (refused if even that would not make room).
+    decode(seq, q) (optional). keys(seq), values(seq), block_table(seq): the sequence's rows and
+    block numbers; ref_counts(): {block: count} of held blocks; free_blocks(); bytes_in_use().
+    """
+
+    kind = "paged"
+    driver = SequenceDriver
+    supports_preempt = False
+    config_fields = ("capacity", "block_size", "d_k", "d_v")
+    config_defaults = {"preempt": False}
+    ops = {"create": ((), ()), "fork": (("seq",), ()), "release": (("seq",), ()),
+           "append": (("seq", "k", "v"), ()), "decode": (("seq", "q"), ())}
+
+    @classmethod
+    def capabilities(cls):
+        return super().capabilities() + (["preempt"] if cls.supports_preempt else [])
+
+    def supports(self, config):
+        return not config.get("preempt") or self.supports_preempt
+
+    def observed_counters(self):
+        return {"free_blocks": self.free_blocks(), "bytes_in_use": self.bytes_in_use()}
+
+
+class PrefixAdapter(PagedAdapter):
+    """A paged cache with automatic prefix caching (no preemption).
+
+    create(tokens): a new sequence holding the registered full blocks of the longest cached prefix
+    of tokens. append(seq, k, v, tokens): one token per step (ShapeRefusal otherwise); a block that
+    fills is registered under the hash chain of every token up to its end, unless that chain is
+    registered already. CapacityRefusal when free and evictable blocks together are too few;
+    evictable blocks go least recently released first. release(seq): registered blocks stay cached
+    and evictable, added from the last to the first. Counters: free_blocks(), evictable_blocks(),
+    hit_rows() (rows every create so far found cached).
+    """
+
+    kind = "prefix"
+    supports_preempt = False
+    config_defaults = {}
+    ops = dict(PagedAdapter.ops, create=(("tokens",), ()), append=(("seq", "k", "v", "tokens"), ()))
+
+    def observed_counters(self):
+        return {"free_blocks": self.free_blocks(), "evictable_blocks": self.evictable_blocks(),
+                "hit_rows": self.hit_rows()}
+
+
+class BeamAdapter(Adapter):
+    """config["layers"] L x config["batch"] B x config["heads"] H kv heads, config["capacity"] T
+    positions per layer, head_dim D = config["d_k"] = config["d_v"], config["q_heads"] query heads.
+
+    update(layer, start, k, v): k, v (B, H, n, D) written at positions [start, start + n) of layer;
+    start below the length truncates first. IndexRefusal (layer, start < 0 or > length),
+    ShapeRefusal, CapacityRefusal (start + n > T). reorder(index): row b of every layer becomes a
+    copy of old row index[b] (a list of B ints; repeated rows must never alias); ShapeRefusal (not B
+    of them), IndexRefusal. decode(layer, q, mask) (optional): q (B, Hq, D) with Hq a positive
+    multiple of H, mask (B, len) or None; query head h reads kv head h // (Hq // H); mask 0 takes no
+    weight, a fully masked row gives zeros; return output (B, Hq, D) and weights (B, Hq, len).
+    keys(layer), values(layer): (B, H, len, D); length(layer); bytes(); bytes_per_token();
+    max_batch_tokens(budget): the largest B x T that fits `budget` bytes.
+    """
+
+    kind = "beam"
+    driver = BeamDriver
+    config_fields = ("capacity", "d_k", "d_v", "layers", "batch", "heads", "q_heads")
+    ops = {"update": (("layer", "start", "k", "v"), ()), "reorder": (("index",), ()),
+           "decode": (("layer", "q"), ("mask",))}
+
+    def observed_counters(self):
+        counters = {f"layer {l} length": self.length(l) for l in range(self.config["layers"])}
+        counters.update(bytes=self.bytes(), bytes_per_token=self.bytes_per_token(),
+                        max_batch_tokens=self.max_batch_tokens(BEAM_MEMORY_BUDGET))
+        return counters
+
+
+BEAM_MEMORY_BUDGET = 1 << 20  # bytes: the budget max_batch_tokens is observed for (docs/port-protocol.md §7)
+KIND_BASES = (FlatAdapter, RingAdapter, GrowingAdapter, PagedAdapter, PrefixAdapter, BeamAdapter)

@@ -1,0 +1,226 @@
+"""Drivers: requests to adapter calls and back (docs/port-protocol.md §5, §6), and observations (§7, §8)."""
+import operator
+
+import numpy as np
+
+from . import codec
+from .digest import stream_digest, stream_digests
+from .refusals import Unsupported, reason_of
+
+_INTEGERS = {"seq", "layer", "start"}
+_INTEGER_LISTS = {"index", "tokens"}
+_NO_ID = object()  # a handle whose create or fork was refused
+
+
+class Refused(Exception):
+    """An adapter's refusal, with its protocol reason and message."""
+
+    def __init__(self, reason, message):
+        super().__init__(message)
+        self.reason, self.message = reason, message
+
+
+def integers_of(values, what):
+    """Integers an adapter returned (numpy integers too, but no floats or booleans)."""
+    values = list(values)
+    if all(type(x) is int for x in values):
+        return values
+    out = []
+    for x in values:
+        if isinstance(x, (bool, np.bool_)):
+            raise TypeError(f"{what}: expected integers, got {x!r}")
+        out.append(operator.index(x))
+    return out
+
+
+def stream(name, keys, values, digest, positions=None, blocks=None):
+    """One observed stream: rows in full (§7) or as rows and digest (§8); blocks in full either way."""
+    keys, values = np.asarray(keys, dtype=np.float64), np.asarray(values, dtype=np.float64)
+    if keys.ndim != 2 or values.ndim != 2 or keys.shape[0] != values.shape[0]:
+        raise ValueError(f"stream {name!r}: keys and values must be 2-D with as many rows each, "
+                         f"got shapes {keys.shape} and {values.shape}")
+    out = {"name": name}
+    pos = None if positions is None else integers_of(positions, f"stream {name!r} positions")
+    if digest:
+        out.update(rows=keys.shape[0], digest=stream_digest(keys, values, () if pos is None else pos))
+    else:
+        out.update(keys=codec.tensor(keys), values=codec.tensor(values))
+        if pos is not None:
+            out["positions"] = pos
+    if blocks is not None:
+        out["blocks"] = integers_of(blocks, f"stream {name!r} blocks")
+    return out
+
+
+def counters(values):
+    """An adapter's counters as JSON integers."""
+    names = list(values)
+    return dict(zip(names, integers_of((values[n] for n in names), "counters")))
+
+
+def decode_answer(result):
+    """A decode's (output, weights), flattened row-major."""
+    output, weights = result
+    return {"output": codec.numbers(output), "weights": codec.numbers(weights)}
+
+
+class Driver:
+    """Calls the adapter method an op names with the op's fields in the order the kind lists them.
+    Arrays handed over are read-only during the call when `guard` is set, and every input is kept
+    in `inputs` for the port to poison afterwards (§9)."""
+
+    def __init__(self, adapter, inputs, guard):
+        self.adapter, self.inputs, self.guard = adapter, inputs, guard
+
+    def apply(self, op, request):
+        """The answer fields of an accepted op; raises Refused, Unsupported or ProtocolError."""
+        if op not in self.adapter.ops:
+            raise Unsupported(f"a {self.adapter.kind} cache has no op {op!r}")
+        method = getattr(self.adapter, op, None)
+        if method is None:
+            raise Unsupported(f"{type(self.adapter).__name__} does not implement {op!r}")
+        return self.call(op, method, self.arguments(op, request))
+
+    def arguments(self, op, request):
+        required, optional = self.adapter.ops[op]
+        unknown = set(request) - {"id", "op", "cache", *required, *optional}
+        missing = [f for f in required if f not in request]
+        if unknown or missing:
+            raise codec.ProtocolError(f"{op}: unknown fields {sorted(unknown)} or missing fields {missing}")
+        return [self.parse(f, request[f]) if f in request else None for f in required + optional]
+
+    def parse(self, field, value):
+        if field in _INTEGERS:
+            return codec.integer(value, field)
+        if field in _INTEGER_LISTS:
+            out = codec.integers(value, field)
+        else:
+            out = codec.array_from(value, field)
+            out.flags.writeable = not self.guard
+        self.inputs.append(out)
+        return out
+
+    def invoke(self, method, *args):
+        """The adapter's call, its exceptions mapped to refusals (others escape: a bug of the cache)."""
+        try:
+            return method(*args)
+        except Unsupported:
+            raise
+        except Exception as e:  # noqa: BLE001 - mapped by class, or re-raised
+            reason = reason_of(e, self.adapter.refusals)
+            if reason is None:
+                raise
+            raise Refused(reason, str(e) or type(e).__name__) from e
+
+    def call(self, op, method, args):
+        result = self.invoke(method, *args)
+        return decode_answer(result) if op == "decode" else {}
+
+
+class RowsDriver(Driver):
+    """flat, ring, growing: one stream named "" with the held rows (and positions, for ring)."""
+
+    def observe(self, digest):
+        a = self.adapter
+        return {"streams": [stream("", a.keys(), a.values(), digest, positions=a.observed_positions())],
+                "counters": counters(a.observed_counters())}
+
+
+class Handles:
+    """Harness handles (0-based count of create and fork requests, refused ones included) and the
+    adapter's ids. A handle that names no sequence maps to None; a released one keeps its id unless
+    the cache gave that id to a live sequence since (then None), so no id of a live sequence ever
+    reaches the cache for a handle that is not it."""
+
+    def __init__(self):
+        self.ids, self.live = [], []
+
+    def issue(self):
+        self.ids.append(_NO_ID)
+        self.live.append(False)
+
+    def give(self, sid):
+        if sid is None:
+            raise TypeError("create and fork must return the new sequence's id, not None")
+        self.ids[-1], self.live[-1] = sid, True
+
+    def id_of(self, h):
+        if not 0 <= h < len(self.ids) or self.ids[h] is _NO_ID:
+            return None
+        sid = self.ids[h]
+        if not self.live[h] and any(live and other == sid for other, live in zip(self.ids, self.live)):
+            return None
+        return sid
+
+    def released(self, h):
+        if 0 <= h < len(self.ids):
+            self.live[h] = False
+
+    def released_id(self, sid):
+        """The live handle of `sid`, now released (preemption); -1, which no model expects, if none."""
+        for h, (other, live) in enumerate(zip(self.ids, self.live)):
+            if live and other == sid:
+                self.live[h] = False
+                return h
+        return -1
+
+    def each_live(self):
+        return [(h, sid) for h, (sid, live) in enumerate(zip(self.ids, self.live)) if live]
+
+
+class SequenceDriver(Driver):
+    """paged, prefix: handles to ids and back; one stream "seq H" per live handle, and block_refs."""
+
+    def __init__(self, adapter, inputs, guard):
+        super().__init__(adapter, inputs, guard)
+        self.handles = Handles()
+
+    def call(self, op, method, args):
+        if op in ("create", "fork"):
+            if op == "fork":
+                args[0] = self.handles.id_of(args[0])
+            self.handles.issue()  # used up even if the cache refuses
+            self.handles.give(self.invoke(method, *args))
+            return {}
+        handle = args[0]
+        args[0] = self.handles.id_of(handle)
+        result = self.invoke(method, *args)
+        if op == "release":
+            self.handles.released(handle)
+        if op == "decode":
+            return decode_answer(result)
+        if op == "append" and result:  # the ids an append preempted
+            return {"preempted": [self.handles.released_id(sid) for sid in result]}
+        return {}
+
+    def observe(self, digest):
+        a = self.adapter
+        streams = [stream(f"seq {h}", a.keys(sid), a.values(sid), digest, blocks=a.block_table(sid))
+                   for h, sid in self.handles.each_live()]
+        counts = a.ref_counts()
+        refs = sorted(zip(integers_of(counts.keys(), "ref_counts"), integers_of(counts.values(), "ref_counts")))
+        return {"streams": streams, "counters": counters(a.observed_counters()),
+                "block_refs": [[b, n] for b, n in refs if n != 0]}
+
+
+class BeamDriver(Driver):
+    """beam: one stream per (layer, row, kv head), layer outer, from keys(layer) (B, H, len, D)."""
+
+    def observe(self, digest):
+        a, c = self.adapter, self.adapter.config
+        streams = []
+        for layer in range(c["layers"]):
+            keys = np.asarray(a.keys(layer), dtype=np.float64)
+            values = np.asarray(a.values(layer), dtype=np.float64)
+            want = (c["batch"], c["heads"])
+            if keys.ndim != 4 or values.ndim != 4 or keys.shape[:2] != want or values.shape[:2] != want:
+                raise ValueError(f"keys({layer}) and values({layer}) must be (B, H, len, D) with (B, H) = {want}, "
+                                 f"got {keys.shape} and {values.shape}")
+            names = [f"layer {layer} row {b} head {h}" for b in range(c["batch"]) for h in range(c["heads"])]
+            keys, values = keys.reshape(len(names), *keys.shape[2:]), values.reshape(len(names), *values.shape[2:])
+            if digest:  # one vectorised pass over the layer's streams, all of one shape
+                streams += [{"name": n, "rows": keys.shape[1], "digest": d}
+                            for n, d in zip(names, stream_digests(keys, values))]
+            else:
+                streams += [stream(n, k, v, False) for n, k, v in zip(names, keys, values)]
+        return {"streams": streams, "counters": counters(a.observed_counters())}

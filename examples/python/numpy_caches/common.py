@@ -1,0 +1,34 @@
+"""What the numpy caches share: validating an append's steps, and one two-pass softmax attention."""
+import numpy as np
+
+from kvconform_port import EmptyRefusal, ShapeRefusal
+
+
+def steps(k, v, d_k, d_v):
+    """An append's k and v as 2-D (n, width) arrays: each may be 1-D (one step) or 2-D (n steps);
+    anything else, or k and v with different step counts, is refused."""
+    def rows(a, width, name):
+        if a.ndim == 1 and a.shape[0] == width:
+            return a.reshape(1, width)
+        if a.ndim == 2 and a.shape[1] == width:
+            return a
+        raise ShapeRefusal(f"{name} must be 1-D ({width}) or 2-D (n, {width}), got shape {a.shape}")
+    k, v = rows(k, d_k, "k"), rows(v, d_v, "v")
+    if k.shape[0] != v.shape[0]:
+        raise ShapeRefusal(f"k has {k.shape[0]} steps and v {v.shape[0]}")
+    return k, v
+
+
+def attend(keys, values, q):
+    """s = K q / sqrt(d_k), w = softmax(s) (maximum subtracted), output = w V: two passes, in the
+    precision of `keys` (q is rounded to it first, as a cache that stores that format would)."""
+    if q.ndim != 1 or q.shape[0] != keys.shape[1]:
+        raise ShapeRefusal(f"q must be 1-D of width {keys.shape[1]}, got shape {q.shape}")
+    if keys.shape[0] == 0:
+        raise EmptyRefusal("decode of an empty cache")
+    dtype = keys.dtype
+    with np.errstate(over="ignore", invalid="ignore"):  # out-of-domain inputs give inf/nan, not warnings
+        s = keys @ q.astype(dtype) / np.sqrt(dtype.type(keys.shape[1]))
+        p = np.exp(s - s.max())
+        w = p / p.sum()
+        return w @ values, w

@@ -1,0 +1,81 @@
+"""A fixed-capacity numpy cache (flat kind), its float32 sibling, and the `>=` capacity bug as a twin."""
+import numpy as np
+
+from kvconform_port import CapacityRefusal, FlatAdapter
+
+from .common import attend, steps
+
+
+class FlatCache(FlatAdapter):
+    """Up to `capacity` steps in preallocated arrays of `dtype`, filled in append order."""
+
+    dtype = np.float64
+
+    def __init__(self, config):
+        super().__init__(config)
+        capacity, self.d_k, self.d_v = config["capacity"], config["d_k"], config["d_v"]
+        # NaN: a stray read of an unfilled row shows
+        self._keys = np.full((capacity, self.d_k), np.nan, dtype=self.dtype)
+        self._values = np.full((capacity, self.d_v), np.nan, dtype=self.dtype)
+        self._len = 0
+
+    def fits(self, n):
+        """Whether n more steps fit: an append may end exactly at capacity."""
+        return self._len + n <= len(self._keys)
+
+    def append(self, k, v):
+        k, v = steps(k, v, self.d_k, self.d_v)
+        n = k.shape[0]
+        if not self.fits(n):
+            raise CapacityRefusal(f"{self._len} + {n} steps exceed the capacity {len(self._keys)}")
+        with np.errstate(over="ignore"):  # a double beyond float32's range is stored as inf, as a cast does
+            self._keys[self._len:self._len + n] = k
+            self._values[self._len:self._len + n] = v
+        self._len += n
+
+    def decode(self, q):
+        return attend(self.keys(), self.values(), q)
+
+    def keys(self):
+        return self._keys[:self._len]
+
+    def values(self):
+        return self._values[:self._len]
+
+    def size(self):
+        return self._len
+
+
+class Flat32Cache(FlatCache):
+    """The same cache storing and computing in float32, and saying so in its profile."""
+
+    dtype = np.float32
+    profile = {"storage": "f32", "working": "f32"}
+
+
+class StrictCapacityFlat(FlatCache):
+    """Seeded bug (docs/mutants.md, flat-strict-capacity): `>=` for `>`, so the last slot is never used."""
+
+    def fits(self, n):
+        return self._len + n < len(self._keys)
+
+
+class NoCopyFlat(FlatCache):
+    """Seeded bug (docs/mutants.md, flat-no-copy): keeps the caller's arrays (views of them) instead of copies."""
+
+    def __init__(self, config):
+        super().__init__(config)
+        self._kept = []
+
+    def append(self, k, v):
+        k, v = steps(k, v, self.d_k, self.d_v)
+        if not self.fits(k.shape[0]):
+            raise CapacityRefusal(f"{self._len} + {k.shape[0]} steps exceed the capacity {len(self._keys)}")
+        self._kept.append((k, v))
+        self._len += k.shape[0]
+
+    def keys(self):
+        return np.concatenate([k for k, _ in self._kept] + [self._keys[:0]])
+
+    def values(self):
+        return np.concatenate([v for _, v in self._kept] + [self._values[:0]])

@@ -1,0 +1,126 @@
+"""A numpy paged cache (paged kind): shared blocks, copy-on-write, optional preemption; a twin without copy-on-write."""
+from kvconform_port import CapacityRefusal, PagedAdapter, ShapeRefusal
+
+from .blocks import BlockPool, Sequence, Sequences
+from .common import attend, steps
+
+
+class PagedCache(PagedAdapter):
+    """Sequences hold tables of pool blocks; a fork shares every block (counts rise, nothing is
+    allocated); an append into a shared, partly filled last block copies it first. With `preempt`,
+    an append that does not fit releases the newest other sequences until it does, or, if even
+    all of them would not make room, is refused with nothing released."""
+
+    supports_preempt = True
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.d_k, self.d_v, self.preempt = config["d_k"], config["d_v"], config["preempt"]
+        self.pool = BlockPool(config["capacity"], config["block_size"], self.d_k, self.d_v)
+        self.free = list(range(config["capacity"] - 1, -1, -1))  # pop() takes the lowest
+        self.seqs = Sequences()
+
+    def create(self):
+        return self.seqs.add(Sequence())
+
+    def fork(self, sid):
+        seq = self.seqs.get(sid)
+        for b in seq.table:
+            self.pool.hold(b)
+        return self.seqs.add(Sequence(seq.table, seq.length))
+
+    def release(self, sid):
+        for b in self.seqs.get(sid).table:
+            if self.pool.drop(b):
+                self.free.append(b)
+        del self.seqs.live[sid]
+
+    def checked(self, sid, k, v):
+        """The live sequence and 2-D steps of an append; a refusal for whichever is wrong."""
+        try:
+            k, v = steps(k, v, self.d_k, self.d_v)
+        except ShapeRefusal:
+            self.seqs.get(sid)  # an unknown sequence is refused as such first
+            raise
+        return self.seqs.get(sid), k, v
+
+    def append(self, sid, k, v):
+        seq, k, v = self.checked(sid, k, v)
+        n = k.shape[0]
+        if n == 0:
+            return []
+        victims = []
+        if self.pool.blocks_needed(seq.table, seq.length, n) > len(self.free):
+            victims = self.victims(sid, n)
+            for victim in victims:
+                self.release(victim)
+        self.write(seq, k, v)
+        return victims
+
+    def victims(self, sid, n):
+        """The newest other sequences whose release makes room for n rows; CapacityRefusal if none would."""
+        if self.preempt:
+            refs, free, victims = self.pool.refs.copy(), len(self.free), []
+            seq = self.seqs.get(sid)
+            for other in sorted(self.seqs.live, reverse=True):
+                if other == sid:
+                    continue
+                victims.append(other)
+                for b in self.seqs.live[other].table:
+                    refs[b] -= 1
+                    free += refs[b] == 0
+                if self.pool.blocks_needed(seq.table, seq.length, n, refs) <= free:
+                    return victims
+        raise CapacityRefusal(f"the pool has {len(self.free)} free blocks, too few for {n} more rows")
+
+    def copies_on_write(self, seq):
+        return self.pool.copies_on_write(seq.table, seq.length)
+
+    def write(self, seq, k, v):
+        if self.copies_on_write(seq):
+            shared, own = seq.table[-1], self.take()
+            self.pool.copy(shared, own)
+            self.pool.drop(shared)  # still held by another table
+            seq.table[-1] = own
+        while len(seq.table) * self.pool.block_size < seq.length + k.shape[0]:
+            seq.table.append(self.take())
+        self.pool.write(seq.table, seq.length, k, v)
+        seq.length += k.shape[0]
+
+    def take(self):
+        block = self.free.pop()
+        self.pool.hold(block)
+        return block
+
+    def decode(self, sid, q):
+        seq = self.seqs.get(sid)
+        return attend(*self.pool.rows(seq.table, seq.length), q)
+
+    def keys(self, sid):
+        seq = self.seqs.get(sid)
+        return self.pool.rows(seq.table, seq.length)[0]
+
+    def values(self, sid):
+        seq = self.seqs.get(sid)
+        return self.pool.rows(seq.table, seq.length)[1]
+
+    def block_table(self, sid):
+        return list(self.seqs.get(sid).table)
+
+    def ref_counts(self):
+        return self.pool.ref_counts()
+
+    def free_blocks(self):
+        return len(self.free)
+
+    def bytes_in_use(self):
+        held = len(self.pool.refs) - len(self.free)
+        return held * self.pool.block_size * (self.d_k + self.d_v) * 8
+
+
+class ForkWithoutCowPaged(PagedCache):
+    """Seeded bug (docs/mutants.md, paged-fork-without-cow): an append writes into a shared, partly
+    filled last block instead of copying it, so the row shows in the other sequence too."""
+
+    def copies_on_write(self, seq):
+        return False

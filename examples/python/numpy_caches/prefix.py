@@ -1,0 +1,148 @@
+"""A numpy prefix cache (prefix kind): full blocks found by hash chain, kept after release, evicted LRU; and a twin
+hashing a block without its parent."""
+import collections
+import hashlib
+
+from kvconform_port import CapacityRefusal, PrefixAdapter, ShapeRefusal
+
+from .blocks import BlockPool, Sequence, Sequences
+from .common import attend, steps
+
+ROOT = b""  # the parent hash of a sequence's first block
+
+
+class PrefixCache(PrefixAdapter):
+    """A paged pool (fork shares, copy-on-write) where each full block is registered under the hash
+    of its parent block's hash and its own tokens, so it names its whole prefix. create(tokens) takes
+    the registered blocks of the longest registered prefix. A registered block no table holds stays
+    cached and evictable; an append takes free blocks first, then evicts the least recently released
+    (a release adds its blocks from the last to the first). When a block fills under a hash that is
+    registered already, the earlier block stays the cache's entry and the new one is never shared."""
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.d_k, self.d_v, self.block_size = config["d_k"], config["d_v"], config["block_size"]
+        self.pool = BlockPool(config["capacity"], self.block_size, self.d_k, self.d_v)
+        self.free = list(range(config["capacity"] - 1, -1, -1))
+        self.evictable = collections.OrderedDict()  # block -> None, least recently released first
+        self.registry, self.hash_of = {}, {}  # hash -> block and back, for registered blocks
+        self.seqs = Sequences()
+        self.hits = 0
+
+    def chain_hash(self, parent, tokens):
+        """The hash of a block: its parent's hash and its own tokens."""
+        return hashlib.blake2b(parent + b"|" + ",".join(map(str, tokens)).encode(), digest_size=16).digest()
+
+    def create(self, tokens):
+        seq, parent, bs = Sequence(), ROOT, self.block_size
+        seq.tokens, seq.hashes = [], []
+        for start in range(0, len(tokens) - bs + 1, bs):
+            parent = self.chain_hash(parent, tokens[start:start + bs])
+            block = self.registry.get(parent)
+            if block is None:
+                break
+            self.evictable.pop(block, None)  # held again: no longer evictable
+            self.pool.hold(block)
+            seq.table.append(block)
+            seq.hashes.append(parent)
+        seq.length = len(seq.table) * bs
+        seq.tokens = list(tokens[:seq.length])
+        self.hits += seq.length
+        return self.seqs.add(seq)
+
+    def fork(self, sid):
+        seq = self.seqs.get(sid)
+        for b in seq.table:
+            self.pool.hold(b)
+        child = Sequence(seq.table, seq.length)
+        child.tokens, child.hashes = list(seq.tokens), list(seq.hashes)
+        return self.seqs.add(child)
+
+    def release(self, sid):
+        for b in reversed(self.seqs.get(sid).table):
+            if self.pool.drop(b):
+                if b in self.hash_of:
+                    self.evictable[b] = None
+                else:
+                    self.free.append(b)
+        del self.seqs.live[sid]
+
+    def append(self, sid, k, v, tokens):
+        try:
+            k, v = steps(k, v, self.d_k, self.d_v)
+            if len(tokens) != k.shape[0]:
+                raise ShapeRefusal(f"{len(tokens)} tokens for {k.shape[0]} steps")
+        except ShapeRefusal:
+            self.seqs.get(sid)  # an unknown sequence is refused as such first
+            raise
+        seq = self.seqs.get(sid)
+        if k.shape[0] == 0:
+            return
+        need = self.pool.blocks_needed(seq.table, seq.length, k.shape[0])
+        if need > len(self.free) + len(self.evictable):
+            raise CapacityRefusal(f"{need} blocks needed, {len(self.free)} free and {len(self.evictable)} evictable")
+        fresh = [self.take() for _ in range(need)]  # every block first: evictions happen before any write
+        if self.pool.copies_on_write(seq.table, seq.length):
+            shared = seq.table[-1]
+            seq.table[-1] = fresh.pop(0)
+            self.pool.copy(shared, seq.table[-1])
+            self.pool.drop(shared)  # still held by another table
+        seq.table += fresh
+        self.pool.write(seq.table, seq.length, k, v)
+        seq.length += k.shape[0]
+        seq.tokens += tokens
+        self.register_full_blocks(seq)
+
+    def register_full_blocks(self, seq):
+        bs = self.block_size
+        for i in range(len(seq.hashes), seq.length // bs):
+            parent = seq.hashes[-1] if seq.hashes else ROOT
+            seq.hashes.append(self.chain_hash(parent, seq.tokens[i * bs:(i + 1) * bs]))
+            if seq.hashes[-1] not in self.registry:
+                self.registry[seq.hashes[-1]] = seq.table[i]
+                self.hash_of[seq.table[i]] = seq.hashes[-1]
+
+    def take(self):
+        """A free block, or else the least recently released evictable one, which leaves the cache."""
+        if self.free:
+            block = self.free.pop()
+        else:
+            block, _ = self.evictable.popitem(last=False)
+            del self.registry[self.hash_of.pop(block)]
+        self.pool.hold(block)
+        return block
+
+    def decode(self, sid, q):
+        seq = self.seqs.get(sid)
+        return attend(*self.pool.rows(seq.table, seq.length), q)
+
+    def keys(self, sid):
+        seq = self.seqs.get(sid)
+        return self.pool.rows(seq.table, seq.length)[0]
+
+    def values(self, sid):
+        seq = self.seqs.get(sid)
+        return self.pool.rows(seq.table, seq.length)[1]
+
+    def block_table(self, sid):
+        return list(self.seqs.get(sid).table)
+
+    def ref_counts(self):
+        return self.pool.ref_counts()
+
+    def free_blocks(self):
+        return len(self.free)
+
+    def evictable_blocks(self):
+        return len(self.evictable)
+
+    def hit_rows(self):
+        return self.hits
+
+
+class HashWithoutParentPrefix(PrefixCache):
+    """Seeded bug (docs/mutants.md, prefix-hash-without-parent): a block is hashed by its own tokens
+    only, so equal blocks after different prefixes collide and a create finds another prefix's rows."""
+
+    def chain_hash(self, parent, tokens):
+        return super().chain_hash(ROOT, tokens)

@@ -1,0 +1,20 @@
+"""A kvconform port serving numpy caches of every kind; `--bug NAME` serves a seeded-bug twin (docs/mutants.md).
+
+Usage: /usr/bin/python3 numpy_port.py [--bug NAME] [--no-poison] [--no-digest]
+"""
+from kvconform_port import serve
+from numpy_caches import beam, flat, growing, paged, prefix, ring
+
+CACHES = [flat.FlatCache, ring.RingCache, growing.GrowingCache, paged.PagedCache, prefix.PrefixCache, beam.BeamCache]
+BUGS = {
+    "flat-strict-capacity": flat.StrictCapacityFlat,
+    "flat-no-copy": flat.NoCopyFlat,
+    "ring-bulk-evicts-sinks": ring.BulkEvictsSinksRing,
+    "growing-doubles": growing.DoublingGrowing,
+    "paged-fork-without-cow": paged.ForkWithoutCowPaged,
+    "prefix-hash-without-parent": prefix.HashWithoutParentPrefix,
+    "beam-reorder-aliases": beam.ReorderAliasesBeam,
+}
+
+if __name__ == "__main__":
+    serve("numpy-caches", CACHES, BUGS)

@@ -1,0 +1,224 @@
+// The format rules of docs/numerics.md §6.2 applied to a snapshot, and the hint for rows stored in an undeclared
+// format.
+#include "properties/executor/format_check.h"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+
+#include "oracle/numeric/element_rounding.h"
+#include "oracle/numeric/group_rules.h"
+
+namespace kvconform {
+
+namespace {
+std::string num(double x) {
+  std::ostringstream s;
+  s.precision(17);
+  s << x;
+  return s.str();
+}
+
+bool same_bits(const double* a, const double* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(double)) == 0; }
+
+/// One side of one stream as the checks see it.
+struct side_ref {
+  const char* name;  // "key" or "value"
+  const storage_format& f;
+  std::size_t width;
+  const std::vector<double>&want_rows, &got_rows;
+  const group_view &want, &got;
+  std::string where;  // " of seq 0", or ""
+};
+
+/// One group's rule checks: its scale and minimum, then each value (rows x columns of `at`).
+struct group_checker {
+  const side_ref& s;
+  std::vector<double>& err;
+  std::optional<format_problem> problem;
+
+  bool fail(std::string m) {
+    problem = format_problem{"format", std::move(m)};
+    return false;
+  }
+  std::string fmt() const { return " (" + std::string(s.name) + "s declared " + describe(s.f) + ")"; }
+
+  bool stored(const char* what, double got, double ideal, const std::string& label) {
+    const double rounded = round_element({.element = s.f.scale_format}, ideal);
+    if (!std::isfinite(rounded))
+      return std::isfinite(got) ? fail(label + " " + what + " " + num(got) + " is finite, but " + num(ideal) +
+                                       " overflows " + to_string(s.f.scale_format) + fmt())
+                                : true;
+    if (std::fabs(got - ideal) <= stored_tolerance(s.f.scale_format, ideal)) return true;
+    return fail(label + " " + what + " is " + num(got) + ", expected " + num(ideal) + " within one rounding of " +
+                to_string(s.f.scale_format) + fmt());
+  }
+
+  /// Group k with ideal from the model, stored scale and minimum from the cache, over values (r, j) in `cells`.
+  template <class Cells>
+  bool check(std::size_t k, const std::string& label, Cells cells) {
+    const group_ideal ideal{s.want.scales[k], s.f.symmetric ? 0.0 : s.want.zeros[k]};
+    const double d = s.got.scales[k], z = s.f.symmetric ? 0.0 : s.got.zeros[k];
+    if (!stored("scale", d, ideal.scale, label) || (!s.f.symmetric && !stored("minimum", z, ideal.zero, label)))
+      return false;
+    // A scale or minimum the declared format cannot hold makes its values non-finite: judged by the stored value.
+    const storage_format sf{.element = s.f.scale_format};
+    if (!std::isfinite(round_element(sf, ideal.scale)) || !std::isfinite(round_element(sf, ideal.zero))) return true;
+    return cells([&](std::size_t r, std::size_t j) {
+      const std::size_t at = r * s.width + j;
+      const double x = s.want_rows[at], got = s.got_rows[at];
+      const std::string cell =
+          s.name + std::string(" row ") + std::to_string(r) + " value " + std::to_string(j) + s.where;
+      if (!grid_code(s.f, d, z, got))
+        return fail(cell + " is " + num(got) + ", off the grid of its group's scale " + num(d) +
+                    (s.f.symmetric ? "" : " and minimum " + num(z)) + fmt());
+      const double bound = group_error_bound(s.f, ideal, d, z, x);
+      if (std::fabs(got - x) > bound)
+        return fail(cell + " is " + num(got) + " for input " + num(x) + ": |error| " + num(std::fabs(got - x)) +
+                    " exceeds half a step plus the scale's rounding, " + num(bound) + fmt());
+      err[at] = bound;
+      return true;
+    });
+  }
+};
+}  // namespace
+
+std::optional<format_problem> format_checker::check_side(const stream& want, const stream& got, bool keys,
+                                                         stream_errors& errors) const {
+  const storage_format& f = keys ? p_.keys : p_.values;
+  // The group checks index rows freely: copies, made only for sides stored in integer groups.
+  const std::vector<double> want_rows = f.groups ? (keys ? want.keys : want.values).copy() : std::vector<double>{},
+                            got_rows = f.groups ? (keys ? got.keys : got.values).copy() : std::vector<double>{};
+  const side_ref s{keys ? "key" : "value",
+                   f,
+                   keys ? want.d_k : want.d_v,
+                   want_rows,
+                   got_rows,
+                   keys ? want.key_groups : want.value_groups,
+                   keys ? got.key_groups : got.value_groups,
+                   want.name.empty() ? "" : " of " + want.name};
+  auto problem = [](std::string m) { return format_problem{"format", std::move(m)}; };
+  if (!s.f.groups) {
+    if (s.got.empty()) return std::nullopt;
+    return problem("the cache exposes " + std::to_string(s.got.scales.size()) + " " + s.name + " scales" + s.where +
+                   ", but " + s.name + "s are declared " + describe(s.f) + ": declare its integer group format");
+  }
+  const std::size_t rows = s.width ? s.want_rows.size() / s.width : 0, q = s.want.quantized;
+  if (s.got.scales.size() != s.want.scales.size() || s.got.zeros.size() != s.want.zeros.size())
+    return problem("the cache exposes " + std::to_string(s.got.scales.size()) + " " + s.name + " scales and " +
+                   std::to_string(s.got.zeros.size()) + " minima" + s.where + ", expected " +
+                   std::to_string(s.want.scales.size()) + " and " + std::to_string(s.want.zeros.size()) + " (" +
+                   std::to_string(q) + " of " + std::to_string(rows) + " rows quantized; " + s.name + "s declared " +
+                   describe(s.f) + ")");
+  std::vector<double>& err = keys ? errors.keys : errors.values;
+  err.assign(s.want_rows.size(), 0.0);
+  for (std::size_t r = q; r < rows; ++r)
+    if (!same_bits(&s.want_rows[r * s.width], &s.got_rows[r * s.width], s.width))
+      return problem(std::string(s.name) + " row " + std::to_string(r) + s.where +
+                     " is a residual row, kept as given " + "in " + to_string(s.f.element) +
+                     " until its chunk is quantized, but differs: " + num(s.got_rows[r * s.width]) + "... for " +
+                     num(s.want_rows[r * s.width]) + "... (" + s.name + "s declared " + describe(s.f) + ")");
+  group_checker g{s, err, std::nullopt};
+  if (s.f.axis == group_axis::token) {
+    const std::size_t per_row = (s.width + s.f.group - 1) / s.f.group;
+    for (std::size_t r = 0; r < q; ++r)
+      for (std::size_t k = 0; k < per_row; ++k) {
+        const std::size_t a = k * s.f.group, b = std::min(a + s.f.group, s.width);
+        const std::string label =
+            s.name + std::string(" row ") + std::to_string(r) + " group " + std::to_string(k) + s.where;
+        if (!g.check(r * per_row + k, label, [&](auto cell) {
+              for (std::size_t j = a; j < b; ++j)
+                if (!cell(r, j)) return false;
+              return true;
+            }))
+          return g.problem;
+      }
+  } else {
+    for (std::size_t k = 0; k < s.want.starts.size(); ++k) {
+      const std::size_t a = s.want.starts[k], b = k + 1 < s.want.starts.size() ? s.want.starts[k + 1] : q;
+      for (std::size_t j = 0; j < s.width; ++j) {
+        const std::string label = s.name + std::string(" rows ") + std::to_string(a) + "-" + std::to_string(b - 1) +
+                                  " channel " + std::to_string(j) + s.where;
+        if (!g.check(k * s.width + j, label, [&](auto cell) {
+              for (std::size_t r = a; r < b; ++r)
+                if (!cell(r, j)) return false;
+              return true;
+            }))
+          return g.problem;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<format_problem> format_checker::check_state(snapshot& expected, const snapshot& observed) {
+  if (!p_.keys.groups && !p_.values.groups && !p_.keys.rounds() && !p_.values.rounds()) {
+    // A double cache: only scales it exposes without declaring groups are a format problem.
+    bool any = false;
+    for (const stream& st : observed.streams) any = any || !st.key_groups.empty() || !st.value_groups.empty();
+    if (!any) return std::nullopt;
+  }
+  if (expected.streams.size() != observed.streams.size()) return std::nullopt;  // the comparison names it
+  errors_.assign(expected.streams.size(), {});
+  exposed_keys_.assign(expected.streams.size(), {}), exposed_values_.assign(expected.streams.size(), {});
+  for (std::size_t i = 0; i < expected.streams.size(); ++i) {
+    stream& want = expected.streams[i];
+    const stream& got = observed.streams[i];
+    if (want.name != got.name || want.keys.size() != got.keys.size() || want.values.size() != got.values.size() ||
+        want.d_k != got.d_k || want.d_v != got.d_v)
+      return std::nullopt;  // shapes first: the bitwise comparison reports them
+    for (bool keys : {true, false}) {
+      if (auto p = check_side(want, got, keys, errors_[i])) return p;
+      const storage_format& f = keys ? p_.keys : p_.values;
+      if (!f.groups) continue;
+      (keys ? want.keys : want.values) = keys ? got.keys : got.values;
+      (keys ? want.key_groups : want.value_groups) = keys ? got.key_groups : got.value_groups;
+      (keys ? exposed_keys_ : exposed_values_)[i] = (keys ? got.keys : got.values).copy();  // kept for the next op
+    }
+  }
+  return std::nullopt;
+}
+
+void format_checker::substitute(expectation& e) const {
+  for (std::size_t i = 0; i < e.problems.size() && i < e.streams.size(); ++i) {
+    const std::size_t st = e.streams[i];
+    attention_problem& p = e.problems[i];
+    if (p_.keys.groups && st < exposed_keys_.size() && exposed_keys_[st].size() == p.keys.size())
+      p.keys = exposed_keys_[st];
+    if (p_.values.groups && st < exposed_values_.size() && exposed_values_[st].size() == p.values.size())
+      p.values = exposed_values_[st];
+  }
+}
+
+std::string format_checker::hint(const snapshot& expected, const snapshot& observed) const {
+  static const element_format candidates[] = {element_format::f32, element_format::f16, element_format::bf16,
+                                              element_format::e4m3, element_format::e5m2};
+  for (std::size_t i = 0; i < expected.streams.size() && i < observed.streams.size(); ++i)
+    for (bool keys : {true, false}) {
+      const storage_format& f = keys ? p_.keys : p_.values;
+      const std::vector<double> want = (keys ? expected.streams[i].keys : expected.streams[i].values).copy(),
+                                got = (keys ? observed.streams[i].keys : observed.streams[i].values).copy();
+      if (f.rounds() || want.size() != got.size() || want.empty() || same_bits(want.data(), got.data(), want.size()))
+        continue;
+      for (element_format c : candidates)
+        for (overflow_rule o : {c == element_format::e4m3 ? overflow_rule::nan : overflow_rule::infinity,
+                                overflow_rule::saturate, overflow_rule::nan}) {
+          const storage_format cf{.element = c, .overflow = o};
+          if (!check(cf).empty()) continue;
+          bool all = true;
+          for (std::size_t k = 0; all && k < want.size(); ++k) {
+            const double r = round_element(cf, want[k]);
+            all = std::bit_cast<std::uint64_t>(r) == std::bit_cast<std::uint64_t>(got[k]);
+          }
+          if (all)
+            return std::string(" (") + (keys ? "keys" : "values") + " are declared " + describe(f) +
+                   ", but the stored rows match " + describe(cf) + " rounding: declare that format)";
+        }
+      return std::string(" (") + (keys ? "keys" : "values") + " are declared " + describe(f) + ")";
+    }
+  return "";
+}
+
+}  // namespace kvconform

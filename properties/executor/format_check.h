@@ -1,0 +1,59 @@
+// What the executor checks and reports for declared storage formats (docs/numerics.md §6), beside its own checks.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oracle/models/model.h"
+#include "oracle/numeric/numeric_profile.h"
+#include "properties/trace/trace.h"
+
+namespace kvconform {
+
+/// A format rule that did not hold: a stable check name ("format") and what was seen.
+struct format_problem {
+  std::string check, message;
+};
+
+/// Judges integer-group storage after every op, lets decodes attend over the rows the cache
+/// exposes, and computes the reported end-to-end figure. Element formats need none of this: the
+/// model rounds exactly as declared and stored rows compare bit for bit.
+class format_checker {
+ public:
+  format_checker(const numeric_profile& p, const cache_config& c) : p_(p), c_(c) {}
+
+  /// Every integer-group side of every stream: the number of scales (and minima) exposed, each
+  /// against the declared rule within one rounding of its format, every quantized value on its
+  /// group's grid and within half a step (plus the scale's rounding) of its input, residual rows
+  /// exact. Also a cache that exposes scales for a side declared in an element format. On success
+  /// those sides of `expected` take the exposed values, so that the bitwise comparison that
+  /// follows passes them, and the exposed rows are kept for the next decodes.
+  std::optional<format_problem> check_state(snapshot& expected, const snapshot& observed);
+  /// After a failed bitwise comparison: a hint when rows declared f64 match another element
+  /// format's rounding exactly (" (keys are declared f64, but the rows match fp16 rounding)"), else "".
+  std::string hint(const snapshot& expected, const snapshot& observed) const;
+  /// Where integer groups make the attended rows the cache's own, the problems take the rows the
+  /// cache exposed at the last state check (a decode changes nothing), so a decode that uses other
+  /// scales than its views fails the bound.
+  void substitute(expectation& e) const;
+  /// The end-to-end ratio of problem i: |result - oracle over the rows as given| over a bound that
+  /// propagates each value's storage error through the scores and the softmax, plus the working
+  /// bound (docs/numerics.md §6.4); negative when it does not apply (no rounding storage, non-finite data).
+  double end_to_end(const expectation& e, std::size_t i, const double* output, const double* weights) const;
+
+ private:
+  /// Per stream, per element: the bound on |exposed - given| of an integer-group side (empty otherwise).
+  struct stream_errors {
+    std::vector<double> keys, values;
+  };
+  std::optional<format_problem> check_side(const stream& want, const stream& got, bool keys, stream_errors& err) const;
+  std::vector<double> element_errors(const attention_problem& given, bool keys, std::size_t stream) const;
+
+  numeric_profile p_;
+  cache_config c_;
+  std::vector<std::vector<double>> exposed_keys_, exposed_values_;  // per stream, integer-group sides only
+  std::vector<stream_errors> errors_;
+};
+
+}  // namespace kvconform

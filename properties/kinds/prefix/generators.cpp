@@ -1,0 +1,226 @@
+// RapidCheck stateful generation for the prefix kind: tokens from a small vocabulary, prefixes looked up again.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "oracle/models/prefix_model.h"
+#include "properties/generate/commands.h"
+#include "properties/kinds/prefix/kind.h"
+
+namespace kvconform::kinds {
+
+namespace {
+using prefix_command = command_ptr<prefix_model>;
+using made_op = std::optional<op>;
+using choices = std::vector<std::pair<int, rc::Gen<prefix_command>>>;
+using row_source_ptr = std::shared_ptr<const row_source>;
+
+/// Two tokens: blocks repeat often, so prefixes are found again and equal blocks follow different prefixes.
+constexpr std::int64_t vocabulary = 2;
+
+/// An append of `tokens` after `before`: the rows of each step depend only on the whole token
+/// prefix up to it (as a model's K/V do), so rows found in the cache equal rows appended again.
+op token_append(const row_source& src, std::int64_t seq, const std::vector<std::int64_t>& before,
+                const std::vector<std::int64_t>& tokens, int ranks) {
+  op o;
+  o.kind = op_kind::append, o.seq = seq, o.tokens = tokens;
+  std::string prefix;
+  for (std::int64_t t : before) prefix += static_cast<char>('a' + t);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    prefix += static_cast<char>('a' + tokens[i]);
+    src.rows(static_cast<std::int64_t>(before.size() + i), 1, fnv1a(prefix), o.k.data, o.v.data);
+  }
+  const std::size_t n = tokens.size();
+  o.k.shape = {n, src.d_k()}, o.v.shape = {n, src.d_v()};
+  if (n == 1 && (ranks & 1)) o.k.shape = {src.d_k()};
+  if (n == 1 && (ranks & 2)) o.v.shape = {src.d_v()};
+  return o;
+}
+
+/// How many rows an append has, decided when it runs: `capped`, n but no more than fit; `pool`,
+/// all the room plus n (n = 0 fills the pool, evicting what it must; n > 0 is refused).
+struct rows_rule {
+  bool pool = false;
+  std::size_t n = 0;
+  std::size_t rows(std::size_t room) const { return pool ? std::max<std::size_t>(room + n, 1) : std::min(n, room); }
+};
+
+/// n tokens drawn from the bits of `bits` (all zeros as it shrinks).
+std::vector<std::int64_t> tokens_of(std::uint64_t bits, std::size_t n) {
+  std::vector<std::int64_t> t(n);
+  for (std::size_t i = 0; i < n; ++i) t[i] = static_cast<std::int64_t>((bits >> (i % 64)) % vocabulary);
+  return t;
+}
+
+/// An append to the `from_newest`-th newest live sequence (wrapping), decided when it runs; `bad`
+/// 1 adds a token, 2 widens the keys.
+prefix_command append_command(const char* label, std::size_t from_newest, rows_rule rule, std::uint64_t bits, int ranks,
+                              int bad, row_source_ptr src) {
+  return std::make_shared<const deferred_command<prefix_model>>(label, [=](const prefix_model& m) -> made_op {
+    const auto live = m.live();
+    if (live.empty()) return std::nullopt;  // shrinking removed every sequence before this op
+    const std::int64_t h = live[live.size() - 1 - from_newest % live.size()];
+    const std::vector<std::int64_t> tokens = tokens_of(bits, rule.rows(m.room(h)));
+    op o = token_append(*src, h, m.tokens(h), tokens, ranks);
+    if (bad == 1) o.tokens.push_back(0);                                                    // one token too many
+    if (bad == 2) o.k.shape.back() += 1, o.k.data.resize(o.k.data.size() + tokens.size());  // wrong key width
+    return o;
+  });
+}
+
+/// An op naming the `from_newest`-th newest live sequence, or (stale) a handle that names none; a
+/// decode's query is one too wide when `bad`.
+prefix_command sequence_command(op_kind kind, std::size_t from_newest, bool stale, bool bad, row_source_ptr src) {
+  const std::string label = (stale ? "stale " : "") + std::string(to_string(kind));
+  return std::make_shared<const deferred_command<prefix_model>>(label, [=](const prefix_model& m) -> made_op {
+    std::vector<std::int64_t> handles = m.live();
+    if (stale) {
+      const auto live = handles;
+      handles.clear();
+      for (std::int64_t h = 0; h <= m.handles(); ++h)
+        if (!std::binary_search(live.begin(), live.end(), h)) handles.push_back(h);
+    }
+    if (handles.empty()) return std::nullopt;
+    op o;
+    o.kind = kind, o.seq = handles[handles.size() - 1 - from_newest % handles.size()];
+    if (kind == op_kind::decode) o.q = tensor::vector(src->query());
+    if (bad) o.q.data.push_back(0.5), o.q.shape = {o.q.data.size()};
+    return o;
+  });
+}
+
+/// A create looking up the first `keep` tokens of the `which`-th newest token sequence ever held
+/// (plus `extra` tokens), or `extra` tokens alone when there is none: hits, partial hits and misses.
+prefix_command create_command(std::size_t which, std::size_t keep, std::vector<std::int64_t> extra) {
+  return std::make_shared<const deferred_command<prefix_model>>("create", [=](const prefix_model& m) -> made_op {
+    op o;
+    o.kind = op_kind::create;
+    const auto& history = m.history();
+    if (!history.empty()) {
+      const auto& from = history[history.size() - 1 - which % history.size()];
+      o.tokens.assign(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(std::min(keep, from.size())));
+    }
+    o.tokens.insert(o.tokens.end(), extra.begin(), extra.end());
+    return o;
+  });
+}
+
+void add(choices& c, int weight, rc::Gen<prefix_command> g) {
+  if (weight > 0) c.emplace_back(weight, std::move(g));
+}
+
+/// Appends of the live sequences: ordinary ones (fitting), fills of the whole pool (evicting),
+/// overfills (refused), empty ones, and malformed ones (a token too many, a wrong key width).
+void add_appends(choices& c, const prefix_mix& mix, std::size_t live, std::size_t block, row_source_ptr src) {
+  const auto pick = rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, live));
+  const auto bits = rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+  auto appends = [&](int weight, const char* label, rc::Gen<rows_rule> rule, rc::Gen<int> bad) {
+    add(c, weight,
+        rc::gen::apply([src, label](std::size_t p, rows_rule r, std::uint64_t b, int ranks,
+                                    int x) { return append_command(label, p, r, b, ranks, x, src); },
+                       pick, std::move(rule), bits, uniform_in(0, 4), std::move(bad)));
+  };
+  const auto none = rc::gen::just(0);
+  appends(mix.append, "append",
+          rc::gen::construct<rows_rule>(rc::gen::just(false), uniform_in<std::size_t>(1, 2 * block + 2)), none);
+  appends(mix.fill, "fill", rc::gen::just(rows_rule{true, 0}), none);
+  appends(mix.overfill, "overfill", rc::gen::construct<rows_rule>(rc::gen::just(true), uniform_in<std::size_t>(1, 3)),
+          none);
+  appends(mix.empty, "empty append", rc::gen::just(rows_rule{false, 0}), none);
+  appends(mix.bad_shape, "bad shape",
+          rc::gen::construct<rows_rule>(rc::gen::just(false), uniform_in<std::size_t>(1, 3)), uniform_in(1, 3));
+}
+
+/// Creates (fresh, or looking up a prefix held before), forks, releases, decodes and stale handles.
+void add_sequence_ops(choices& c, const prefix_mix& mix, const prefix_model& m, bool can_decode, row_source_ptr src) {
+  const std::size_t live = m.live().size(), block = m.config().block_size;
+  const auto pick = rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, live + 1));
+  add(c, live == 0 ? std::max(mix.create, 1) : mix.create,  // nothing else can happen before the first sequence
+      rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()),
+                   [](std::uint64_t b) { return create_command(0, 0, tokens_of(b, b % 3)); }));
+  add(c, mix.reuse,
+      rc::gen::apply([](std::size_t which, std::size_t keep,
+                        std::uint64_t b) { return create_command(which, keep, tokens_of(b, b % 2)); },
+                     uniform_in<std::size_t>(0, 4), uniform_in<std::size_t>(0, 3 * block + 2),
+                     rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+  const int decode = can_decode ? mix.decode : 0, bad_decode = can_decode ? mix.bad_decode : 0;
+  for (const auto& [weight, which, stale, bad] : {std::tuple{mix.fork, op_kind::fork, false, false},
+                                                  {mix.release, op_kind::release, false, false},
+                                                  {decode, op_kind::decode, false, false},
+                                                  {bad_decode, op_kind::decode, false, true},
+                                                  {mix.stale, op_kind::release, true, false}}) {
+    const op_kind kind = which;  // plain copies: clang 14 cannot capture structured bindings
+    const bool gone = stale, wide = bad;
+    if (live > 0 || gone)
+      add(c, weight, rc::gen::map(pick, [=](std::size_t p) { return sequence_command(kind, p, gone, wide, src); }));
+  }
+}
+
+rc::Gen<prefix_command> op_gen(const prefix_mix& mix, const prefix_model& m, const gen_context& ctx) {
+  choices c;
+  add_sequence_ops(c, mix, m, ctx.can_decode, ctx.src);
+  if (!m.live().empty()) add_appends(c, mix, m.live().size(), m.config().block_size, ctx.src);
+  return weighted(std::move(c));
+}
+
+/// Small pools and blocks, so that the pool runs dry and blocks are evicted within a short trace.
+rc::Gen<cache_config> config_gen(bool long_traces, bool deep) {
+  const std::size_t max_blocks = deep ? 32 : (long_traces ? 10 : 6), max_block_size = deep ? 8 : 3;
+  return rc::gen::apply(
+      [](std::size_t blocks, std::size_t block_size, std::size_t dk, std::size_t dv) {
+        cache_config c{cache_kind::prefix, blocks, dk, dv};
+        c.block_size = block_size;
+        return c;
+      },
+      uniform_in<std::size_t>(1, max_blocks + 1), uniform_in<std::size_t>(1, max_block_size + 1), width_gen(deep),
+      width_gen(deep));
+}
+}  // namespace
+
+void lru_scenario(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
+  std::mt19937_64 rng(seed);
+  const auto classes = all_input_classes();
+  const row_source src(classes[seed % classes.size()], c.d_k, c.d_v, seed);
+  std::int64_t handle = 0;
+  // Cache `size` distinct prefixes (one or two blocks, their first tokens distinct): each created,
+  // filled and released, so its blocks are evictable in this order.
+  std::vector<std::vector<std::int64_t>> prefixes;
+  for (std::size_t i = 0; i < size; ++i) {
+    std::vector<std::int64_t> t = {static_cast<std::int64_t>(100 + i)};
+    while (t.size() < c.block_size * (1 + rng() % 2)) t.push_back(static_cast<std::int64_t>(rng() % 4));
+    prefixes.push_back(t);
+  }
+  auto run = [&](op o) { return s.step(o); };
+  auto create = [&](const std::vector<std::int64_t>& t) { return run(op{.kind = op_kind::create, .tokens = t}); };
+  auto release = [&](std::int64_t h) { return run(op{.kind = op_kind::release, .seq = h}); };
+  for (const auto& t : prefixes)
+    if (!create({}) || !run(token_append(src, handle, {}, t, 0)) || !release(handle++)) return;
+  // Reuse some of them, oldest first or not, and release them again: they become the most recent.
+  for (std::size_t r = rng() % (size + 1); r > 0; --r)
+    if (!create(prefixes[rng() % size]) || !release(handle++)) return;
+  // A fresh sequence takes as many rows as the pool holds, evicting the least recently released.
+  const std::size_t rows = c.capacity * c.block_size - rng() % (c.block_size * size + 1);
+  std::vector<std::int64_t> fresh(rows);
+  for (auto& t : fresh) t = 1000 + static_cast<std::int64_t>(rng() % 4);
+  if (!create({}) || !run(token_append(src, handle++, {}, fresh, 0))) return;
+  // Which prefixes are still found says which blocks went.
+  for (const auto& t : prefixes)
+    if (!create(t)) return;
+}
+
+case_generator prefix_cases(prefix_mix mix) {
+  return [mix](const property& p, const implementation& impl, const run_options& o) {
+    // Many sequences come and go: creates, releases and lookups need longer traces than one sequence.
+    const double trace_scale = p.long_traces ? 4 : 2;
+    return run_commands<prefix_model>(
+        p, impl, o, config_gen(p.long_traces, o.deep),
+        [](const cache_config& c, const numeric_profile& prof) { return prefix_model(c, prof); },
+        [mix](const prefix_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, trace_scale);
+  };
+}
+
+}  // namespace kvconform::kinds

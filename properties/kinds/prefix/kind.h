@@ -1,0 +1,38 @@
+// The parts of the prefix kind that its sources share: its op mix, generators and fuzz strategy.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "properties/generate/fuzz_ops.h"
+#include "properties/generate/property.h"
+
+namespace kvconform::kinds {
+
+/// Relative weights of the ops a prefix property draws (0 = never).
+struct prefix_mix {
+  int append = 6;     ///< up to two blocks of tokens, capped at what fits
+  int fill = 0;       ///< every free and evictable block (evicting the least recently released)
+  int overfill = 0;   ///< 1 or 2 rows more than fit: refused
+  int empty = 1;      ///< a 2-D append of 0 steps
+  int bad_shape = 0;  ///< a token more than steps, or keys of the wrong width
+  int decode = 2;
+  int bad_decode = 0;  ///< q one too wide
+  int create = 1;      ///< a new sequence looking up a few fresh tokens
+  int reuse = 1;       ///< a create looking up a prefix of a token sequence held before
+  int fork = 1;        ///< a fork of a live sequence
+  int release = 1;     ///< a release of a live sequence
+  int stale = 0;       ///< a release naming a released or never-issued handle
+};
+
+/// A driver: `size` distinct prefixes cached and released in turn, some reused and released again,
+/// then a fresh sequence that runs the pool dry, then every prefix looked up again: which ones are
+/// still found shows whether the least recently released blocks went first.
+void lru_scenario(session& s, const cache_config& c, std::uint64_t seed, std::size_t size);
+/// The cases of a prefix property drawn from `mix`.
+case_generator prefix_cases(prefix_mix mix);
+void add_prefix_properties(std::vector<property>& ps);
+void prefix_fuzz_config(byte_io& io, cache_config& c);
+std::unique_ptr<fuzz_ops> prefix_fuzz_ops(byte_io& io, const cache_config& c);
+
+}  // namespace kvconform::kinds

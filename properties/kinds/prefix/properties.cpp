@@ -1,0 +1,63 @@
+// The prefix kind's properties (hits, rows from the cache, LRU eviction, held blocks, accounting) and its table row.
+#include "oracle/models/prefix_model.h"
+#include "properties/generate/statements.h"
+#include "properties/kinds/kind.h"
+#include "properties/kinds/prefix/kind.h"
+
+namespace kvconform::kinds {
+
+namespace {
+constexpr cache_kind prefix = cache_kind::prefix;
+
+namespace summaries {
+constexpr const char* hits =
+    "a create finds exactly the cached full blocks of the longest cached prefix of its tokens (hit_rows), never a "
+    "partly filled block, never a block registered under another prefix";
+constexpr const char* rows =
+    "a sequence created from cached blocks holds exactly the rows appended with those tokens, as if appended again";
+constexpr const char* lru =
+    "when the free blocks run out, the least recently released evictable block goes first, also after a block was "
+    "reused and released again; an evicted prefix is no longer found";
+constexpr const char* held = "no block a table still holds is evicted: forks keep their rows however the pool runs dry";
+constexpr const char* accounting =
+    "after every op free + evictable + held = num_blocks and every held block's count equals the tables holding it";
+}  // namespace summaries
+
+/// Lookups of prefixes held before, among creates, releases and fills that run the pool dry.
+constexpr prefix_mix lookups{.append = 4, .fill = 2, .decode = 1, .create = 1, .reuse = 4, .fork = 1, .release = 3};
+}  // namespace
+
+void add_prefix_properties(std::vector<property>& ps) {
+  add_statements<prefix_mix>(ps, prefix, prefix_cases, {.stale = 2});
+  auto own = [&](const char* name, const char* summary, prefix_mix mix) -> property& {
+    property& p = add_property(ps, prefix, name, summary);
+    p.generate = prefix_cases(mix);
+    return p;
+  };
+  own("prefix_hits_longest_prefix", summaries::hits, lookups);
+  own("prefix_rows_from_cache", summaries::rows,
+      {.append = 4, .fill = 1, .decode = 3, .reuse = 4, .fork = 2, .release = 3});
+  auto& lru = add_property(ps, prefix, "prefix_eviction_lru", summaries::lru);
+  lru.drive = lru_scenario;
+  lru.generate = prefix_cases({});  // configs only: the driver makes the ops
+  own("prefix_referenced_never_evicted", summaries::held,
+      {.append = 3, .fill = 4, .decode = 2, .create = 1, .reuse = 2, .fork = 4, .release = 3});
+  own("prefix_block_accounting", summaries::accounting,
+      {.append = 3,
+       .fill = 2,
+       .overfill = 2,
+       .bad_shape = 1,
+       .create = 2,
+       .reuse = 2,
+       .fork = 2,
+       .release = 3,
+       .stale = 1})
+      .long_traces = true;
+}
+
+extern const kind_spec prefix_spec;
+/// The kind's row of the kind table (properties/kinds/kind.h).
+extern const kind_descriptor prefix_kind = {
+    prefix_spec, model_of<prefix_model>, add_prefix_properties, {prefix_fuzz_config, prefix_fuzz_ops}};
+
+}  // namespace kvconform::kinds

@@ -1,0 +1,47 @@
+// A type with only what prefix_cache requires compiles into a working adapter, with optional ids and statuses.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "properties/kinds/archetypes.h"
+#include "properties/plugin.h"
+
+namespace kv = kvconform;
+namespace arch = kvconform::archetypes;
+
+namespace {
+struct minimal_prefix {
+  minimal_prefix(std::size_t, std::size_t, std::size_t, std::size_t) {}
+  std::optional<int> create(std::span<const std::int64_t>) { return 0; }
+  std::optional<int> fork(int) { return std::nullopt; }
+  arch::status release(int) { return {false}; }
+  arch::status append(int, kv::array_view, kv::array_view, std::span<const std::int64_t>) { return {}; }
+  arch::matrix keys(int) const { return {}; }
+  arch::matrix values(int) const { return {}; }
+  std::size_t num_blocks() const { return 1; }
+  std::size_t free_blocks() const { return 1; }
+  std::size_t evictable_blocks() const { return 0; }
+  std::size_t hit_rows() const { return 3; }
+  std::vector<unsigned> block_table(int) const { return {}; }
+  std::size_t ref_count(std::size_t) const { return 0; }
+};
+}  // namespace
+
+static_assert(kv::prefix_cache<minimal_prefix> && !kv::prefix_decoding<minimal_prefix> &&
+              !kv::paged_cache<minimal_prefix>);
+
+TEST(PrefixArchetype, OptionalIdsStatusesAndCounters) {
+  const kv::implementation impl = kv::make_implementation<minimal_prefix>({"archetype"});
+  EXPECT_EQ(impl.kind, kv::cache_kind::prefix);
+  kv::cache_config c{kv::cache_kind::prefix, 1, 1, 1};
+  c.block_size = 1;
+  const kv::subject_ptr s = impl.make(c);
+  const kv::op create{.kind = kv::op_kind::create, .tokens = {1, 2}}, fork{.kind = kv::op_kind::fork};
+  EXPECT_TRUE(s->apply(kv::call{create, {}, {}, {}, {}}).accepted);
+  EXPECT_FALSE(s->apply(kv::call{fork, {}, {}, {}, {}}).accepted);
+  const kv::snapshot snap = s->observe();
+  EXPECT_EQ(snap.streams.size(), 1u);
+  EXPECT_EQ(snap.counters.back(), (std::pair<std::string, std::int64_t>{"hit_rows", 3}));
+}

@@ -1,0 +1,103 @@
+/* kvconform_port.h: the C ABI of a cache under test, loaded by `kvconform port --library` (docs/port-protocol.md §12).
+ */
+#ifndef KVCONFORM_PORT_H
+#define KVCONFORM_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The version of this header; a library reports the one it was built with (kvc_abi_version). */
+#define KVC_ABI_VERSION 1
+
+/** A cache of the library's own making: the harness only passes the pointer back. */
+typedef struct kvc_cache kvc_cache;
+
+/** What a call did. A refusal (capacity, shape, empty, index) must leave the cache unchanged. */
+typedef enum {
+  KVC_OK = 0,
+  KVC_CAPACITY = 1,     /**< a full cache or block pool */
+  KVC_SHAPE = 2,        /**< a wrong rank, width, step or token count */
+  KVC_EMPTY = 4,        /**< a decode of no rows */
+  KVC_INDEX = 8,        /**< an unknown or released sequence, a layer or reorder index out of range */
+  KVC_UNSUPPORTED = 32, /**< the library does not implement this op for this kind */
+  KVC_MORE = 64         /**< kvc_observe / kvc_decode: a caller buffer is too small; the sizes needed are set */
+} kvc_status;
+
+/** A read-only row-major array of rank 0..4, valid only during the call: copy what you keep. */
+typedef struct {
+  const double* data;
+  size_t rank;
+  size_t dims[4];
+} kvc_array;
+
+/** A cache's config (docs/port-protocol.md §4); fields the kind does not use are 0. */
+typedef struct {
+  const char* kind; /**< "flat", "ring", "paged", "beam", "growing", "prefix" */
+  size_t capacity, d_k, d_v, keep, block_size;
+  int preempt;
+  size_t layers, batch, heads, q_heads;
+} kvc_config;
+
+/** One observed stream (docs/port-protocol.md §7). The harness sets the pointers and capacities;
+ * the library fills the rest, and returns KVC_MORE (having set rows, n_positions, n_blocks) when a
+ * capacity is too small, so that the harness grows the buffers and asks again. */
+typedef struct {
+  char name[64];
+  size_t rows, d_k, d_v;
+  double* keys; /**< rows x d_k, capacity keys_cap doubles */
+  size_t keys_cap;
+  double* values; /**< rows x d_v */
+  size_t values_cap;
+  int64_t* positions; /**< ring: one per row */
+  size_t positions_cap, n_positions;
+  int64_t* blocks; /**< paged, prefix: the block table */
+  size_t blocks_cap, n_blocks;
+} kvc_stream;
+
+/** A named integer of the observation (size, total, free_blocks, ...). */
+typedef struct {
+  char name[64];
+  int64_t value;
+} kvc_counter;
+
+/** A whole observation in caller buffers; n_* are set by the library (needed sizes on KVC_MORE). */
+typedef struct {
+  kvc_stream* streams;
+  size_t streams_cap, n_streams;
+  kvc_counter* counters;
+  size_t counters_cap, n_counters;
+  int64_t* block_refs; /**< pairs (block, count) for every block with a non-zero count */
+  size_t block_refs_cap, n_block_refs;
+} kvc_observation;
+
+/* Every library exports these, with C linkage. Sequence ids (paged, prefix) are the library's own:
+ * the harness maps trace handles to them. `seq` is ignored by the single-sequence kinds; `layer`
+ * selects a beam layer. */
+
+/** KVC_ABI_VERSION as the library was built. */
+int kvc_abi_version(void);
+/** The handshake answer of docs/port-protocol.md §3 without "id" and "ok", as a JSON object:
+ * {"protocol": 2, "name": ..., "kinds": {KIND: {"profile": {...}, "capabilities": [...]}}}. */
+const char* kvc_hello(void);
+kvc_status kvc_open(const kvc_config* config, kvc_cache** out);
+void kvc_close(kvc_cache* cache);
+kvc_status kvc_append(kvc_cache* cache, int64_t seq, kvc_array k, kvc_array v, const int64_t* tokens, size_t n_tokens);
+/** Output and weights into caller buffers (KVC_MORE with the sizes when too small). */
+kvc_status kvc_decode(kvc_cache* cache, int64_t seq_or_layer, kvc_array q, kvc_array mask, double* output,
+                      size_t output_cap, size_t* n_output, double* weights, size_t weights_cap, size_t* n_weights);
+kvc_status kvc_create(kvc_cache* cache, const int64_t* tokens, size_t n_tokens, int64_t* id);
+kvc_status kvc_fork(kvc_cache* cache, int64_t seq, int64_t* id);
+kvc_status kvc_release(kvc_cache* cache, int64_t seq);
+kvc_status kvc_update(kvc_cache* cache, int64_t layer, int64_t start, kvc_array k, kvc_array v);
+kvc_status kvc_reorder(kvc_cache* cache, const int64_t* index, size_t n);
+kvc_status kvc_observe(kvc_cache* cache, kvc_observation* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KVCONFORM_PORT_H */

@@ -1,0 +1,219 @@
+// A cache behind the C ABI of properties/port/kvconform_port.h, loaded with dlopen and driven in process.
+#include "properties/port/library.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "properties/executor/handles.h"
+#include "properties/port/hello.h"
+#include "properties/port/kvconform_port.h"
+#include "properties/trace/kind_spec.h"
+
+namespace kvconform {
+
+namespace {
+/// Observations larger than this many doubles are a broken library, not a cache.
+constexpr std::size_t max_cells = std::size_t{1} << 26;
+
+/// The library's functions, looked up once.
+struct abi {
+  void* handle = nullptr;
+  decltype(&kvc_abi_version) version;
+  decltype(&kvc_hello) hello;
+  decltype(&kvc_open) open;
+  decltype(&kvc_close) close;
+  decltype(&kvc_append) append;
+  decltype(&kvc_decode) decode;
+  decltype(&kvc_create) create;
+  decltype(&kvc_fork) fork;
+  decltype(&kvc_release) release;
+  decltype(&kvc_update) update;
+  decltype(&kvc_reorder) reorder;
+  decltype(&kvc_observe) observe;
+
+  explicit abi(const std::string& path) : handle(::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+    if (!handle) throw std::invalid_argument(std::string("cannot load the library: ") + ::dlerror());
+    find(version, "kvc_abi_version"), find(hello, "kvc_hello"), find(open, "kvc_open"), find(close, "kvc_close");
+    find(append, "kvc_append"), find(decode, "kvc_decode"), find(create, "kvc_create"), find(fork, "kvc_fork");
+    find(release, "kvc_release"), find(update, "kvc_update"), find(reorder, "kvc_reorder");
+    find(observe, "kvc_observe");
+  }
+  ~abi() { ::dlclose(handle); }
+  abi(const abi&) = delete;
+  abi& operator=(const abi&) = delete;
+
+  template <class F>
+  void find(F& f, const char* name) {
+    f = reinterpret_cast<F>(::dlsym(handle, name));
+    if (!f) throw std::invalid_argument(std::string("the library does not export ") + name);
+  }
+};
+
+kvc_array array_of(const array_view& a) {
+  kvc_array out{a.data, a.rank, {}};
+  for (std::size_t i = 0; i < a.rank; ++i) out.dims[i] = a.dims[i];
+  return out;
+}
+
+/// A status as an outcome (KVC_MORE and unknown codes are the library's failures).
+op_outcome outcome_of(kvc_status s) {
+  op_outcome r;
+  if (s == KVC_OK) return r;
+  if (s == KVC_UNSUPPORTED) return unsupported();
+  if (s != KVC_CAPACITY && s != KVC_SHAPE && s != KVC_EMPTY && s != KVC_INDEX)
+    throw subject_failure("port", "the library returned status " + std::to_string(static_cast<int>(s)));
+  r.accepted = false, r.reason = static_cast<unsigned>(s);
+  return r;
+}
+
+class library_subject final : public subject {
+ public:
+  library_subject(std::shared_ptr<const abi> f, const cache_config& c)
+      : f_(std::move(f)),
+        kind_(to_string(c.kind)),
+        by_layer_(spec_of(c.kind).find(op_kind::decode)->fields & field_layer) {
+    const kvc_config config{kind_.c_str(), c.capacity, c.d_k,   c.d_v,   c.keep,   c.block_size,
+                            c.preempt,     c.layers,   c.batch, c.heads, c.q_heads};
+    const kvc_status s = f_->open(&config, &cache_);
+    if (s != KVC_OK) throw subject_failure("port", "kvc_open answered status " + std::to_string(static_cast<int>(s)));
+  }
+  ~library_subject() override { f_->close(cache_); }
+
+  op_outcome apply(const call& c) override {
+    const op& o = c.o;
+    switch (o.kind) {
+      case op_kind::append:
+        return outcome_of(
+            f_->append(cache_, handles_.id_of(o.seq), array_of(c.k), array_of(c.v), o.tokens.data(), o.tokens.size()));
+      case op_kind::decode: return decode(c, by_layer_ ? o.layer : handles_.id_of(o.seq));
+      case op_kind::create: return made(f_->create(cache_, o.tokens.data(), o.tokens.size(), &made_id_));
+      case op_kind::fork: {
+        const std::int64_t from = handles_.id_of(o.seq);
+        return made(f_->fork(cache_, from, &made_id_));
+      }
+      case op_kind::release: {
+        op_outcome r = outcome_of(f_->release(cache_, handles_.id_of(o.seq)));
+        if (r.accepted) handles_.released(o.seq);
+        return r;
+      }
+      case op_kind::update: return outcome_of(f_->update(cache_, o.layer, o.start, array_of(c.k), array_of(c.v)));
+      case op_kind::reorder: return outcome_of(f_->reorder(cache_, o.index.data(), o.index.size()));
+    }
+    return unsupported();
+  }
+
+  snapshot observe() override;
+
+ private:
+  /// A create or fork: the handle is used up whatever the answer.
+  op_outcome made(kvc_status s) {
+    handles_.issue();
+    op_outcome r = outcome_of(s);
+    if (r.accepted) handles_.give(made_id_);
+    return r;
+  }
+  op_outcome decode(const call& c, std::int64_t seq_or_layer);
+
+  std::shared_ptr<const abi> f_;
+  std::string kind_;
+  bool by_layer_;  ///< a decode names a layer (beam), else a sequence
+  kvc_cache* cache_ = nullptr;
+  sequence_handles<std::int64_t> handles_;
+  std::int64_t made_id_ = 0;
+};
+
+op_outcome library_subject::decode(const call& c, std::int64_t seq_or_layer) {
+  std::vector<double> output(64), weights(256);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::size_t n_output = 0, n_weights = 0;
+    const kvc_status s = f_->decode(cache_, seq_or_layer, array_of(c.q), array_of(c.mask), output.data(), output.size(),
+                                    &n_output, weights.data(), weights.size(), &n_weights);
+    if (s != KVC_MORE) {
+      op_outcome r = outcome_of(s);
+      if (r.accepted)
+        r.output.assign(output.begin(), output.begin() + static_cast<std::ptrdiff_t>(n_output)),
+            r.weights.assign(weights.begin(), weights.begin() + static_cast<std::ptrdiff_t>(n_weights));
+      return r;
+    }
+    if (n_output > max_cells || n_weights > max_cells) break;
+    output.resize(std::max(n_output, output.size())), weights.resize(std::max(n_weights, weights.size()));
+  }
+  throw subject_failure("port", "kvc_decode kept answering KVC_MORE (or sizes beyond the limit)");
+}
+
+snapshot library_subject::observe() {
+  std::vector<kvc_stream> streams(1);
+  std::vector<kvc_counter> counters(8);
+  std::vector<std::int64_t> refs(64);
+  std::vector<std::vector<double>> keys(1), values(1);
+  std::vector<std::vector<std::int64_t>> positions(1), blocks(1);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      kvc_stream& s = streams[i];
+      s.keys = keys[i].data(), s.keys_cap = keys[i].size(), s.values = values[i].data(),
+      s.values_cap = values[i].size();
+      s.positions = positions[i].data(), s.positions_cap = positions[i].size();
+      s.blocks = blocks[i].data(), s.blocks_cap = blocks[i].size();
+    }
+    kvc_observation o{streams.data(), streams.size(), 0, counters.data(), counters.size(), 0,
+                      refs.data(),    refs.size(),    0};
+    const kvc_status st = f_->observe(cache_, &o);
+    if (st == KVC_OK) {
+      snapshot out;
+      for (std::size_t i = 0; i < o.n_streams; ++i) {
+        const kvc_stream& s = streams[i];
+        stream x;
+        x.name = std::string(s.name, ::strnlen(s.name, sizeof s.name));
+        x.d_k = s.d_k, x.d_v = s.d_v;
+        x.keys.assign(s.keys, s.keys + s.rows * s.d_k), x.values.assign(s.values, s.values + s.rows * s.d_v);
+        x.positions.assign(s.positions, s.positions + s.n_positions), x.blocks.assign(s.blocks, s.blocks + s.n_blocks);
+        out.streams.push_back(std::move(x));
+      }
+      for (std::size_t i = 0; i < o.n_counters; ++i)
+        out.counters.emplace_back(std::string(counters[i].name, ::strnlen(counters[i].name, sizeof counters[i].name)),
+                                  counters[i].value);
+      for (std::size_t i = 0; i + 1 < 2 * o.n_block_refs; i += 2) out.block_refs.emplace_back(refs[i], refs[i + 1]);
+      return out;
+    }
+    if (st != KVC_MORE)
+      throw subject_failure("port", "kvc_observe answered status " + std::to_string(static_cast<int>(st)));
+    if (o.n_streams > 4096 || o.n_counters > 4096 || o.n_block_refs > max_cells) break;
+    const std::size_t n = std::max(o.n_streams, streams.size());
+    streams.resize(n), keys.resize(n), values.resize(n), positions.resize(n), blocks.resize(n);
+    for (std::size_t i = 0; i < std::min(o.n_streams, streams.size()); ++i) {
+      const kvc_stream& s = streams[i];
+      if (s.rows * (s.d_k + s.d_v) > max_cells) throw subject_failure("port", "kvc_observe: a stream beyond the limit");
+      keys[i].resize(std::max(keys[i].size(), s.rows * s.d_k)),
+          values[i].resize(std::max(values[i].size(), s.rows * s.d_v));
+      positions[i].resize(std::max(positions[i].size(), s.n_positions)),
+          blocks[i].resize(std::max(blocks[i].size(), s.n_blocks));
+    }
+    counters.resize(std::max(o.n_counters, counters.size())), refs.resize(std::max(2 * o.n_block_refs, refs.size()));
+  }
+  throw subject_failure("port", "kvc_observe kept answering KVC_MORE (or sizes beyond the limits)");
+}
+}  // namespace
+
+implementation make_library_implementation(cache_kind kind, const std::string& path) {
+  const auto f = std::make_shared<const abi>(path);
+  if (f->version() != KVC_ABI_VERSION)
+    throw std::invalid_argument("the library was built for C ABI version " + std::to_string(f->version()) +
+                                "; this harness speaks version " + std::to_string(KVC_ABI_VERSION));
+  const port_hello h = parse_hello(nlohmann::json::parse(f->hello()));
+  if (h.protocol != port_protocol)
+    throw std::invalid_argument("the library speaks protocol " + std::to_string(h.protocol) +
+                                "; this harness speaks version " + std::to_string(port_protocol));
+  implementation i;
+  i.name = "port";
+  i.kind = kind;
+  i.note = "library " + path;
+  apply_hello(h, kind, i);
+  i.make = [f](const cache_config& c) { return std::make_unique<library_subject>(f, c); };
+  return i;
+}
+
+}  // namespace kvconform

@@ -1,0 +1,20 @@
+# A port that answers every request just under the time limit is stopped by the property's and the run's deadlines.
+# Usage: port_deadlines.sh KVCONFORM SOURCE_DIR
+source "$(dirname "$0")/lib.sh"
+slow_port=("$py" "$(dirname "$0")/slow_port.py" "$2/examples/python" 0.25 -)  # well inside --timeout-ms 1000
+start=$SECONDS
+run 1 timeout 120 "$kvconform" port --kind flat --timeout-ms 1000 --deadline-s 2 --run-deadline-s 5 --json r.json \
+  --junit r.xml -- "${tracked[@]}" "${slow_port[@]}"
+took=$((SECONDS - start))
+[ $took -le 15 ] || fail "took $took s with a 5 s run deadline"
+contains out.txt "FAIL port / exact_fill: deadline: the property's deadline passed (--deadline-s) after"
+contains out.txt "INTERRUPTED: the run's deadline passed (--run-deadline-s); the matrix above is partial"
+"$py" - <<'PY' || fail "reports"
+import json, xml.etree.ElementTree as ET
+r = json.load(open("r.json"))
+assert r["partial"] and "run's deadline" in r["stopped"], r
+cells = r["implementations"][0]["properties"]
+assert 2 <= len(cells) < 10 and all(c["status"] == "FAIL" for c in cells), cells
+ET.parse("r.xml")
+PY
+no_leftovers

@@ -1,0 +1,11 @@
+# The few-line port of examples/python/kvconform_port/README.md runs as written and passes every flat property.
+# Usage: port_python_readme.sh KVCONFORM ROOT
+source "$(dirname "$0")/port_python_lib.sh"
+"$py" - "$ex/kvconform_port/README.md" my_port.py <<'PY' || fail "no python example in the README"
+import re, sys
+blocks = re.findall(r"```python\n(.*?)```", open(sys.argv[1]).read(), re.S)
+open(sys.argv[2], "w").write(blocks[0])
+PY
+PYTHONPATH=$ex run 0 "$kvconform" port --kind flat -- "$py" my_port.py
+contains out.txt " 0 failed"
+contains out.txt " 0 not supported"
