@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace kvconform {
@@ -33,6 +34,38 @@ struct attention_kernel {
   static score_type scale(std::size_t d_k) { return score_type(1) / std::sqrt(score_type(d_k)); }
 };
 
+/// k . q in S. In double, eight partial sums (lane j mod 8, combined pairwise) keep the loop at the
+/// adder's throughput rather than its latency; the order is fixed here, whatever the compiler
+/// vectorises, and any order is within the bound (docs/numerics.md §3.2). Float scores or storage
+/// (a kernel mutant, a float32 cache) sum in order.
+template <class S, class K>
+S dot_product(const K* k, const double* q, std::size_t d) {
+  if constexpr (std::is_same_v<S, double> && std::is_same_v<K, double>) {
+    double acc[8] = {};
+    std::size_t j = 0;
+    for (; j + 8 <= d; j += 8)
+      for (std::size_t l = 0; l < 8; ++l) acc[l] += k[j + l] * q[j + l];
+    for (std::size_t l = 0; j < d; ++j, ++l) acc[l] += k[j] * q[j];
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  } else {
+    S s = 0;
+    for (std::size_t j = 0; j < d; ++j) s += S(k[j]) * S(q[j]);
+    return s;
+  }
+}
+
+/// out_c += w v_c for c < d; in double through Eigen's vectorised loop (each element's arithmetic
+/// is the same one multiply and one add).
+template <class V, class T>
+void accumulate_row(V* out, V w, const T* v, std::size_t d) {
+  if constexpr (std::is_same_v<V, double> && std::is_same_v<T, double>) {
+    const auto n = static_cast<Eigen::Index>(d);
+    Eigen::Map<Eigen::VectorXd>(out, n).noalias() += w * Eigen::Map<const Eigen::VectorXd>(v, n);
+  } else {
+    for (std::size_t c = 0; c < d; ++c) out[c] += w * V(v[c]);
+  }
+}
+
 /// s_i = k_i . q / sqrt(d_k), w = softmax(s), output = sum_i w_i v_i, over the rows i with
 /// `live(i)` (a mask: the others take weight exactly 0 and are never read, so padding may hold
 /// anything). No live row gives zero output and zero weights rather than 0/0. `key(i)` and
@@ -53,10 +86,7 @@ decode_result attend(std::size_t n, std::size_t d_k, std::size_t d_v, const doub
     if (!used[i]) continue;
     any = true;
     if (live(i)) {
-      const auto* k = key(i);
-      S s = 0;
-      for (std::size_t j = 0; j < d_k; ++j) s += S(k[j]) * S(q[j]);
-      w[i] = V(s * scale);
+      w[i] = V(dot_product<S>(key(i), q, d_k) * scale);
       // A key of infinite size scores -inf where q points away: the edge rule of docs/numerics.md
       // §4.3 wants NaN then, not the limit in which the key takes no weight.
       infinite_key = infinite_key || (std::isinf(w[i]) && w[i] < 0);
@@ -76,8 +106,7 @@ decode_result attend(std::size_t n, std::size_t d_k, std::size_t d_v, const doub
   for (std::size_t i = 0; i < n; ++i) {
     if (!used[i]) continue;
     w[i] /= l;
-    const auto* v = value(i);
-    for (std::size_t c = 0; c < d_v; ++c) o[c] += w[i] * V(v[c]);
+    accumulate_row<V>(o.data(), w[i], value(i), d_v);
   }
   for (std::size_t c = 0; c < d_v; ++c) r.output[static_cast<Eigen::Index>(c)] = double(o[c]);
   for (std::size_t i = 0; i < n; ++i) r.weights[static_cast<Eigen::Index>(i)] = double(w[i]);

@@ -35,7 +35,8 @@ struct paged_rules {
   /// Takes `need` blocks off the free list, or throws capacity_error having taken none.
   static std::vector<std::size_t> take(std::vector<std::size_t>& free, std::size_t need) {
     if (need > free.size()) throw capacity_error("append: block pool exhausted");
-    std::vector<std::size_t> taken(free.end() - static_cast<std::ptrdiff_t>(need), free.end());
+    // In pop order, so that a fresh pool hands out ascending blocks and a long append lies in order.
+    std::vector<std::size_t> taken(free.rbegin(), free.rbegin() + static_cast<std::ptrdiff_t>(need));
     free.resize(free.size() - need);
     return taken;
   }
@@ -139,9 +140,15 @@ class basic_paged {
     const sequence& sq = find(s);
     if (q.rank != 1 || q.dims[0] != d_k()) throw shape_error("decode_step: q must be 1-D of width d_k");
     if (sq.len == 0) throw empty_error("decode_step: empty sequence");
+    // The rows' addresses, block by block: no division per row in the kernel's two passes.
+    std::vector<const double*> keys, values;
+    keys.reserve(sq.len), values.reserve(sq.len);
+    for (std::size_t b = 0; keys.size() < sq.len; ++b)
+      for (Eigen::Index r = first_row(sq.blocks[b]), end = r + static_cast<Eigen::Index>(block_size_);
+           r < end && keys.size() < sq.len; ++r)
+        keys.push_back(k_.data() + r * k_.cols()), values.push_back(v_.data() + r * v_.cols());
     return attend(
-        sq.len, d_k(), d_v(), q.data, [&](std::size_t i) { return k_.data() + slot(sq, i) * k_.cols(); },
-        [&](std::size_t i) { return v_.data() + slot(sq, i) * v_.cols(); });
+        sq.len, d_k(), d_v(), q.data, [&](std::size_t i) { return keys[i]; }, [&](std::size_t i) { return values[i]; });
   }
 
   std::size_t size(seq_id s) const { return find(s).len; }

@@ -6,10 +6,13 @@
 #include <span>
 #include <vector>
 
+#include "properties/trace/trace.h"
+
 namespace kvconform {
 
-/// Rows kept contiguous so that a snapshot copies them as one block: a long window is observed
-/// after every op, and a row per allocation made that quadratic replay slow (docs/reliability.md §6).
+/// Rows kept contiguous so that a snapshot views them as one block, compared in place: a long
+/// window is observed after every op, and a row per allocation made that quadratic replay slow
+/// (docs/reliability.md §6).
 /// Dropping the oldest row moves a start index; the space is reclaimed once half the block is dead.
 class row_ring {
  public:
@@ -32,10 +35,8 @@ class row_ring {
     pop_front();
   }
   void resize(std::size_t rows) { data_.resize((start_ + rows) * width_), rows_ = rows; }
-  /// Appends every held row to `out`, oldest first, in one copy.
-  void append_to(std::vector<double>& out) const {
-    out.insert(out.end(), data_.begin() + static_cast<std::ptrdiff_t>(start_ * width_), data_.end());
-  }
+  /// Appends every held row to `out`, oldest first, as one view in place (valid until the next change).
+  void view_into(row_data& out) const { out.add(data_.data() + start_ * width_, rows_ * width_); }
 
  private:
   std::size_t width_;

@@ -66,8 +66,8 @@ void stored_rows::expose_token_groups(group_view& g) const {
     }
 }
 
-void stored_rows::expose(std::vector<double>& rows, group_view& g) const {
-  stored_.append_to(rows);
+void stored_rows::expose(row_data& rows, group_view& g) const {
+  stored_.view_into(rows);
   if (!f_.groups) return;
   g.quantized = quantized_ > first_ ? std::min(quantized_ - first_, size()) : 0;
   if (f_.axis == group_axis::token) return expose_token_groups(g);

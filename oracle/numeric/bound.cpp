@@ -59,20 +59,24 @@ attention_bound compute_bound(const attention_problem& p, const std::vector<doub
   const double A = std::log1p(sum_w_expm1);  // normalisation error, ln sum_j w_j e^{E_j}
   const double K = n + 4 + n_r * (bound_c_e + 2);
   const double sum_term = 2 * std::atanh(std::min(gamma_k(K, u), 1.0));
-  for (std::size_t c = 0; c < p.d_v; ++c) {
-    double acc = 0, vmax = 0;
-    for (std::size_t i = 0; i < p.n; ++i) {
-      if (!p.is_live(i)) continue;
+  std::vector<double> tau(p.n, 0.0), acc(p.d_v, 0.0), vmax(p.d_v, 0.0);
+  // Row by row, so that the values are read in storage order; each column's sum keeps its order.
+  for (std::size_t i = 0; i < p.n; ++i) {
+    if (!p.is_live(i)) continue;
+    tau[i] = std::expm1(E[i] + A + sum_term);
+    for (std::size_t c = 0; c < p.d_v; ++c) {
       const double v = std::fabs(p.values[i * p.d_v + c]);
-      acc += w[i] * v * std::expm1(E[i] + A + sum_term);
-      vmax = std::max(vmax, v);
+      acc[c] += w[i] * v * tau[i];
+      vmax[c] = std::max(vmax[c], v);
     }
-    double B = F * acc + (n + 2) * mu * (1 + vmax);
+  }
+  for (std::size_t c = 0; c < p.d_v; ++c) {
+    double B = F * acc[c] + (n + 2) * mu * (1 + vmax[c]);
     B += prof.u_out * (std::fabs(o[c]) + B);
     b.output[c] = B;
   }
   for (std::size_t i = 0; i < p.n; ++i)
-    if (p.is_live(i)) b.weights[i] = F * w[i] * std::expm1(E[i] + A + sum_term) + 2 * mu;
+    if (p.is_live(i)) b.weights[i] = F * w[i] * tau[i] + 2 * mu;
   return b;
 }
 

@@ -188,6 +188,48 @@ void copy_groups(group_view& g, Scales scales, Zeros zeros) {
   if constexpr (!std::is_same_v<decltype(zeros()), void>) copy_rows(zeros(), g.zeros);
 }
 
+/// A matrix view stored as row-major doubles with rows adjacent (an Eigen row-major matrix or
+/// map of double): its rows can be compared where they lie.
+template <class M>
+concept row_major_doubles = matrix_view<M> && requires(const M& m) {
+  { m.data() } -> std::convertible_to<const double*>;
+  { m.outerStride() } -> std::convertible_to<std::ptrdiff_t>;
+  { m.innerStride() } -> std::convertible_to<std::ptrdiff_t>;
+  requires bool(M::IsRowMajor);
+};
+
+/// A view a cache returned, kept for as long as rows read from it are: a temporary (a view object
+/// or a gathered copy) is moved into shared storage, a reference to the cache's own is not copied.
+template <class R>
+std::shared_ptr<const std::remove_cvref_t<R>> hold(R&& r) {
+  using V = std::remove_cvref_t<R>;
+  if constexpr (std::is_lvalue_reference_v<R>)
+    return std::shared_ptr<const V>(std::shared_ptr<const V>(), &r);  // non-owning
+  else
+    return std::make_shared<const V>(std::forward<R>(r));
+}
+
+/// Reads a matrix view's rows into `out` and gives its width. Row-major doubles are read in place
+/// (a view the cache returned by value, such as a gathered copy, is kept alive with them, so it is
+/// made once per observation); any other view is copied element by element.
+template <class M>
+requires matrix_view<std::remove_cvref_t<M>> std::size_t read_rows(M&& m, row_data& out) {
+  using V = std::remove_cvref_t<M>;
+  const auto rows = static_cast<std::size_t>(m.rows()), cols = static_cast<std::size_t>(m.cols());
+  if constexpr (row_major_doubles<V>) {
+    if (m.innerStride() == 1 && (rows <= 1 || static_cast<std::size_t>(m.outerStride()) == cols)) {
+      const auto held = hold(std::forward<M>(m));
+      out.add(held->data(), rows * cols, held);
+      return cols;
+    }
+  }
+  auto copied = std::make_shared<std::vector<double>>();
+  copied->reserve(rows * cols);
+  copy_rows(m, *copied);
+  out.add(copied->data(), copied->size(), copied);
+  return cols;
+}
+
 /// Copies a decode result's numbers into an outcome.
 template <decode_result_like D>
 void copy_decode(const D& d, op_outcome& r) {

@@ -1,4 +1,4 @@
-// The only translation unit of the executor that instantiates the float128 oracle.
+// Judging one decode: the double-double oracle, float128 where double-double cannot resolve the bound.
 #include "properties/executor/decode_check.h"
 
 #include <boost/multiprecision/float128.hpp>
@@ -8,6 +8,7 @@
 
 #include "oracle/numeric/attention_oracle.h"
 #include "oracle/numeric/bound.h"
+#include "oracle/numeric/dd_oracle.h"
 
 namespace kvconform {
 
@@ -64,51 +65,81 @@ std::optional<decode_verdict> edge_rules(const attention_problem& p, const doubl
 }
 }  // namespace
 
-decode_verdict check_decode(const attention_problem& p, const double* output, const double* weights,
-                            const numeric_profile& prof) {
-  if (auto decided = edge_rules(p, output, weights)) return *decided;
+namespace {
+double approx(const dd::ddouble& x) { return x.hi; }
+double approx(const T& x) { return static_cast<double>(x); }
+/// |got - want| in the oracle's precision, rounded to double only at the end (docs/numerics.md §1.4).
+double abs_error(double got, const dd::ddouble& want) {
+  const dd::ddouble e = dd::add(dd::two_sum(got, -want.hi), -want.lo);
+  return std::fabs(e.hi);
+}
+double abs_error(double got, const T& want) { return static_cast<double>(abs(T(got) - want)); }
+
+/// Judges the outputs, then the weights, against one oracle's result under the derived bound.
+template <class Oracle>
+decode_verdict judge(const attention_problem& p, const double* output, const double* weights,
+                     const numeric_profile& prof, const Oracle& o) {
   decode_verdict v;
-  auto fail = [&](const char* check, std::string msg) {
-    v.check = check, v.message = std::move(msg);
-    return v;
-  };
-  const auto o = attention_oracle<T>(p);
   std::vector<double> s(p.n), w(p.n), od(p.d_v);
-  for (std::size_t i = 0; i < p.n; ++i) s[i] = static_cast<double>(o.s[i]), w[i] = static_cast<double>(o.w[i]);
-  for (std::size_t c = 0; c < p.d_v; ++c) od[c] = static_cast<double>(o.o[c]);
-  const double m = static_cast<double>(o.m);
-  const attention_bound b = compute_bound(p, s, m, w, od, prof);
+  for (std::size_t i = 0; i < p.n; ++i) s[i] = approx(o.s[i]), w[i] = approx(o.w[i]);
+  for (std::size_t c = 0; c < p.d_v; ++c) od[c] = approx(o.o[c]);
+  const attention_bound b = compute_bound(p, s, approx(o.m), w, od, prof);
   // Outside max a_i <= 1/(64u) scores carry no information at the declared precision.
   if (!b.in_domain) return v;
   v.numeric = true;
-
-  // One value against the oracle: finite, and |err| (taken in T) within its bound.
-  auto judge = [&](const char* check, const std::string& name, double got, const T& want, double bound) {
-    if (!std::isfinite(got))
-      return fail("decode-finite", name + " = " + num(got) + ", expected " + num(static_cast<double>(want))), false;
-    const double err = static_cast<double>(abs(T(got) - want));
-    v.ratio = std::max(v.ratio, err / bound);
-    if (err <= bound) return true;
-    fail(check, name + " = " + num(got) + ", oracle " + num(static_cast<double>(want)) + ", |err| " + num(err) +
-                    " > bound " + num(bound) + " (err/bound " + num(err / bound) + ")");
+  auto fail = [&](const char* check, std::string msg) {
+    v.check = check, v.message = std::move(msg);
     return false;
   };
+  // One value against the oracle: finite, and |err| within its bound. Names are built only for a failure.
+  auto judge_one = [&](const char* check, const char* what, std::size_t at, double got, const auto& want,
+                       double bound) {
+    auto name = [&] { return std::string(what) + "[" + std::to_string(at) + "]"; };
+    if (!std::isfinite(got))
+      return fail("decode-finite", name() + " = " + num(got) + ", expected " + num(approx(want)));
+    const double err = abs_error(got, want);
+    v.ratio = std::max(v.ratio, err / bound);
+    if (err <= bound) return true;
+    return fail(check, name() + " = " + num(got) + ", oracle " + num(approx(want)) + ", |err| " + num(err) +
+                           " > bound " + num(bound) + " (err/bound " + num(err / bound) + ")");
+  };
+  std::vector<char> column_finite(p.d_v, 1);  // row by row, in storage order
+  for (std::size_t i = 0; i < p.n; ++i)
+    if (p.is_live(i))
+      for (std::size_t c = 0; c < p.d_v; ++c) column_finite[c] &= std::isfinite(p.values[i * p.d_v + c]);
   for (std::size_t c = 0; c < p.d_v; ++c) {
-    const std::string name = "output[" + std::to_string(c) + "]";
-    bool column_finite = true;
-    for (std::size_t i = 0; i < p.n; ++i)
-      column_finite = column_finite && (!p.is_live(i) || std::isfinite(p.values[i * p.d_v + c]));
-    if (!column_finite) {  // edge rule (docs/numerics.md §4.3): NaN/Inf in a value column makes it non-finite
+    if (!column_finite[c]) {  // edge rule (docs/numerics.md §4.3): NaN/Inf in a value column makes it non-finite
       if (std::isfinite(output[c]))
-        return fail("decode-finite", name + " = " + num(output[c]) + ", expected non-finite (non-finite value column)");
-    } else if (!judge("decode-bound", name, output[c], o.o[c], b.output[c])) {
+        return fail("decode-finite", "output[" + std::to_string(c) + "] = " + num(output[c]) +
+                                         ", expected non-finite (non-finite value column)"),
+               v;
+    } else if (!judge_one("decode-bound", "output", c, output[c], o.o[c], b.output[c])) {
       return v;
     }
   }
   for (std::size_t i = 0; i < p.n; ++i)
-    if (p.is_live(i) && !judge("decode-weights", "weight[" + std::to_string(i) + "]", weights[i], o.w[i], b.weights[i]))
-      return v;
+    if (p.is_live(i) && !judge_one("decode-weights", "weight", i, weights[i], o.w[i], b.weights[i])) return v;
   return v;
+}
+}  // namespace
+
+decode_verdict check_decode(const attention_problem& p, const double* output, const double* weights,
+                            const numeric_profile& prof, decode_oracle which) {
+  if (auto decided = edge_rules(p, output, weights)) return *decided;
+  if (which == decode_oracle::automatic) which = oracle_for(p, prof);
+  if (which == decode_oracle::float128) return judge(p, output, weights, prof, attention_oracle<T>(p));
+  return judge(p, output, weights, prof, attention_oracle_dd(p));
+}
+
+decode_oracle oracle_for(const attention_problem& p, const numeric_profile& prof) {
+  // Without FTZ the bound's floor is one denorm_min, which double-double cannot resolve; values
+  // beyond 2^1000 could overflow its partial sums where binary128 has room (docs/numerics.md §1.5).
+  if (!prof.flush_subnormals) return decode_oracle::float128;
+  for (std::size_t i = 0; i < p.n; ++i)
+    if (p.is_live(i))
+      for (std::size_t c = 0; c < p.d_v; ++c)
+        if (std::fabs(p.values[i * p.d_v + c]) > 0x1p1000) return decode_oracle::float128;
+  return decode_oracle::double_double;
 }
 
 }  // namespace kvconform

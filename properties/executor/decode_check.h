@@ -1,4 +1,4 @@
-// Judging one decode against the float128 oracle under the derived bound.
+// Judging one decode against the oracle under the derived bound.
 #pragma once
 
 #include <string>
@@ -16,8 +16,15 @@ struct decode_verdict {
   bool numeric = false;  ///< false when the inputs are outside the numeric domain
 };
 
+/// Which oracle judges a decode (docs/numerics.md §1.5). `automatic` takes double-double, and
+/// float128 where double-double cannot resolve the bound: a profile without FTZ, or values beyond 2^1000.
+enum class decode_oracle { automatic, double_double, float128 };
+
 /// `output` has p.d_v entries and `weights` p.n. The error is taken in the oracle's precision.
 decode_verdict check_decode(const attention_problem& p, const double* output, const double* weights,
-                            const numeric_profile& prof);
+                            const numeric_profile& prof, decode_oracle which = decode_oracle::automatic);
+
+/// The oracle `automatic` picks for this problem and profile.
+decode_oracle oracle_for(const attention_problem& p, const numeric_profile& prof);
 
 }  // namespace kvconform

@@ -82,6 +82,10 @@ double format_checker::end_to_end(const expectation& e, std::size_t i, const dou
   auto moved = [&](std::size_t r) {
     return score_err[r] + A > 1 ? grown(r) : std::exp(log_w[r]) * std::expm1(score_err[r] + A);
   };
+  // Once per row, not once per row and column: they are the figure's costliest terms (exp in long double).
+  std::vector<L> grown_r(given.n, 0), moved_r(given.n, 0);
+  for (std::size_t r = 0; r < given.n; ++r)
+    if (given.is_live(r)) grown_r[r] = grown(r), moved_r[r] = moved(r);
   double ratio = 0;
   auto judge = [&](double got, L want, L bound) {
     if (!std::isfinite(got) || !(bound > 0)) return;
@@ -91,11 +95,11 @@ double format_checker::end_to_end(const expectation& e, std::size_t i, const dou
     L b = working.output[c];
     for (std::size_t r = 0; r < given.n; ++r)
       if (given.is_live(r))
-        b += moved(r) * std::fabs(given.values[r * given.d_v + c]) + grown(r) * dv[r * given.d_v + c];
+        b += moved_r[r] * std::fabs(given.values[r * given.d_v + c]) + grown_r[r] * dv[r * given.d_v + c];
     judge(output[c], o.o[c], b);
   }
   for (std::size_t r = 0; r < given.n; ++r)
-    if (given.is_live(r)) judge(weights[r], o.w[r], moved(r) + working.weights[r]);
+    if (given.is_live(r)) judge(weights[r], o.w[r], moved_r[r] + working.weights[r]);
   return ratio;
 }
 

@@ -87,11 +87,15 @@ struct group_checker {
 
 std::optional<format_problem> format_checker::check_side(const stream& want, const stream& got, bool keys,
                                                          stream_errors& errors) const {
+  const storage_format& f = keys ? p_.keys : p_.values;
+  // The group checks index rows freely: copies, made only for sides stored in integer groups.
+  const std::vector<double> want_rows = f.groups ? (keys ? want.keys : want.values).copy() : std::vector<double>{},
+                            got_rows = f.groups ? (keys ? got.keys : got.values).copy() : std::vector<double>{};
   const side_ref s{keys ? "key" : "value",
-                   keys ? p_.keys : p_.values,
+                   f,
                    keys ? want.d_k : want.d_v,
-                   keys ? want.keys : want.values,
-                   keys ? got.keys : got.values,
+                   want_rows,
+                   got_rows,
                    keys ? want.key_groups : want.value_groups,
                    keys ? got.key_groups : got.value_groups,
                    want.name.empty() ? "" : " of " + want.name};
@@ -171,7 +175,7 @@ std::optional<format_problem> format_checker::check_state(snapshot& expected, co
       if (!f.groups) continue;
       (keys ? want.keys : want.values) = keys ? got.keys : got.values;
       (keys ? want.key_groups : want.value_groups) = keys ? got.key_groups : got.value_groups;
-      (keys ? exposed_keys_ : exposed_values_)[i] = keys ? got.keys : got.values;
+      (keys ? exposed_keys_ : exposed_values_)[i] = (keys ? got.keys : got.values).copy();  // kept for the next op
     }
   }
   return std::nullopt;
@@ -194,8 +198,8 @@ std::string format_checker::hint(const snapshot& expected, const snapshot& obser
   for (std::size_t i = 0; i < expected.streams.size() && i < observed.streams.size(); ++i)
     for (bool keys : {true, false}) {
       const storage_format& f = keys ? p_.keys : p_.values;
-      const auto& want = keys ? expected.streams[i].keys : expected.streams[i].values;
-      const auto& got = keys ? observed.streams[i].keys : observed.streams[i].values;
+      const std::vector<double> want = (keys ? expected.streams[i].keys : expected.streams[i].values).copy(),
+                                got = (keys ? observed.streams[i].keys : observed.streams[i].values).copy();
       if (f.rounds() || want.size() != got.size() || want.empty() || same_bits(want.data(), got.data(), want.size()))
         continue;
       for (element_format c : candidates)

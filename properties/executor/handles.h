@@ -57,8 +57,8 @@ void observe_sequences(const C& c, const sequence_handles<Id>& handles, const ca
     stream st;
     st.name = "seq " + std::to_string(h);
     st.d_k = config.d_k, st.d_v = config.d_v;
-    copy_rows(c.keys(sid), st.keys);
-    copy_rows(c.values(sid), st.values);
+    read_rows(c.keys(sid), st.keys);  // each view once: a paged reference gathers a copy
+    read_rows(c.values(sid), st.values);
     if constexpr (requires { c.key_scales(sid); })  // integer groups (docs/numerics.md §6.2)
       copy_groups(
           st.key_groups, [&] { return c.key_scales(sid); },

@@ -68,13 +68,8 @@ class rows_subject final : public subject {
     const C& c = cache_;
     snapshot s;
     stream st;
-    // One call each: a cache's views may be copies (a ring's logical order), costly on a long window.
-    const auto& keys = c.keys();
-    const auto& values = c.values();
-    st.d_k = static_cast<std::size_t>(keys.cols());
-    st.d_v = static_cast<std::size_t>(values.cols());
-    copy_rows(keys, st.keys);
-    copy_rows(values, st.values);
+    st.d_k = read_rows(c.keys(), st.keys);  // each view once: a ring's views are copies, long on a long window
+    st.d_v = read_rows(c.values(), st.values);
     if constexpr (requires { c.key_scales(); })
       copy_groups(
           st.key_groups, [&] { return c.key_scales(); },

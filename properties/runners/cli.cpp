@@ -3,6 +3,8 @@
 
 #include <fnmatch.h>
 
+#include <rapidcheck/detail/Configuration.h>
+
 #include <CLI/CLI.hpp>
 
 #include <csignal>
@@ -15,6 +17,7 @@
 #include "properties/port/library.h"
 #include "properties/port/port.h"
 #include "properties/runners/gate.h"
+#include "properties/runners/parallel.h"
 #include "properties/runners/run_params.h"
 #include "properties/runners/selftest.h"
 #include "properties/runners/store.h"
@@ -52,12 +55,16 @@ constexpr std::uint64_t any_seed = std::numeric_limits<std::uint64_t>::max(), ma
 /// The options `gate` and `port` share: what to run, how much, and where the reports go.
 struct run_flags {
   std::vector<std::string> impls;
-  std::string property = "*", profile = "quick", junit, json, store = "kvconform-failures";
+  std::string property = "*", profile = "quick", junit, json, store = "kvconform-failures", kind;
   std::optional<std::uint64_t> seed;
   std::optional<int> cases;
+  int jobs = 1;  // gate: -j, default the CPUs; a port is one outside program, driven one property at a time
+  std::string shard;
   int deadline_s = 1800, run_deadline_s = 14400;  // docs/reliability.md, "Deadlines"
 
   void add_to(CLI::App* cmd) {
+    cmd->add_option("--shard", shard,
+                    "Run only shard I of N (I/N, 0-based; default GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS if set)");
     cmd->add_option("--property", property, "Glob over property names")->capture_default_str();
     cmd->add_option("--profile", profile, "quick (every commit) or deep (nightly)")
         ->check(CLI::IsMember({"quick", "deep"}))
@@ -107,11 +114,24 @@ class command_line {
     o.deadline_s = f.deadline_s;
     if (f.seed) o.run.seed = *f.seed;
     if (f.cases) o.run.cases = *f.cases;
+    o.jobs = f.jobs;
+    if (!f.shard.empty()) {
+      const auto shard = parse_shard(f.shard);
+      if (!shard) throw usage_error("--shard " + f.shard + ": expected I/N with 0 <= I < N");
+      o.shard = *shard;
+    } else if (const auto shard = shard_from_environment()) {
+      o.shard = *shard;
+    }
     announce_seed(o.run.seed);
+    (void)rc::detail::configuration();  // read (and announced) once here, not once per -j worker
     for (const auto& name : f.impls) selected.push_back(&named(name));
     if (selected.empty())
       for (const auto& i : impls_)
         if (i.group == impl_group::reference) selected.push_back(&i);
+    if (!f.kind.empty()) {  // one kind's share, so that ctest and CI can split the gate by kind
+      std::erase_if(selected, [&](const implementation* i) { return f.kind != to_string(i->kind); });
+      if (selected.empty()) throw usage_error("--kind " + f.kind + ": no selected implementation is of that kind");
+    }
     check_glob(f.property, selected);
     std::cerr << "kvconform gate: profile " << f.profile << ", seed " << o.run.seed << ", " << o.run.cases
               << " cases per property\n";
@@ -240,6 +260,13 @@ struct subcommands {
     list = app.add_subcommand("list", "List implementations and properties");
     gate = app.add_subcommand("gate", "Run the properties on implementations and print the matrix");
     gate->add_option("--impl", gate_flags.impls, "Implementation to test (repeatable; default: every reference)");
+    gate->add_option("--kind", gate_flags.kind, "Only implementations of this kind")
+        ->check(CLI::IsMember(kind_name_list()));
+    gate_flags.jobs = available_cpus();
+    gate->add_option("-j,--jobs", gate_flags.jobs,
+                     "Properties run at once, each in its own process (default: the CPUs)")
+        ->check(CLI::Range(1, 1024))
+        ->capture_default_str();
     gate_flags.add_to(gate);
     add_selftest(app);
     replay = app.add_subcommand("replay", "Replay saved traces; exit 1 if any still fails");

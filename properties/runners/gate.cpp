@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "properties/executor/stop.h"
+#include "properties/runners/parallel.h"
 #include "properties/runners/store.h"
 #include "properties/trace/file_io.h"
 #include "properties/trace/trace_json.h"
@@ -154,20 +155,33 @@ std::vector<impl_report> run_gate(const std::vector<const implementation*>& impl
                                   std::ostream& log) {
   const regression_store store(o.store);
   store.check(impls, o.property_glob);
-  std::vector<impl_report> out;
-  bool stopped = false;  // by a signal or the run's deadline: the matrix ends at that cell
-  for (const implementation* impl : impls) {
-    impl_report ir{impl, {}};
-    for (const property* p : properties_of(impl->kind)) {
-      if (fnmatch(o.property_glob.c_str(), p->name.c_str(), 0) != 0 || stopped) continue;
-      property_report pr = run_cell(*impl, *p, o, store, log);
-      stopped = !pr.stopped.empty();
-      log << "  " << impl->name << " / " << p->name << ": " << to_string(pr.result) << " (" << pr.cases << " cases, "
-          << pr.seconds << " s)\n";
-      ir.properties.push_back(std::move(pr));
-    }
-    if (!ir.properties.empty()) out.push_back(std::move(ir));
+  std::vector<gate_cell> cells;
+  std::size_t k = 0;  // cells in matrix order, before sharding
+  for (std::size_t i = 0; i < impls.size(); ++i)
+    for (const property* p : properties_of(impls[i]->kind))
+      if (fnmatch(o.property_glob.c_str(), p->name.c_str(), 0) == 0 && o.shard.has(k++))
+        cells.push_back({i, impls[i], p});
+  const auto run = [&](const gate_cell& c, std::ostream& out) {
+    property_report pr = run_cell(*c.impl, *c.prop, o, store, out);
+    out << "  " << c.impl->name << " / " << c.prop->name << ": " << to_string(pr.result) << " (" << pr.cases
+        << " cases, " << pr.seconds << " s)\n";
+    return pr;
+  };
+  std::vector<property_report> reports;
+  if (o.jobs > 1 && cells.size() > 1) {
+    reports = run_cells_parallel(cells, o.jobs, run, log);
+  } else {
+    for (const gate_cell& c : cells)
+      if (reports.push_back(run(c, log)); !reports.back().stopped.empty()) break;
   }
+  // A signal or the run's deadline ends the matrix at the first cell it stopped, whatever ran after it.
+  const auto first_stopped =
+      std::find_if(reports.begin(), reports.end(), [](const property_report& r) { return !r.stopped.empty(); });
+  if (first_stopped != reports.end()) reports.erase(first_stopped + 1, reports.end());
+  std::vector<impl_report> out;
+  for (const implementation* impl : impls) out.push_back({impl, {}});
+  for (std::size_t c = 0; c < reports.size(); ++c) out[cells[c].impl_index].properties.push_back(std::move(reports[c]));
+  std::erase_if(out, [](const impl_report& r) { return r.properties.empty(); });
   return out;
 }
 

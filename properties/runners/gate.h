@@ -37,9 +37,18 @@ struct impl_report {
   std::vector<property_report> properties;
 };
 
+/// A share of the matrix for one CI runner: the cells k (counted in matrix order) with
+/// k mod count == index. The shards' union is the whole matrix, and no cell is in two.
+struct shard_spec {
+  std::size_t index = 0, count = 1;
+  bool has(std::size_t cell) const { return cell % count == index; }
+};
+
 struct gate_options {
   run_options run;
   std::string property_glob = "*";
+  int jobs = 1;      ///< cells run at once, each in its own worker process (properties/runners/parallel.h)
+  shard_spec shard;  ///< this runner's share of the matrix
   std::string store = "kvconform-failures";  ///< "" disables the store
   double deadline_s = 0;                     ///< each property's deadline in seconds (0: none)
   /// The command that replays a saved trace, with the runner that was actually run.
@@ -58,7 +67,8 @@ std::vector<std::string> registry_problems(const std::vector<implementation>& im
 /// result, otherwise cases are generated. Every new failing minimal trace is saved as soon as it
 /// is found. A signal ends the matrix at an INTERRUPTED cell; a property past its deadline is a
 /// FAIL with the check "deadline", and past the run's deadline the matrix ends there (docs/reliability.md).
-/// Progress lines go to `log`.
+/// With jobs > 1 the cells run in worker processes, and the result is the same as with one job, in
+/// the same order. Progress lines go to `log`.
 std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o,
                                   std::ostream& log);
 

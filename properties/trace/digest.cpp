@@ -25,8 +25,8 @@ std::uint64_t digest_words(std::span<const std::uint64_t> words) {
 std::uint64_t stream_digest(const stream& s) {
   std::vector<std::uint64_t> w = {s.rows(), s.d_k, s.d_v, s.positions.size()};
   w.reserve(4 + s.keys.size() + s.values.size() + s.positions.size());
-  for (double x : s.keys) w.push_back(std::bit_cast<std::uint64_t>(x));
-  for (double x : s.values) w.push_back(std::bit_cast<std::uint64_t>(x));
+  const auto add = [&](double x) { w.push_back(std::bit_cast<std::uint64_t>(x)); };
+  s.keys.for_each(add), s.values.for_each(add);
   for (std::int64_t p : s.positions) w.push_back(static_cast<std::uint64_t>(p));
   return digest_words(w);
 }

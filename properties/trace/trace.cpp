@@ -1,11 +1,13 @@
 // Names, rendering and snapshot comparison for the trace language.
 #include "properties/trace/trace.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 #include "properties/trace/kind_spec.h"
@@ -23,6 +25,10 @@ const char* const op_names[] = {"append", "decode", "create", "fork", "release",
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+bool same_bits(const double* a, const double* b, std::size_t n) {
+  return n == 0 || std::memcmp(a, b, n * sizeof(double)) == 0;
 }
 
 /// A row for messages: up to four values at full precision.
@@ -77,6 +83,45 @@ std::string diff_blocks(const snapshot& e, const snapshot& o) {
   return s.str();
 }
 }  // namespace
+
+double row_data::operator[](std::size_t i) const {
+  for (const auto& piece : pieces_) {
+    if (i < piece.size()) return piece[i];
+    i -= piece.size();
+  }
+  throw std::out_of_range("row_data index");
+}
+
+std::vector<double> row_data::copy(std::size_t begin, std::size_t n) const {
+  std::vector<double> out;
+  const std::size_t end = n > size_ - std::min(begin, size_) ? size_ : begin + n;
+  std::size_t at = 0;
+  for (const auto& piece : pieces_) {
+    for (std::size_t i = 0; i < piece.size(); ++i, ++at)
+      if (at >= begin && at < end) out.push_back(piece[i]);
+    if (at >= end) break;
+  }
+  return out;
+}
+
+std::size_t row_data::mismatch(const row_data& other) const {
+  std::size_t done = 0, a = 0, b = 0, a_off = 0, b_off = 0;
+  while (a < pieces_.size() && b < other.pieces_.size()) {
+    const auto &x = pieces_[a], &y = other.pieces_[b];
+    const std::size_t n = std::min(x.size() - a_off, y.size() - b_off);
+    if (!same_bits(x.data() + a_off, y.data() + b_off, n))  // only now look for the double that differs
+      for (std::size_t i = 0;; ++i)
+        if (std::memcmp(x.data() + a_off + i, y.data() + b_off + i, sizeof(double)) != 0) return done + i;
+    done += n, a_off += n, b_off += n;
+    if (a_off == x.size()) ++a, a_off = 0;
+    if (b_off == y.size()) ++b, b_off = 0;
+  }
+  return done;
+}
+
+bool operator==(const row_data& a, const std::vector<double>& b) {
+  return a.size() == b.size() && a.mismatch(row_data(b)) == a.size();
+}
 
 std::uint64_t fnv1a(std::string_view text) {
   std::uint64_t h = 1469598103934665603ull;
@@ -183,19 +228,13 @@ std::string diff(const snapshot& e, const snapshot& o) {
         << b.values.size() / (b.d_v ? b.d_v : 1) << " x " << b.d_v << " values, expected " << a.rows() << " x " << a.d_k
         << " / " << a.rows() << " x " << a.d_v;
     else
-      // Whole arrays compare bit for bit first; rows are only cut out to name the first difference.
       for (auto [name, want, got, w] :
            {std::tuple{"key", &a.keys, &b.keys, a.d_k}, std::tuple{"value", &a.values, &b.values, a.d_v}}) {
-        if (!s.str().empty() || same_bits(*want, *got)) continue;
-        for (std::size_t r = 0; r < a.rows(); ++r) {
-          auto row = [r, w = w](const std::vector<double>& m) {
-            return std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(r * w),
-                                       m.begin() + static_cast<std::ptrdiff_t>((r + 1) * w));
-          };
-          if (same_bits(row(*want), row(*got))) continue;
-          s << name << " row " << r << where << " is " << row_text(row(*got)) << ", expected " << row_text(row(*want));
-          break;
-        }
+        const std::size_t at = s.str().empty() ? want->mismatch(*got) : want->size();
+        if (at == want->size()) continue;
+        const std::size_t r = at / w;
+        s << name << " row " << r << where << " is " << row_text(got->copy(r * w, w)) << ", expected "
+          << row_text(want->copy(r * w, w));
       }
     if (s.str().empty() && a.positions != b.positions) s << "positions" << where << " differ";
     if (!s.str().empty()) return s.str();

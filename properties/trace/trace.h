@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -113,6 +115,53 @@ std::string content_hash(std::string_view text);
 std::string describe(const op& o);
 std::string describe(const cache_config& c);
 
+/// A stream's keys or values, row-major, read in place: contiguous pieces that point into the
+/// cache or model observed (valid until it next changes) or into storage this object shares, so
+/// that the executor compares state after every op at memcmp speed without copying rows
+/// (docs/design.md §1).
+class row_data {
+ public:
+  row_data() = default;
+  /// Owns `values` (a port's answer, a test's expectation).
+  row_data(std::vector<double> values) {  // NOLINT: implicit, so `stream.keys = doubles` reads naturally
+    auto owned = std::make_shared<const std::vector<double>>(std::move(values));
+    add(owned->data(), owned->size(), owned);
+  }
+  row_data(std::initializer_list<double> values) : row_data(std::vector<double>(values)) {}  // NOLINT: as above
+  /// Appends the n doubles at `data`. `keep`, if given, holds the storage they live in; otherwise
+  /// the caller keeps them alive and unchanged while this is read.
+  void add(const double* data, std::size_t n, std::shared_ptr<const void> keep = nullptr) {
+    if (keep) kept_.push_back(std::move(keep));
+    if (n == 0) return;
+    size_ += n;
+    if (!pieces_.empty() && pieces_.back().data() + pieces_.back().size() == data)  // adjacent: one piece
+      pieces_.back() = {pieces_.back().data(), pieces_.back().size() + n};
+    else
+      pieces_.emplace_back(data, n);
+  }
+  /// Replaces the contents with an owned copy of [first, last) (a port's answer read from a buffer).
+  void assign(const double* first, const double* last) { *this = row_data(std::vector<double>(first, last)); }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  double operator[](std::size_t i) const;
+  /// Calls f(x) for every double, in order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const auto& piece : pieces_)
+      for (double x : piece) f(x);
+  }
+  /// Doubles [begin, begin + n) as a vector, for messages and JSON.
+  std::vector<double> copy(std::size_t begin = 0, std::size_t n = SIZE_MAX) const;
+  /// The index of the first double whose bits differ from `other`'s (sizes equal), or size() if none.
+  std::size_t mismatch(const row_data& other) const;
+  friend bool operator==(const row_data& a, const std::vector<double>& b);
+
+ private:
+  std::vector<std::span<const double>> pieces_;
+  std::vector<std::shared_ptr<const void>> kept_;
+  std::size_t size_ = 0;
+};
+
 /// Everything observable about a cache between ops, in a form every kind shares: named
 /// streams of rows (flat and ring have one, paged one per live sequence, beam one per layer,
 /// row and head), named integer counters (size, total, free_blocks, ...) and, for block
@@ -131,7 +180,7 @@ struct group_view {
 struct stream {
   std::string name;
   std::size_t d_k = 0, d_v = 0;
-  std::vector<double> keys, values;     ///< rows x d_k and rows x d_v
+  row_data keys, values;                ///< rows x d_k and rows x d_v, read in place
   group_view key_groups, value_groups;  ///< integer-group storage only
   std::vector<std::int64_t> positions;  ///< absolute step index per row, when the kind has them
   std::vector<std::int64_t> blocks;     ///< block table, when the kind has one
@@ -143,7 +192,8 @@ struct snapshot {
   std::vector<std::pair<std::int64_t, std::int64_t>> block_refs;  ///< block id -> reference count (> 0 only)
 };
 
-/// The first difference between an expected and an observed snapshot, or "" when equal.
+/// The first difference between an expected and an observed snapshot, or "" when equal. Both must
+/// still be valid: neither the model nor the cache they view has changed since.
 /// Rows compare bit-for-bit; block ids compare up to renaming (the implementation may pick
 /// any free block), so sharing, copy-on-write and reference counts must match exactly.
 std::string diff(const snapshot& expected, const snapshot& observed);

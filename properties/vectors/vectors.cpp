@@ -62,8 +62,8 @@ json observations(const trace& t, const numeric_profile& prof, bool& any_refused
     json streams = json::array();
     for (const stream& st : snap.streams) {
       json js = {{"name", st.name},
-                 {"keys", codec::tensor_json({{st.rows(), st.d_k}, st.keys})},
-                 {"values", codec::tensor_json({{st.rows(), st.d_v}, st.values})}};
+                 {"keys", codec::tensor_json({{st.rows(), st.d_k}, st.keys.copy()})},
+                 {"values", codec::tensor_json({{st.rows(), st.d_v}, st.values.copy()})}};
       if (!st.positions.empty()) js["positions"] = st.positions;
       if (!st.blocks.empty()) js["blocks"] = st.blocks;
       for (auto [name, g, on] : {std::tuple{"key_groups", &st.key_groups, prof.keys.groups},

@@ -9,6 +9,7 @@ cat >digest_main.cpp <<'CPP'
 #include <bit>
 #include <cstdint>
 #include <iostream>
+#include <vector>
 
 #include "properties/trace/digest.h"
 
@@ -16,10 +17,12 @@ int main() {
   kvconform::stream s;
   std::size_t rows, positions;
   while (std::cin >> std::dec >> rows >> s.d_k >> s.d_v >> positions) {
-    s.keys.resize(rows * s.d_k), s.values.resize(rows * s.d_v), s.positions.resize(positions);
+    std::vector<double> keys(rows * s.d_k), values(rows * s.d_v);
+    s.positions.resize(positions);
     std::uint64_t bits;
-    for (double& x : s.keys) std::cin >> std::hex >> bits, x = std::bit_cast<double>(bits);
-    for (double& x : s.values) std::cin >> std::hex >> bits, x = std::bit_cast<double>(bits);
+    for (double& x : keys) std::cin >> std::hex >> bits, x = std::bit_cast<double>(bits);
+    for (double& x : values) std::cin >> std::hex >> bits, x = std::bit_cast<double>(bits);
+    s.keys = std::move(keys), s.values = std::move(values);
     for (std::int64_t& p : s.positions) std::cin >> std::dec >> p;
     std::cout << kvconform::digest_hex(kvconform::stream_digest(s)) << "\n";
   }

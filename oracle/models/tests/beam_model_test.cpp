@@ -24,7 +24,7 @@ kv::op update(const kv::cache_config& c, std::int64_t layer, std::int64_t start,
   o.k.shape = o.v.shape = {c.batch, c.heads, n, c.d_k};
   return o;
 }
-std::vector<double> keys(const kv::snapshot& s, std::size_t stream) { return s.streams[stream].keys; }
+std::vector<double> keys(const kv::snapshot& s, std::size_t stream) { return s.streams[stream].keys.copy(); }
 }  // namespace
 
 TEST(BeamModel, UpdatesTruncateAndLayersKeepTheirOwnLengths) {

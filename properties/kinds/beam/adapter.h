@@ -1,7 +1,6 @@
 // The beam_cache concept and its adapter to the executor's interface.
 #pragma once
 
-#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -93,26 +92,28 @@ class beam_subject final : public subject {
     snapshot s;
     for (std::size_t l = 0; l < g.layers; ++l) {
       s.counters.emplace_back("layer " + std::to_string(l) + " length", static_cast<std::int64_t>(c.length(l)));
-      const auto k = c.keys(l);
-      const auto v = c.values(l);
-      check_dims("keys", k), check_dims("values", v);
+      const auto k = hold(c.keys(l));  // each view once, read in place where it allows
+      const auto v = hold(c.values(l));
+      check_dims("keys", *k), check_dims("values", *v);
       for (std::size_t b = 0; b < g.batch; ++b)
         for (std::size_t h = 0; h < g.heads; ++h) {
           stream st;
           st.name = "layer " + std::to_string(l) + " row " + std::to_string(b) + " head " + std::to_string(h);
           st.d_k = st.d_v = g.d_k;
-          for (std::size_t t = 0; t < static_cast<std::size_t>(k.dimension(2)); ++t)
-            for (std::size_t j = 0; j < g.d_k; ++j) st.keys.push_back(k(b, h, t, j));
-          for (std::size_t t = 0; t < static_cast<std::size_t>(v.dimension(2)); ++t)
-            for (std::size_t j = 0; j < g.d_k; ++j) st.values.push_back(v(b, h, t, j));
+          read_head(*k, b, h, st.keys, k);
+          read_head(*v, b, h, st.values, v);
           if constexpr (requires { c.key_scales(l, b, h); })
-            copy_groups(st.key_groups, [&] { return c.key_scales(l, b, h); }, [&] {
-              if constexpr (requires { c.key_zeros(l, b, h); }) return c.key_zeros(l, b, h);
-            });
+            copy_groups(
+                st.key_groups, [&] { return c.key_scales(l, b, h); },
+                [&] {
+                  if constexpr (requires { c.key_zeros(l, b, h); }) return c.key_zeros(l, b, h);
+                });
           if constexpr (requires { c.value_scales(l, b, h); })
-            copy_groups(st.value_groups, [&] { return c.value_scales(l, b, h); }, [&] {
-              if constexpr (requires { c.value_zeros(l, b, h); }) return c.value_zeros(l, b, h);
-            });
+            copy_groups(
+                st.value_groups, [&] { return c.value_scales(l, b, h); },
+                [&] {
+                  if constexpr (requires { c.value_zeros(l, b, h); }) return c.value_zeros(l, b, h);
+                });
           s.streams.push_back(std::move(st));
         }
     }
@@ -131,17 +132,33 @@ class beam_subject final : public subject {
         static_cast<std::size_t>(v.dimension(3)) != config_.d_k)
       throw std::logic_error(std::string(what) + " view is not (B, H, length, D)");
   }
+  /// Appends positions [0, length) of row b, head h of view `v` to `out`: in place when the view
+  /// gives row pointers (row(b, h, t), as the reference's does), else element by element.
+  template <class V>
+  void read_head(const V& v, std::size_t b, std::size_t h, row_data& out, std::shared_ptr<const void> keep) const {
+    const auto length = static_cast<std::size_t>(v.dimension(2)), d = config_.d_k;
+    if constexpr (requires {
+                    { v.row(b, h, b) } -> std::convertible_to<const double*>;
+                  }) {
+      for (std::size_t t = 0; t < length; ++t) out.add(v.row(b, h, t), d, t == 0 ? keep : nullptr);
+    } else {
+      auto copied = std::make_shared<std::vector<double>>();
+      for (std::size_t t = 0; t < length; ++t)
+        for (std::size_t j = 0; j < d; ++j) copied->push_back(v(b, h, t, j));
+      out.add(copied->data(), copied->size(), copied);
+    }
+  }
   /// Throws unless `returned` shows exactly what the layer's own view shows, bit for bit.
   template <class V, class W>
   void same_view(const char* what, const V& returned, const W& layer) const {
     check_dims(what, returned), check_dims(what, layer);
     bool same = returned.dimension(2) == layer.dimension(2);
     for (std::size_t b = 0; same && b < config_.batch; ++b)
-      for (std::size_t h = 0; h < config_.heads; ++h)
-        for (std::size_t t = 0; same && t < static_cast<std::size_t>(layer.dimension(2)); ++t)
-          for (std::size_t j = 0; j < config_.d_k; ++j)
-            same = same && std::bit_cast<std::uint64_t>(static_cast<double>(returned(b, h, t, j))) ==
-                               std::bit_cast<std::uint64_t>(static_cast<double>(layer(b, h, t, j)));
+      for (std::size_t h = 0; same && h < config_.heads; ++h) {
+        row_data x, y;
+        read_head(returned, b, h, x, nullptr), read_head(layer, b, h, y, nullptr);
+        same = x.mismatch(y) == x.size();
+      }
     if (!same)
       throw std::logic_error(std::string("update returned ") + what +
                              " views that differ from the layer's filled positions");

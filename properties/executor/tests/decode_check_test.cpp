@@ -1,0 +1,58 @@
+// check_decode judges with the double-double oracle as float128 would, and hands float128 what it must.
+#include <gtest/gtest.h>
+
+#include "impls/flat/flat.h"
+#include "properties/executor/decode_check.h"
+#include "properties/generate/input_classes.h"
+
+namespace kv = kvconform;
+
+namespace {
+kv::attention_problem from_class(kv::input_class c, std::size_t n, std::size_t d, unsigned seed) {
+  const kv::row_source src(c, d, d, seed);
+  kv::attention_problem p;
+  p.n = n, p.d_k = p.d_v = d;
+  src.rows(0, n, seed + 1, p.keys, p.values);
+  p.q = src.query();
+  return p;
+}
+
+kv::decode_result reference_decode(const kv::attention_problem& p) {
+  kv::flat cache(p.n, p.d_k, p.d_v);
+  cache.append(kv::array_view(p.keys.data(), {p.n, p.d_k}), kv::array_view(p.values.data(), {p.n, p.d_v}));
+  return kv::decode_step(kv::array_view(p.q.data(), {p.d_k}), cache);
+}
+}  // namespace
+
+// The gate's verdicts and worst ratios do not depend on which oracle judged: the ratios agree to
+// 1e-9 relative (the oracles differ by ~1e-28, the implementation's error is ~1e-17).
+TEST(DecodeCheck, DoubleDoubleJudgesAsFloat128OnEveryInputClass) {
+  unsigned seed = 0;
+  for (const kv::input_class c : kv::all_input_classes())
+    for (const auto& [n, d] : {std::pair<std::size_t, std::size_t>{1, 4}, {13, 16}, {200, 64}}) {
+      const auto p = from_class(c, n, d, ++seed);
+      const auto got = reference_decode(p);
+      std::vector<double> off(got.output.data(), got.output.data() + d);
+      off[0] += 1e-9 * (1 + std::fabs(off[0]));  // and one output a little wrong, so that some verdicts fail
+      for (const auto* out : {got.output.data(), static_cast<const double*>(off.data())}) {
+        const auto a = kv::check_decode(p, out, got.weights.data(), {}, kv::decode_oracle::double_double);
+        const auto b = kv::check_decode(p, out, got.weights.data(), {}, kv::decode_oracle::float128);
+        const std::string where = std::string(kv::to_string(c)) + " n " + std::to_string(n);
+        EXPECT_EQ(a.check, b.check) << where;
+        EXPECT_EQ(a.numeric, b.numeric) << where;
+        EXPECT_NEAR(a.ratio, b.ratio, 1e-9 * b.ratio) << where;
+      }
+    }
+}
+
+TEST(DecodeCheck, Float128TakesOverWhereDoubleDoubleCannotResolveTheBound) {
+  auto p = from_class(kv::input_class::moderate, 5, 4, 1);
+  EXPECT_EQ(kv::oracle_for(p, {}), kv::decode_oracle::double_double);
+  kv::numeric_profile no_ftz;
+  no_ftz.flush_subnormals = false;  // the bound's floor is then one denorm_min
+  EXPECT_EQ(kv::oracle_for(p, no_ftz), kv::decode_oracle::float128);
+  p.values[7] = 0x1p1001;  // partial sums could overflow double's range
+  EXPECT_EQ(kv::oracle_for(p, {}), kv::decode_oracle::float128);
+  p.live = {1, 0, 1, 1, 1};  // ... unless that value belongs to a masked key
+  EXPECT_EQ(kv::oracle_for(p, {}), kv::decode_oracle::double_double);
+}
