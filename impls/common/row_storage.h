@@ -54,9 +54,10 @@ class side_storage {
   /// Appends one row to stream `s` into `slot`; `out` is its exposed row. `call_ends` is true for
   /// the last row of the caller's append.
   template <class At>
-  void append(stream_state& s, std::size_t slot, const double* in, double* out, bool call_ends, At at) {
+  void append(stream_state& s, std::size_t /*slot*/, const double* in, double* out, bool call_ends, At at) {
     if (!f_.groups) {
-      for (std::size_t j = 0; j < width_; ++j) out[j] = f_.scaled ? Rules::store_scaled(f_, in[j], scale_) : Rules::store(f_, in[j]);
+      for (std::size_t j = 0; j < width_; ++j)
+        out[j] = f_.scaled ? Rules::store_scaled(f_, in[j], scale_) : Rules::store(f_, in[j]);
       return;
     }
     for (std::size_t j = 0; j < width_; ++j) out[j] = Rules::store({.element = f_.element}, in[j]);

@@ -229,7 +229,7 @@ class port_subject final : public subject {
       const stream& want = expected.streams[i];
       if (d.digests[i] != std::pair{want.rows(), stream_digest(want)}) return observe();
       stream& got = d.state.streams[i];
-      got.d_k = want.d_k, got.d_v = want.d_v, got.keys = want.keys, got.values = want.values;
+      got.d_k = want.d_k, got.d_v = want.d_v, got.keys = want.keys.copy(), got.values = want.values.copy();
       got.positions = want.positions;
     }
     return std::move(d.state);
