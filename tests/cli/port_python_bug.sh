@@ -5,7 +5,7 @@
 # Usage: port_python_bug.sh KVCONFORM ROOT KIND BUG PROPERTY MAX_OPS
 source "$(dirname "$0")/port_python_lib.sh"
 kind=$3 bug=$4 property=$5 max_ops=$6
-"$kvconform" port --kind "$kind" --property "$property" -- "$py" "$port" --bug "$bug" >out.txt 2>err.txt
+"$kvconform" port --kind "$kind" --property "$property" -- "${tracked[@]}" "$py" "$port" --bug "$bug" >out.txt 2>err.txt
 status=$?
 if [ "$status" = 0 ] && ! harness_v2 && grep -q "^NOT SUPPORTED port / $property" out.txt; then
   echo "$property needs protocol version 2: replaying the vectors' trace that kills $bug instead"
@@ -28,6 +28,7 @@ else
   [ "$(echo "$saved" | wc -l)" = 1 ] || fail "expected one saved trace, got: $saved"
 fi
 check_ops "$saved" "$max_ops"
-run 1 "$kvconform" port --kind "$kind" --replay "$saved" -- "$py" "$port" --bug "$bug"
+run 1 "$kvconform" port --kind "$kind" --replay "$saved" -- "${tracked[@]}" "$py" "$port" --bug "$bug"
 contains out.txt "FAIL $saved on port: "
-run 0 "$kvconform" port --kind "$kind" --replay "$saved" -- "$py" "$port"
+run 0 "$kvconform" port --kind "$kind" --replay "$saved" -- "${tracked[@]}" "$py" "$port"
+no_leftovers

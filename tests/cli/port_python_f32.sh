@@ -8,9 +8,11 @@ echo '{"id":1,"op":"hello","protocol":2}' | "$py" "$ex/numpy_port_f32.py" >hello
 assert a['kinds'] == {'flat': {'capabilities': ['decode'], 'profile': {'storage': 'f32', 'working': 'f32'}}}, a
 assert (a['ok'], a['protocol'], a['digest']) == (True, 2, True), a" || fail "the f32 port's hello: $(cat hello.txt)"
 if harness_v2; then
-  run 0 "$kvconform" port --kind flat -- "$py" "$ex/numpy_port_f32.py"
+  run 0 "$kvconform" port --kind flat -- "${tracked[@]}" "$py" "$ex/numpy_port_f32.py"
   contains out.txt " 0 failed"
 else
-  run 1 "$kvconform" port --kind flat --property views_filled_rows -- "$py" "$ex/numpy_port_f32.py"
+  run 1 "$kvconform" port --kind flat --property views_filled_rows -- \
+    "${tracked[@]}" "$py" "$ex/numpy_port_f32.py"
   contains out.txt "FAIL port / views_filled_rows: state at append: key row 0 is ["
 fi
+no_leftovers
