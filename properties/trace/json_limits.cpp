@@ -16,9 +16,10 @@ struct measures {
 /// Estimated peak heap bytes per piece of text while it is parsed and read (nlohmann::json with libstdc++,
 /// allocation overhead included, arrays at up to twice their size while they grow, measured on hostile texts by
 /// tests/cli/peak_rss.sh): the text's size alone does not bound them, as 2^21 one-character keys or short
-/// strings cost about 100 bytes each, and a long string three times its length (the lexer's growing buffer).
+/// strings cost about 100 bytes each, and a long string six times its length (the lexer's growing buffer, the
+/// copies into a trace).
 constexpr std::size_t value_bytes = 40, container_bytes = 64, member_bytes = 96, string_bytes = 48;
-constexpr std::size_t short_string = 15, long_string_factor = 3;
+constexpr std::size_t short_string = 15, long_string_factor = 6;
 
 /// The deepest nesting, the number of values (separators) and the tree's estimated bytes, stopping
 /// early once any is over its limit.

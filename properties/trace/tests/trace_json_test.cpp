@@ -164,7 +164,7 @@ TEST(TraceJson, NestingAndSizeLimitsComeBeforeParsing) {
   std::string strings = good + R"({"op":"decode","q":{"shape":[1],"data":[)";
   for (int i = 0; i < 1250000; ++i) strings += "\"nan\",";
   expect_rejected(strings + "0]}}]}", tree_limit);
-  expect_rejected(good + R"(], "note": ")" + std::string(34 << 20, 'x') + "\"}", tree_limit);
+  expect_rejected(good + R"(], "note": ")" + std::string(17 << 20, 'x') + "\"}", tree_limit);
   EXPECT_EQ(kv::trace_from_json(good + R"(], "note": ")" + std::string(1 << 20, 'x') + "\"}").note.size(), 1u << 20);
 }
 
