@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # A local fuzzing campaign: every target for SECONDS with -fork, corpus merged back, crashes kept as JSON traces.
-# Usage: campaign.sh [SECONDS_PER_TARGET] [JOBS]
+# Usage: campaign.sh [SECONDS_PER_TARGET] [JOBS] [TARGET...]  (every target of fuzz_targets.txt by default)
 # (needs the fuzz preset: cmake --preset fuzz && cmake --build --preset fuzz)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${KVCONFORM_FUZZ_BIN:-$here/../build-fuzz/fuzz}
 seconds=${1:-600}
 jobs=${2:-$(nproc)}
+shift $(($# < 2 ? $# : 2))
 results=${KVCONFORM_CAMPAIGN_DIR:-$here/../kvconform-campaign}
 mkdir -p "$results"
 [ -f "$bin/fuzz_targets.txt" ] || { echo "missing $bin/fuzz_targets.txt: build the fuzz preset first"; exit 2; }
-for t in $(cat "$bin/fuzz_targets.txt"); do
+targets=${*:-$(cat "$bin/fuzz_targets.txt")}
+for t in $targets; do
+  grep -qx "$t" "$bin/fuzz_targets.txt" || { echo "unknown target $t: see $bin/fuzz_targets.txt"; exit 2; }
   [ -x "$bin/$t" ] || { echo "missing $bin/$t: build the fuzz preset first"; exit 2; }
   work=$results/$t
   mkdir -p "$work/corpus" "$work/crashes"

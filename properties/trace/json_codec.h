@@ -17,6 +17,9 @@ using json = nlohmann::json;
 /// cannot exhaust the stack or the memory while it is parsed (docs/reliability.md).
 inline constexpr std::size_t max_json_depth = 32;
 inline constexpr std::size_t max_json_values = std::size_t{1} << 21;
+/// The parsed tree's estimated heap bytes (strings, object members and values, counted on the text): with the
+/// text itself at most max_trace_bytes, a parse stays within 200 MB of memory.
+inline constexpr std::size_t max_json_tree_bytes = std::size_t{96} << 20;
 /// Parses `text` within those limits; throws trace_format_error naming `where` and the limit.
 json parse_limited(std::string_view text, const std::string& where);
 

@@ -8,32 +8,52 @@
 namespace kvconform::codec {
 
 namespace {
-/// The deepest nesting and the number of values (separators) of `text`, outside strings, stopping
-/// early once either is over its limit.
-std::pair<std::size_t, std::size_t> measure(std::string_view text) {
-  std::size_t depth = 0, deepest = 0, values = 0;
+/// What a text costs once parsed, measured on the text alone before parsing.
+struct measures {
+  std::size_t deepest = 0, values = 0, tree_bytes = 0;
+};
+
+/// Estimated peak heap bytes per piece of text while it is parsed and read (nlohmann::json with libstdc++,
+/// allocation overhead included, arrays at up to twice their size while they grow, measured on hostile texts by
+/// tests/cli/peak_rss.sh): the text's size alone does not bound them, as 2^21 one-character keys or short
+/// strings cost about 100 bytes each, and a long string six times its length (the lexer's growing buffer, the
+/// copies into a trace).
+constexpr std::size_t value_bytes = 40, container_bytes = 64, member_bytes = 96, string_bytes = 48;
+constexpr std::size_t short_string = 15, long_string_factor = 6;
+
+/// The deepest nesting, the number of values (separators) and the tree's estimated bytes, stopping
+/// early once any is over its limit.
+measures measure(std::string_view text) {
+  measures m;
+  std::size_t depth = 0, string_start = 0;
   bool in_string = false, escaped = false;
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     if (in_string) {
       if (escaped)
         escaped = false;
       else if (c == '\\')
         escaped = true;
-      else if (c == '"')
+      else if (c == '"') {
         in_string = false;
+        const std::size_t length = i - string_start;  // escapes counted as written: an overestimate
+        m.tree_bytes += string_bytes + (length > short_string ? long_string_factor * length : 0);
+      }
       continue;
     }
     if (c == '"')
-      in_string = true;
+      in_string = true, string_start = i + 1;
     else if (c == '[' || c == '{')
-      deepest = std::max(deepest, ++depth), ++values;
+      m.deepest = std::max(m.deepest, ++depth), ++m.values, m.tree_bytes += container_bytes;
     else if (c == ']' || c == '}')
       depth -= depth > 0;
-    else if (c == ',' || c == ':')
-      ++values;
-    if (deepest > max_json_depth || values > max_json_values) break;
+    else if (c == ',')
+      ++m.values, m.tree_bytes += value_bytes;
+    else if (c == ':')
+      ++m.values, m.tree_bytes += member_bytes;
+    if (m.deepest > max_json_depth || m.values > max_json_values || m.tree_bytes > max_json_tree_bytes) break;
   }
-  return {deepest, values};
+  return m;
 }
 }  // namespace
 
@@ -41,9 +61,12 @@ json parse_limited(std::string_view text, const std::string& where) {
   const auto fail = [&](const std::string& what) {
     throw trace_format_error(where.empty() ? what : where + ": " + what);
   };
-  const auto [depth, values] = measure(text);
-  if (depth > max_json_depth) fail("nested deeper than the limit of " + std::to_string(max_json_depth) + " levels");
-  if (values > max_json_values) fail("more than the limit of " + std::to_string(max_json_values) + " JSON values");
+  const measures m = measure(text);
+  if (m.deepest > max_json_depth) fail("nested deeper than the limit of " + std::to_string(max_json_depth) + " levels");
+  if (m.values > max_json_values) fail("more than the limit of " + std::to_string(max_json_values) + " JSON values");
+  if (m.tree_bytes > max_json_tree_bytes)
+    fail("its strings, members and values would take more than the limit of " +
+         std::to_string(max_json_tree_bytes >> 20) + " MiB once parsed");
   try {
     return json::parse(text);
   } catch (const json::exception& e) {

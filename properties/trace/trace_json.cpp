@@ -43,10 +43,13 @@ double number_from(const json& j, const std::string& where) {
 }
 
 std::size_t count_from(const json& j, const std::string& where, std::size_t max) {
+  // Both name the allowed range (docs/reliability.md §2); the value is echoed only when it is an integer, so a
+  // 1e308 never prints as 309 digits.
+  const std::string range = "[0, " + std::to_string(max) + "]";
   if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<std::int64_t>() >= 0))
-    bad(where, "expected a non-negative integer");
+    bad(where, "expected an integer in " + range);
   const auto v = j.get<std::uint64_t>();
-  if (v > max) bad(where, "value " + std::to_string(v) + " exceeds the limit " + std::to_string(max));
+  if (v > max) bad(where, std::to_string(v) + " is outside the allowed range " + range);
   return static_cast<std::size_t>(v);
 }
 
@@ -257,7 +260,7 @@ trace trace_from_json(const std::string& text) {
     const json& d = j["drive"];
     const json& seed = field(d, "seed", "trace.drive");
     if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0))
-      bad("trace.drive.seed", "expected a non-negative integer");
+      bad("trace.drive.seed", "expected an integer in [0, 18446744073709551615]");
     t.drive_seed = seed.get<std::uint64_t>();
     // A driver draws its size in [1, capacity]; anything else would make it divide by zero or
     // index past the cache.

@@ -46,6 +46,16 @@ contains err.txt "huge.json: 209715200 bytes, more than the limit of 67108864 by
 run 2 "$kvconform" replay deep.json
 contains err.txt "deep.json: nested deeper than the limit of 32 levels"
 
+# Sizes out of range name the field and the allowed range, never a 309-digit number.
+for capacity in 1e308 -1 1.5 99999999999999999999 100000000; do
+  echo "$head"'"implementation":"flat","config":{"kind":"flat","capacity":'$capacity',"d_k":1,"d_v":1},"ops":[]}' \
+    > capacity.json
+  run 2 "$kvconform" replay capacity.json
+  contains err.txt "capacity.json: config.capacity: "
+  contains err.txt " [0, 1048576]"
+  [ "$(wc -c <err.txt)" -lt 200 ] || fail "a long message for capacity $capacity: $(cat err.txt)"
+done
+
 # A trace naming a property the implementation's kind does not have, or a driver's seed without a driver.
 echo "$head"'"implementation":"flat","property":"nope",'"$config"',"ops":[]}' > property.json
 run 2 "$kvconform" replay property.json

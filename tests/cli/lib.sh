@@ -35,6 +35,10 @@ no_leftovers() {
       sleep 0.1
     done
   done
+  no_temporaries
+}
+# no_temporaries: no temporary file in $TMPDIR and no store or report temporary anywhere in the scratch folder.
+no_temporaries() {
   [ -z "$(ls -A "$TMPDIR")" ] || fail "temporary files left: $(ls -A "$TMPDIR")"
   local temps
   temps=$(find "$scratch" -name '.*.tmp.*')

@@ -18,3 +18,4 @@ run 0 "$kvconform" port --kind flat --library "$good"
 contains out.txt "NOT SUPPORTED port / exact_fill: the port does not serve the flat kind"
 run 2 "$kvconform" port --kind ring --library "$scratch/missing.so"
 contains err.txt "cannot load the library"
+no_temporaries  # an in-process library starts no port process: only files can be left

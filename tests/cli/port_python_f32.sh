@@ -14,6 +14,7 @@ contains out.txt " 0 failed"
 v1=(bash -c 'read -r l; if [[ $l == *\"hello\"* ]]; then
                [[ $l =~ \"id\":([0-9]+) ]] && echo "{\"id\":${BASH_REMATCH[1]},\"ok\":false}"; exec "$@"; fi
              { printf "%s\n" "$l"; exec cat; } | "$@"' v1)
-run 1 "$kvconform" port --kind flat --property views_filled_rows -- "${tracked[@]}" "${v1[@]}" "$py" "$ex/numpy_port_f32.py"
+run 1 "$kvconform" port --kind flat --property views_filled_rows -- \
+  "${tracked[@]}" "${v1[@]}" "$py" "$ex/numpy_port_f32.py"
 contains out.txt "FAIL port / views_filled_rows: state at append: key row 0 is ["
 no_leftovers

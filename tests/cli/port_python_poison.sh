@@ -3,8 +3,11 @@
 # ever changes them), and fails it, as a cache that keeps references must, with the poisoning on by default.
 # Usage: port_python_poison.sh KVCONFORM ROOT
 source "$(dirname "$0")/port_python_lib.sh"
-run 0 "$kvconform" port --kind flat --property copy_semantics --store "" -- "$py" "$port" --bug flat-no-copy --no-poison
+run 0 "$kvconform" port --kind flat --property copy_semantics --store "" -- \
+  "${tracked[@]}" "$py" "$port" --bug flat-no-copy --no-poison
 contains out.txt "1 passed, 0 failed"
-run 1 "$kvconform" port --kind flat --property copy_semantics --store "" -- "$py" "$port" --bug flat-no-copy
+run 1 "$kvconform" port --kind flat --property copy_semantics --store "" -- \
+  "${tracked[@]}" "$py" "$port" --bug flat-no-copy
 contains out.txt "FAIL port / copy_semantics: state at "
 contains out.txt "is [nan"
+no_leftovers

@@ -13,7 +13,9 @@ cat >preempt.json <<'JSON'
          {"op": "append", "seq": 0, "k": {"shape": [1], "data": [7.0]}, "v": {"shape": [1], "data": [8.0]}}]}
 JSON
 run 0 "$kvconform" replay --impl paged preempt.json  # the reference agrees with the trace's story
-run 0 "$kvconform" port --kind paged --replay preempt.json -- bash -c "'$py' '$port' | tee -a answers.jsonl"
+run 0 "$kvconform" port --kind paged --replay preempt.json -- \
+  "${tracked[@]}" bash -c "'$py' '$port' | tee -a answers.jsonl"
 contains out.txt "PASS preempt.json on port (6 ops)"
 contains answers.jsonl '"preempted":[2,1]'
 contains answers.jsonl '"ok":false,"error":"capacity"'
+no_leftovers
