@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "oracle/numeric/element_rounding.h"
 
@@ -41,7 +42,9 @@ std::optional<long> grid_code(const storage_format& f, double scale, double zero
 
 double group_error_bound(const storage_format& f, const group_ideal& ideal, double scale, double zero, double x) {
   const double step = std::fabs(scale), q = f.qmax();
-  double b = step / 2 + q * std::fabs(scale - ideal.scale);
+  // The ideal scale is itself a double quotient: for a subnormal range its rounding is absolute, up to
+  // half of denorm_min (counted whole: half is not a double), which qmax codes multiply (found by fuzzing).
+  double b = step / 2 + q * (std::fabs(scale - ideal.scale) + std::numeric_limits<double>::denorm_min());
   if (!f.symmetric) b += std::fabs(zero - ideal.zero);
   return b + 4 * u_float * (std::fabs(x) + q * step + std::fabs(zero));
 }

@@ -75,6 +75,10 @@ TEST(GroupRules, IdealScaleGridAndError) {
   EXPECT_FALSE(kv::grid_code(q4, 0.2, -1.0, -1.2));                     // below the minimum
   EXPECT_LE(kv::group_error_bound(q4, a, 0.2, -1.0, 0.5), 0.1 + 2e-6);  // plus the float slack
   EXPECT_GE(kv::group_error_bound(q4, a, 0.2, -1.0, 0.5), 0.1);
+  // A subnormal range: its fp16 scale and minimum are 0, so every value reads 0; the ideal scale's own
+  // rounding in double (2.07e-323 rounds to 1.98e-323) must not make that exceed the bound.
+  const kv::group_ideal tiny = kv::ideal_group(q4, 0.0, 3.1e-322);
+  EXPECT_GE(kv::group_error_bound(q4, tiny, 0.0, 0.0, 3.1e-322), 3.1e-322);
   // One ulp of fp16 at the ideal scale, plus a float rounding.
   EXPECT_NEAR(kv::stored_tolerance(kv::element_format::f16, 0.02), 0x1p-16 + 0.02 * 0x1p-24, 1e-18);
   EXPECT_EQ(kv::stored_tolerance(kv::element_format::f16, 0.0), 0x1p-24);  // the subnormal spacing
