@@ -185,7 +185,8 @@ def gate_section(args):
     if args.deep:
         wall, cpu = timed([kv, "gate", "--profile", "deep", "-j", str(cpus)], 1)
         rows.append(f"| deep, wall (one run) | {ISSUE_DEEP_SECONDS:.0f} s (issue 15), 1 core "
-                    f"| **{wall:.0f} s** (CPU {cpu:.0f} s, so {cpu / cpus:.0f} s on {cpus} idle cores) with -j {cpus} |")
+                    f"| **{wall:.0f} s** (CPU {cpu:.0f} s, so {cpu / cpus:.0f} s on {cpus} idle cores)"
+                    f" with -j {cpus} |")
     rows.append(f"| cores used | 1 | {cpus} (gate -j, default: every CPU) |")
     return rows
 

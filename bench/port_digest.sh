@@ -14,7 +14,8 @@ for round in $(seq "$rounds"); do
     flags=()
     [ "$mode" = full ] && flags=(--no-digest)
     start=$(date +%s.%N)
-    "$kvconform" port --kind flat --profile deep --property "$glob" "${cases[@]}" --store "" -- /usr/bin/python3 "$port" \
+    "$kvconform" port --kind flat --profile deep --property "$glob" "${cases[@]}" --store "" -- \
+      /usr/bin/python3 "$port" \
       "${flags[@]}" >"$work/out" 2>&1 || { cat "$work/out"; exit 1; }
     end=$(date +%s.%N)
     echo "$mode $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.2f", b - a}') $(tail -1 "$work/out")" |

@@ -115,8 +115,9 @@ class basic_paged {
       k_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = k_.middleRows(first_row(from), filled_rows(q));
       v_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = v_.middleRows(first_row(from), filled_rows(q));
       for (Eigen::Index r = 0; formats && r < filled_rows(q); ++r) {
-        ks_.copy_slot(static_cast<std::size_t>(first_row(from) + r), static_cast<std::size_t>(first_row(q.blocks.back()) + r));
-        vs_.copy_slot(static_cast<std::size_t>(first_row(from) + r), static_cast<std::size_t>(first_row(q.blocks.back()) + r));
+        const auto src = static_cast<std::size_t>(first_row(from) + r);
+        const auto dst = static_cast<std::size_t>(first_row(q.blocks.back()) + r);
+        ks_.copy_slot(src, dst), vs_.copy_slot(src, dst);
       }
       --refs_[from], refs_[q.blocks.back()] = 1;
     }

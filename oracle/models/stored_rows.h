@@ -34,8 +34,9 @@ class stored_rows {
   void truncate(std::size_t rows);
   std::size_t size() const { return stored_.size(); }
 
-  /// What a snapshot shows: the stored rows (a view in place, valid until the next change), and for integer groups the ideal scales and zeros of
-  /// every group with held quantized rows, the count of quantized rows and where groups start.
+  /// What a snapshot shows: the stored rows (a view in place, valid until the next change), and for
+  /// integer groups the ideal scales and zeros of every group with held quantized rows, the count of
+  /// quantized rows and where groups start.
   void expose(row_data& rows, group_view& groups) const;
   /// Row i as stored (what a decode over an element format attends) and as given (the end-to-end figure).
   std::span<const double> stored(std::size_t i) const { return stored_[i]; }
