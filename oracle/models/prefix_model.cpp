@@ -1,6 +1,8 @@
 // The prefix specification, written independently of the caches it judges.
 #include "oracle/models/prefix_model.h"
 
+#include "oracle/models/sequence_decode.h"
+
 #include <algorithm>
 #include <iterator>
 #include <string>
@@ -127,19 +129,7 @@ expectation prefix_model::apply(const op& o) {
       release(o.seq);
       return {};
     case op_kind::append: return append(o);
-    case op_kind::decode: {
-      expectation e;
-      auto refuse = [&](unsigned why) { e.accepted = false, e.reasons |= why; };
-      if (!is_live(o.seq)) refuse(refuse_index);
-      if (o.q.shape.size() != 1 || o.q.shape[0] != config_.d_k) refuse(refuse_shape);
-      if (is_live(o.seq) && size(o.seq) == 0) refuse(refuse_empty);
-      if (!e.accepted) return e;
-      std::vector<double> q;
-      for (double x : o.q.data) q.push_back(round_to(profile_.storage, x));
-      const auto index = static_cast<std::size_t>(std::distance(seqs_.begin(), seqs_.find(o.seq)));
-      add_decode(e, seqs_.at(o.seq).rows, index, std::move(q), profile_);
-      return e;
-    }
+    case op_kind::decode: return sequence_decode(o, seqs_, config_.d_k, profile_);
     default: return {.accepted = false, .reasons = refuse_none};  // not in the prefix vocabulary
   }
 }
