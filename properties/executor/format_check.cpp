@@ -198,10 +198,12 @@ std::string format_checker::hint(const snapshot& expected, const snapshot& obser
   for (std::size_t i = 0; i < expected.streams.size() && i < observed.streams.size(); ++i)
     for (bool keys : {true, false}) {
       const storage_format& f = keys ? p_.keys : p_.values;
-      const std::vector<double> want = (keys ? expected.streams[i].keys : expected.streams[i].values).copy(),
-                                got = (keys ? observed.streams[i].keys : observed.streams[i].values).copy();
-      if (f.rounds() || want.size() != got.size() || want.empty() || same_bits(want.data(), got.data(), want.size()))
-        continue;
+      const row_data &w = keys ? expected.streams[i].keys : expected.streams[i].values,
+                     &g = keys ? observed.streams[i].keys : observed.streams[i].values;
+      // Sizes first: a cache whose view claims more rows than it holds must not be read past the model's rows.
+      if (f.rounds() || w.size() != g.size() || w.size() == 0) continue;
+      const std::vector<double> want = w.copy(), got = g.copy();
+      if (same_bits(want.data(), got.data(), want.size())) continue;
       for (element_format c : candidates)
         for (overflow_rule o : {c == element_format::e4m3 ? overflow_rule::nan : overflow_rule::infinity,
                                 overflow_rule::saturate, overflow_rule::nan}) {
