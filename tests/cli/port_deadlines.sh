@@ -1,4 +1,4 @@
-# A port that answers every request slowly but within the time limit is stopped by the property's and the run's deadlines.
+# A port that answers every request slowly but within the time limit is stopped by the property and run deadlines.
 # Usage: port_deadlines.sh KVCONFORM SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 slow_port=("$py" "$(dirname "$0")/slow_port.py" "$2/examples/python" 0.25 -)  # well inside --timeout-ms 5000
