@@ -158,8 +158,13 @@ property_run run_commands(const property& p, const implementation& impl, const r
         if (p.drive) return run.drive(config);
         const gen_context ctx = run.context(config);
         const Model initial = make_model(config, impl.profile);
-        const auto commands = *rc::gen::scale(
-            trace_scale, rc::state::gen::commands(initial, [ctx, op_gen](const Model& m) { return op_gen(m, ctx); }));
+        // RapidCheck asks for a command's generator once more than it draws from (nextEntry), and building
+        // one is most of a kind's generation cost: build it only when drawn from, which happens at once.
+        const auto lazy = [ctx, op_gen](const Model& m) {
+          using gen = decltype(op_gen(m, ctx));
+          return gen([&m, ctx, op_gen](const rc::Random& r, int size) { return op_gen(m, ctx)(r, size); });
+        };
+        const auto commands = *rc::gen::scale(trace_scale, rc::state::gen::commands(initial, lazy));
         session s(config, impl);
         try {
           rc::state::runAll(commands, initial, s);
