@@ -89,6 +89,52 @@ struct group_checker {
     });
   }
 };
+/// Every quantized group of a side, unit by unit: `unit(ra, rb, ga, ng, check)` judges rows [ra, rb) and
+/// their ng groups from ga on, calling `check` unless those bits passed before; false at the first failure.
+template <class Unit>
+bool check_units(const side_ref& s, group_checker& g, std::size_t q, Unit&& unit) {
+  if (s.f.axis == group_axis::token) {
+    const std::size_t per_row = (s.width + s.f.group - 1) / s.f.group;
+    for (std::size_t r = 0; r < q; ++r)
+      if (!unit(r, r + 1, r * per_row, per_row, [&] {
+            for (std::size_t k = 0; k < per_row; ++k) {
+              const std::size_t a = k * s.f.group, b = std::min(a + s.f.group, s.width);
+              auto label = [&] {
+                return s.name + std::string(" row ") + std::to_string(r) + " group " + std::to_string(k) + s.where();
+              };
+              if (!g.check(r * per_row + k, label, [&](auto cell) {
+                    for (std::size_t j = a; j < b; ++j)
+                      if (!cell(r, j)) return false;
+                    return true;
+                  }))
+                return false;
+            }
+            return true;
+          }))
+        return false;
+  } else {
+    for (std::size_t k = 0; k < s.want.starts.size(); ++k) {
+      const std::size_t a = s.want.starts[k], b = k + 1 < s.want.starts.size() ? s.want.starts[k + 1] : q;
+      if (!unit(a, b, k * s.width, s.width, [&] {
+            for (std::size_t j = 0; j < s.width; ++j) {
+              auto label = [&] {
+                return s.name + std::string(" rows ") + std::to_string(a) + "-" + std::to_string(b - 1) + " channel " +
+                       std::to_string(j) + s.where();
+              };
+              if (!g.check(k * s.width + j, label, [&](auto cell) {
+                    for (std::size_t r = a; r < b; ++r)
+                      if (!cell(r, j)) return false;
+                    return true;
+                  }))
+                return false;
+            }
+            return true;
+          }))
+        return false;
+    }
+  }
+  return true;
+}
 }  // namespace
 
 std::optional<format_problem> format_checker::check_side(const stream& want, const stream& got, bool keys,
@@ -138,46 +184,7 @@ std::optional<format_problem> format_checker::check_side(const stream& want, con
     passed.add(std::vector<double>(err.begin() + a, err.begin() + b));
     return true;
   };
-  if (s.f.axis == group_axis::token) {
-    const std::size_t per_row = (s.width + s.f.group - 1) / s.f.group;
-    for (std::size_t r = 0; r < q; ++r)
-      if (!unit(r, r + 1, r * per_row, per_row, [&] {
-            for (std::size_t k = 0; k < per_row; ++k) {
-              const std::size_t a = k * s.f.group, b = std::min(a + s.f.group, s.width);
-              auto label = [&] {
-                return s.name + std::string(" row ") + std::to_string(r) + " group " + std::to_string(k) + s.where();
-              };
-              if (!g.check(r * per_row + k, label, [&](auto cell) {
-                    for (std::size_t j = a; j < b; ++j)
-                      if (!cell(r, j)) return false;
-                    return true;
-                  }))
-                return false;
-            }
-            return true;
-          }))
-        return g.problem;
-  } else {
-    for (std::size_t k = 0; k < s.want.starts.size(); ++k) {
-      const std::size_t a = s.want.starts[k], b = k + 1 < s.want.starts.size() ? s.want.starts[k + 1] : q;
-      if (!unit(a, b, k * s.width, s.width, [&] {
-            for (std::size_t j = 0; j < s.width; ++j) {
-              auto label = [&] {
-                return s.name + std::string(" rows ") + std::to_string(a) + "-" + std::to_string(b - 1) + " channel " +
-                       std::to_string(j) + s.where();
-              };
-              if (!g.check(k * s.width + j, label, [&](auto cell) {
-                    for (std::size_t r = a; r < b; ++r)
-                      if (!cell(r, j)) return false;
-                    return true;
-                  }))
-                return false;
-            }
-            return true;
-          }))
-        return g.problem;
-    }
-  }
+  if (!check_units(s, g, q, unit)) return g.problem;
   return std::nullopt;
 }
 
