@@ -225,7 +225,8 @@ bool session::check_decodes(const expectation& want, const op_outcome& got) {
     stats_.numeric += dv.numeric;
     if (!dv.check.empty())
       return fail(dv.check, (problems.size() > 1 ? "problem " + std::to_string(i) + ": " : "") + dv.message);
-    if (const double e2e = formats_.end_to_end(want, i, got.output.data() + at_o, got.weights.data() + at_w); e2e >= 0)
+    if (const double e2e = formats_.end_to_end(want, i, got.output.data() + at_o, got.weights.data() + at_w, dv.bound);
+        e2e >= 0)
       ++stats_.end_to_end, stats_.worst_end_to_end = std::max(stats_.worst_end_to_end, e2e);
     at_o += p.d_v, at_w += p.n;
   }

@@ -112,16 +112,13 @@ bool case_runner::keep_failure(const cache_config& config, session& s) {
   return true;
 }
 
-void case_runner::finish(const cache_config& config, session& s) {
-  keep_failure(config, s);
-  if (p_.rewrite) {
-    trace t{config, s.ops(), impl_.name, p_.name, ""};
-    const verdict v = check_trace(&p_, t, impl_);
-    if (!v.ok() && !stopped_early(*v.fail)) {
-      t.note = v.fail->message;
-      out_.counterexample = t, out_.fail = v.fail;
-      RC_FAIL(v.fail->signature() + ": " + v.fail->message);
-    }
+void case_runner::finish(const cache_config& config, case_session& c) {
+  const session& s = c.s;
+  keep_failure(config, c.s);
+  if (c.rewrite && c.rewrite->difference() && !stopped_early(*c.rewrite->difference())) {
+    const failure& f = *c.rewrite->difference();
+    out_.counterexample = trace{config, s.ops(), impl_.name, p_.name, f.message}, out_.fail = f;
+    RC_FAIL(f.signature() + ": " + f.message);
   }
   if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
 }
