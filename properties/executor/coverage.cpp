@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "properties/executor/subject.h"
 #include "properties/generate/input_classes.h"

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <memory>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "oracle/models/model.h"

@@ -57,11 +57,11 @@ class command_line {
     return exit_pass;
   }
 
-  /// Runs the gate over `selected` (default: --impl names, else every reference). `hint` says how
-  /// to replay a saved failure.
   /// What runs an implementation's row again with the statistics, for a seed (a coverage gap's hint).
   using rerun_words = std::function<std::string(const implementation&, std::uint64_t seed)>;
 
+  /// Runs the gate over `selected` (default: --impl names, else every reference). `hint` says how
+  /// to replay a saved failure, `rerun` how to see a row's coverage statistics again.
   int gate(const run_flags& f, std::vector<const implementation*> selected,
            std::function<std::string(const std::string&)> hint, rerun_words rerun) const {
     gate_options o;
