@@ -92,12 +92,15 @@ rc::Gen<beam_command> bad_update_gen(const gen_state& s) {
 }
 
 /// Reorders as beam search makes them (draw_reorder): every cycle shape, repeats and drops at every batch size.
+/// Each choice is uniform at every size and shrinks towards 0 (the simplest repeat).
 rc::Gen<beam_command> reorder_gen(const gen_state& s) {
-  return rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()),
-                      [batch = s.config.batch](std::uint64_t seed) {
+  const std::size_t batch = s.config.batch;
+  const auto choice = uniform_in<std::uint64_t>(0, std::uint64_t{1} << 32);
+  return rc::gen::map(rc::gen::container<std::vector<std::uint64_t>>(reorder_choices(batch), choice),
+                      [batch](const std::vector<std::uint64_t>& choices) {
                         op o;
                         o.kind = op_kind::reorder;
-                        o.index = draw_reorder(batch, seed);
+                        o.index = draw_reorder(batch, choices);
                         return command<beam_model>(std::move(o));
                       });
 }

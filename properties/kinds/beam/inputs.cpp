@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
-#include <random>
 
 #include "properties/executor/coverage.h"
 
@@ -159,24 +158,30 @@ void continue_other_beam(std::vector<std::int64_t>& index, std::size_t b, std::u
 }
 }  // namespace
 
-std::vector<std::int64_t> draw_reorder(std::size_t batch, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+std::size_t reorder_choices(std::size_t batch) { return 5 * batch + 4; }
+
+std::vector<std::int64_t> draw_reorder(std::size_t batch, const std::vector<std::uint64_t>& choices) {
+  std::size_t read = 0;
+  auto next = [&] { return read < choices.size() ? choices[read++] : 0; };
   std::vector<std::size_t> order(batch);
   std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), rng);
-  const int three = generator_disabled("beam-reorder-3-cycle") ? 0 : 2;
+  for (std::size_t i = batch; i-- > 1;) std::swap(order[i], order[next() % (i + 1)]);  // Fisher-Yates
+  const std::uint64_t three = generator_disabled("beam-reorder-3-cycle") ? 0 : 2;
   std::vector<std::int64_t> index(batch);
   for (std::size_t at = 0; at < batch;) {  // cycles of 1, 2, 3 and 4 or more rows, by weight 2 : 2 : 2 : 1
     const std::size_t left = batch - at;
-    const int w2 = left >= 2 ? 2 : 0, w3 = left >= 3 ? three : 0, w4 = left >= 4 ? 1 : 0;
-    const int r = static_cast<int>(rng() % static_cast<std::uint64_t>(2 + w2 + w3 + w4));
-    const std::size_t len = r < 2 ? 1 : r < 2 + w2 ? 2 : r < 2 + w2 + w3 ? 3 : 4 + rng() % (left - 3);
+    const std::uint64_t w2 = left >= 2 ? 2 : 0, w3 = left >= 3 ? three : 0, w4 = left >= 4 ? 1 : 0;
+    const std::uint64_t r = next() % (2 + w2 + w3 + w4);
+    const std::size_t len = r < 2 ? 1 : r < 2 + w2 ? 2 : r < 2 + w2 + w3 ? 3 : 4 + next() % (left - 3);
     for (std::size_t i = 0; i < len; ++i) index[order[at + i]] = static_cast<std::int64_t>(order[at + (i + 1) % len]);
     at += len;
   }
-  if (batch > 1 && rng() % 3 == 0) {  // beams that continue others: one usually, up to all but one
-    const std::size_t repeats = rng() % 2 ? 1 : 1 + rng() % (batch - 1);
-    for (std::size_t i = 0; i < repeats; ++i) continue_other_beam(index, rng() % batch, rng());
+  if (batch > 1 && next() % 3 == 0) {  // beams that continue others: one usually, up to all but one
+    const std::size_t repeats = next() % 2 ? 1 : 1 + next() % (batch - 1);
+    for (std::size_t i = 0; i < repeats; ++i) {
+      const std::size_t b = next() % batch;
+      continue_other_beam(index, b, next());
+    }
   }
   return index;
 }

@@ -66,8 +66,13 @@ reorder_shapes classify_reorder(const std::vector<std::int64_t>& index);
 
 /// A reorder of `batch` rows as beam search makes them: a permutation built from cycles of one,
 /// two, three and more rows, and a third of the time rows that continue another cycle's beam
-/// (a repeat and a drop, which never close a new cycle). The generator choice "beam-reorder-3-cycle"
-/// of KVCONFORM_TEST_DISABLE_GENERATOR (a test-only hook) removes the three-row cycles.
-std::vector<std::int64_t> draw_reorder(std::size_t batch, std::uint64_t seed);
+/// (a repeat and a drop, which never close a new cycle). It reads its random choices from
+/// `choices` (any values, each folded into its range; missing ones are 0), and all zeros give the
+/// simplest reorder with a repeat (row 0 continues row 1), so a failing case shrinks towards it.
+/// The generator choice "beam-reorder-3-cycle" of KVCONFORM_TEST_DISABLE_GENERATOR (a test-only
+/// hook) removes the three-row cycles.
+std::vector<std::int64_t> draw_reorder(std::size_t batch, const std::vector<std::uint64_t>& choices);
+/// The most choices draw_reorder reads for `batch` rows.
+std::size_t reorder_choices(std::size_t batch);
 
 }  // namespace kvconform
