@@ -91,18 +91,18 @@ rc::Gen<beam_command> bad_update_gen(const gen_state& s) {
       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
-/// Reorders as beam search makes them (draw_reorder): every cycle shape, repeats and drops at every batch size.
-/// Each choice is uniform at every size and shrinks towards 0 (the simplest repeat).
+/// Reorders as beam search makes them (draw_reorder): every cycle shape, repeats and drops at every
+/// batch size. One in eight is the simplest repeat (every choice 0), which every other shrinks towards.
 rc::Gen<beam_command> reorder_gen(const gen_state& s) {
   const std::size_t batch = s.config.batch;
-  const auto choice = uniform_in<std::uint64_t>(0, std::uint64_t{1} << 32);
-  return rc::gen::map(rc::gen::container<std::vector<std::uint64_t>>(reorder_choices(batch), choice),
-                      [batch](const std::vector<std::uint64_t>& choices) {
-                        op o;
-                        o.kind = op_kind::reorder;
-                        o.index = draw_reorder(batch, choices);
-                        return command<beam_model>(std::move(o));
-                      });
+  return rc::gen::apply(
+      [batch](int simplest, std::uint64_t seed) {
+        op o;
+        o.kind = op_kind::reorder;
+        o.index = draw_reorder(batch, simplest == 0 ? std::vector<std::uint64_t>{} : reorder_choices(batch, seed));
+        return command<beam_model>(std::move(o));
+      },
+      uniform_in(0, 8), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
 rc::Gen<beam_command> bad_reorder_gen(const gen_state& s) {

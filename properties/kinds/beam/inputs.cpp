@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <random>
 
 #include "properties/executor/coverage.h"
 
@@ -158,7 +159,12 @@ void continue_other_beam(std::vector<std::int64_t>& index, std::size_t b, std::u
 }
 }  // namespace
 
-std::size_t reorder_choices(std::size_t batch) { return 5 * batch + 4; }
+std::vector<std::uint64_t> reorder_choices(std::size_t batch, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> choices(5 * batch + 4);  // the most draw_reorder reads
+  for (std::uint64_t& c : choices) c = rng() >> 32;
+  return choices;
+}
 
 std::vector<std::int64_t> draw_reorder(std::size_t batch, const std::vector<std::uint64_t>& choices) {
   std::size_t read = 0;

@@ -72,7 +72,7 @@ reorder_shapes classify_reorder(const std::vector<std::int64_t>& index);
 /// The generator choice "beam-reorder-3-cycle" of KVCONFORM_TEST_DISABLE_GENERATOR (a test-only
 /// hook) removes the three-row cycles.
 std::vector<std::int64_t> draw_reorder(std::size_t batch, const std::vector<std::uint64_t>& choices);
-/// The most choices draw_reorder reads for `batch` rows.
-std::size_t reorder_choices(std::size_t batch);
+/// Random choices for draw_reorder of `batch` rows, as many as it may read, from `seed`.
+std::vector<std::uint64_t> reorder_choices(std::size_t batch, std::uint64_t seed);
 
 }  // namespace kvconform
