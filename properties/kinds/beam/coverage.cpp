@@ -1,6 +1,8 @@
 // The beam kind's boundary events (fills, rollbacks, reorder cycle shapes per batch size, GQA, masks) and their probe.
 #include <array>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "oracle/models/beam_model.h"
 #include "properties/kinds/beam/inputs.h"

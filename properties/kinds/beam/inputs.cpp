@@ -1,4 +1,4 @@
-// Beam-shaped inputs: every (row, head) gets its own draw from the trace's input class.
+// Beam-shaped inputs: per (row, head) draws from the input class; masks and reorders as engines make them.
 #include "properties/kinds/beam/inputs.h"
 
 #include <algorithm>
@@ -32,10 +32,6 @@ tensor left_padding_mask(const std::vector<std::size_t>& pads, std::size_t lengt
     for (std::size_t t = 0; t < length; ++t) m.data.push_back(t < pad ? 0.0 : 1.0);
   return m;
 }
-
-}  // namespace kvconform
-
-namespace kvconform {
 
 namespace {
 /// SplitMix64: the arbitrary shape's bits from its parameters.
