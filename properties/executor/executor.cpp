@@ -68,7 +68,12 @@ void decode_stats::merge(const decode_stats& o) {
 }
 
 session::session(const cache_config& c, const implementation& impl)
-    : impl_(impl), model_(make_model(c, impl.profile)), formats_(impl.profile, c) {
+    : impl_(impl),
+      model_(make_model(c, impl.profile)),
+      formats_(impl.profile, c),
+      events_(config_events(c)),
+      refused_(refused_event(c.kind)) {
+  if (const auto probe = kind_of(c.kind).coverage.probe) probe_ = probe(c);
   try {
     subject_ = impl.make(c);
   } catch (const subject_failure& e) {
@@ -170,7 +175,10 @@ bool session::step(const op& o) {
   observed_.reset();
   ops_.push_back(o);
   if (const stop_reason why = stop_requested(); why != stop_reason::none) return fail(stop_check(why), describe(why));
+  if (probe_) probe_->before(*model_, o);
   expectation want = model_->apply(o);
+  if (probe_) probe_->after(*model_, o, want, events_);
+  if (!want.accepted) events_.set(refused_);
   formats_.substitute(want);
   guarded_inputs inputs(o);
   if (!call_implementation([&] { last_ = subject_->apply(inputs.as_call(o)); }, "")) return false;
@@ -237,7 +245,7 @@ verdict run_trace(const trace& t, const implementation& impl) {
   session s(t.config, impl);
   for (const op& o : t.ops)
     if (!s.step(o)) break;
-  return {s.failed(), s.stats()};
+  return {s.failed(), s.stats(), s.events()};
 }
 
 }  // namespace kvconform

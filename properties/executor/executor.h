@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "oracle/models/model.h"
+#include "properties/executor/coverage.h"
 #include "properties/executor/format_check.h"
 #include "properties/executor/subject.h"
 #include "properties/trace/trace.h"
@@ -59,6 +60,12 @@ class session {
   /// Records a divergence a driver found outside the executor's own checks (a cached generation
   /// against a recompute) at the last op, so it is reported and saved like any other failure.
   bool report(std::string check, std::string message);
+  /// The boundary events the trace hit so far (properties/executor/coverage.h): its config's, the
+  /// kind's probe's, a refused op, and what the caller marked.
+  const event_set& events() const { return events_; }
+  /// Marks event `index` of the kind's list (events_of), for what only the caller knows: the input
+  /// class its rows came from.
+  void hit(std::size_t index) { events_.set(index); }
 
  private:
   bool fail(std::string check, std::string message);
@@ -76,12 +83,16 @@ class session {
   std::optional<snapshot> observed_;  // the implementation's state after the last op, when it was checked
   op_outcome last_;
   decode_stats stats_;
+  std::unique_ptr<event_probe> probe_;
+  event_set events_;
+  std::size_t refused_;  // the kind's "refused op" event
 };
 
 /// The result of running a whole trace.
 struct verdict {
   std::optional<failure> fail;
   decode_stats stats;
+  event_set events;  ///< what the trace hit (the original's, for a rewritten trace)
   bool ok() const { return !fail; }
 };
 

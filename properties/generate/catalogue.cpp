@@ -58,7 +58,7 @@ verdict check_trace(const property* p, const trace& t, const implementation& imp
   if (p && p->drive && t.drive_seed) {  // the driver's own comparisons need the driver again
     session s(t.config, impl);
     p->drive(s, t.config, *t.drive_seed, t.drive_size);
-    return {s.failed(), s.stats()};
+    return {s.failed(), s.stats(), s.events()};
   }
   if (!p || !p->rewrite) return run_trace(t, impl);
   // The trace and its rewrite in lockstep, one pass over the trace. A failure of the trace itself
@@ -70,7 +70,7 @@ verdict check_trace(const property* p, const trace& t, const implementation& imp
     if (!original.step(o)) break;
     rewritten.follow(original);
   }
-  return {original.failed() ? original.failed() : rewritten.difference(), original.stats()};
+  return {original.failed() ? original.failed() : rewritten.difference(), original.stats(), original.events()};
 }
 
 }  // namespace kvconform

@@ -164,6 +164,7 @@ class case_runner {
   const implementation& impl_;
   const run_options& o_;
   property_run& out_;
+  std::optional<input_class> class_;  // the current case's input class, when it drew one
 };
 
 /// Runs a generated property: a config from `config_gen`, then either `p.drive` on a session,

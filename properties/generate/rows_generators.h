@@ -48,9 +48,9 @@ std::unique_ptr<fuzz_ops> rows_fuzz_of(byte_io& io, const cache_config& c) {
 /// The kind-table row of a rows kind whose full cache follows `rule` (its fuzz config: the sizes,
 /// unless the kind has more fields).
 template <rows_model::full rule>
-kind_descriptor rows_kind(const kind_spec& spec, void (*add_properties)(std::vector<property>&),
+kind_descriptor rows_kind(const kind_spec& spec, void (*add_properties)(std::vector<property>&), coverage_spec coverage,
                           void (*fuzz_config)(byte_io&, cache_config&) = fuzz_sizes) {
-  return {spec, rows_model_of<rule>, add_properties, {fuzz_config, rows_fuzz_of<rule>}};
+  return {spec, rows_model_of<rule>, add_properties, {fuzz_config, rows_fuzz_of<rule>}, coverage};
 }
 
 }  // namespace kvconform

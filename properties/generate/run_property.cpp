@@ -78,6 +78,7 @@ void run_rapidcheck(const property& p, const run_options& o, const std::function
 void case_runner::drive(const cache_config& config) {
   const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
+  class_.reset();  // a driver draws its own inputs
   session s(config, impl_);
   p_.drive(s, config, seed, size);
   if (keep_failure(config, s)) {
@@ -94,6 +95,7 @@ gen_context case_runner::context(const cache_config& config) {
   const numeric_profile& prof = impl_.profile;
   if (prof.rounds_storage() && p_.classes.empty()) drawn.insert(drawn.end(), 5, input_class::format_edges);
   const input_class cls = *rc::gen::elementOf(drawn);
+  class_ = cls;
   const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   gen_context ctx;
   auto src = std::make_shared<row_source>(cls, config.d_k, config.d_v, anchor);
@@ -106,6 +108,10 @@ gen_context case_runner::context(const cache_config& config) {
 
 bool case_runner::keep_failure(const cache_config& config, session& s) {
   out_.stats.merge(s.stats());
+  if (!out_.fail) {  // each case once: the shrinking after the first failure adds no cases
+    if (class_ && s.stats().decodes > 0) s.hit(class_event(config.kind, *class_));
+    out_.coverage.add(s.events(), events_of(config.kind).size());
+  }
   if (!s.failed() || stopped_early(*s.failed())) return false;
   out_.counterexample = trace{config, s.ops(), impl_.name, p_.name, s.failed()->message};
   out_.fail = s.failed();
@@ -130,6 +136,7 @@ property_run run_property(const property& p, const implementation& impl, const r
     trace t = p.fixed();
     const verdict v = check_trace(&p, t, impl);
     out.cases = 1, out.stats = v.stats, out.fail = v.fail;
+    out.coverage.add(v.events, events_of(p.kind).size());
     if (v.fail) out.counterexample = std::move(t);
     return out;
   }

@@ -24,6 +24,8 @@ struct run_options {
 struct property_run {
   int cases = 0;  ///< generated cases run, up to and including the first failing one
   decode_stats stats;
+  /// The boundary events of the cases run (up to and including the first failing one, not the shrinking).
+  coverage_counts coverage;
   std::optional<trace> counterexample;  ///< shrunk to a minimal trace
   std::optional<failure> fail;
   std::string error;  ///< the generator gave up or RapidCheck reported an internal error

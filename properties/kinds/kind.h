@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "oracle/models/model.h"
+#include "properties/executor/coverage.h"
 #include "properties/trace/kind_spec.h"
 
 namespace kvconform {
@@ -31,6 +32,8 @@ struct kind_descriptor {
   /// Appends the kind's properties, in the order the gate runs them.
   void (*add_properties)(std::vector<property>& catalogue);
   fuzz_strategy fuzz;
+  /// The boundary events of its traces and the probe that marks them (docs/design.md §4.6).
+  coverage_spec coverage;
 };
 
 /// A model factory for a kind whose model is a `Model(config, profile)`.

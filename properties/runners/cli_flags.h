@@ -37,6 +37,7 @@ struct run_flags {
   int jobs = 1;  // gate: -j, default the CPUs; a port is one outside program, driven one property at a time
   std::string shard;
   int deadline_s = 1800, run_deadline_s = 14400;  // docs/reliability.md, "Deadlines"
+  bool stats = false;                             // print the coverage statistics (docs/design.md §4.6)
 
   void add_to(CLI::App* cmd) {
     cmd->add_option("--shard", shard,
@@ -56,6 +57,7 @@ struct run_flags {
     cmd->add_option("--junit", junit, "Write JUnit XML here");
     cmd->add_option("--json", json, "Write a JSON report here");
     cmd->add_option("--store", store, "Regression store directory (\"\" disables)")->capture_default_str();
+    cmd->add_flag("--stats", stats, "Print how many traces of each property hit each boundary event of its kind");
   }
 };
 

@@ -40,7 +40,7 @@ void generate(property_report& pr, const implementation& impl, const property& p
               const regression_store& store, std::ostream& log) {
   property_run run = run_property(p, impl, o.run);
   if (run.fail && stopped_early(*run.fail)) run.fail.reset(), run.counterexample.reset();  // a fixed trace cut short
-  pr.cases = run.cases, pr.stats = run.stats, pr.fail = run.fail;
+  pr.cases = run.cases, pr.stats = run.stats, pr.fail = run.fail, pr.coverage = run.coverage;
   pr.source = p.fixed ? "fixed" : "generated";
   if (!run.error.empty()) pr.result = status::fail, pr.message = run.error;
   if (!run.fail) return;
@@ -182,6 +182,7 @@ std::vector<impl_report> run_gate(const std::vector<const implementation*>& impl
   for (const implementation* impl : impls) out.push_back({impl, {}});
   for (std::size_t c = 0; c < reports.size(); ++c) out[cells[c].impl_index].properties.push_back(std::move(reports[c]));
   std::erase_if(out, [](const impl_report& r) { return r.properties.empty(); });
+  guard_coverage(out, o);
   return out;
 }
 

@@ -21,6 +21,7 @@ struct property_report {
   status result = status::pass;
   int cases = 0;
   decode_stats stats;
+  coverage_counts coverage;  ///< the boundary events its generated cases hit (--stats)
   std::optional<failure> fail;
   std::optional<trace> counterexample;
   std::string message;     ///< failure or NOT SUPPORTED reason
@@ -35,6 +36,12 @@ struct property_report {
 struct impl_report {
   const implementation* impl = nullptr;
   std::vector<property_report> properties;
+  /// The coverage guard held this row to its kind's required events (docs/design.md §4.6): a quick
+  /// run of every property of the kind, none failed. `missing` names those no trace hit, and
+  /// `rerun` is the command that shows the statistics again.
+  bool guarded = false;
+  std::vector<std::string> missing;
+  std::string rerun;
 };
 
 /// A share of the matrix for one CI runner: the cells k (counted in matrix order) with
@@ -51,6 +58,12 @@ struct gate_options {
   shard_spec shard;  ///< this runner's share of the matrix
   std::string store = "kvconform-failures";  ///< "" disables the store
   double deadline_s = 0;                     ///< each property's deadline in seconds (0: none)
+  /// Hold every whole row to its kind's required events (the quick profile's cases and sizes or more).
+  bool coverage_guard = false;
+  /// The command that runs an implementation's row again with the coverage statistics.
+  std::function<std::string(const implementation&)> rerun_hint = [](const implementation& i) {
+    return "kvconform gate --impl " + i.name + " --stats";
+  };
   /// The command that replays a saved trace, with the runner that was actually run.
   std::function<std::string(const std::string& path)> replay_hint = [](const std::string& path) {
     return "kvconform replay " + path;
@@ -72,8 +85,16 @@ std::vector<std::string> registry_problems(const std::vector<implementation>& im
 std::vector<impl_report> run_gate(const std::vector<const implementation*>& impls, const gate_options& o,
                                   std::ostream& log);
 
-/// The matrix, the failure details with replay commands, and an "N passed, N failed" line.
+/// The matrix, the failure details with replay commands, the coverage gaps, and an "N passed, N
+/// failed" line.
 void print_report(const std::vector<impl_report>& r, std::ostream& out);
+/// Per implementation, how many traces of each property hit each event of its kind (`gate --stats`).
+void print_coverage(const std::vector<impl_report>& r, std::ostream& out);
+/// Marks the rows the guard holds (whole rows of a guarded run, none failed) and names their
+/// required events that no trace hit.
+void guard_coverage(std::vector<impl_report>& r, const gate_options& o);
+/// Required events that no trace of a guarded row hit, over the whole run.
+std::size_t coverage_gaps(const std::vector<impl_report>& r);
 void write_junit(const std::vector<impl_report>& r, const std::string& path);
 void write_json(const std::vector<impl_report>& r, const std::string& path);
 bool any_failed(const std::vector<impl_report>& r);

@@ -1,4 +1,5 @@
 // Gate outputs: the terminal matrix, JUnit XML and JSON, always valid, even for a partial run.
+#include <algorithm>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -93,6 +94,17 @@ void print_details(const impl_report& i, const property_report& p, std::ostream&
     out << "  saved:  " << valid_utf8(p.saved_path) << "\n  replay: " << valid_utf8(p.replay) << "\n";
   if (!p.save_error.empty()) out << "  NOT SAVED: " << valid_utf8(p.save_error) << "\n";
 }
+
+/// Each required event a guarded row never hit: what, where, and how to see the statistics again.
+void print_gaps(const impl_report& i, std::ostream& out) {
+  std::size_t traces = 0;
+  for (const auto& p : i.properties) traces += p.coverage.traces;
+  for (const std::string& e : i.missing)
+    out << "\nCOVERAGE " << valid_utf8(i.impl->name) << ": the required event \"" << e << "\" never occurred in the "
+        << traces << " traces of its " << i.properties.size()
+        << " properties: a generator no longer makes it (docs/design.md §4.6)\n  replay: " << valid_utf8(i.rerun)
+        << "\n";
+}
 }  // namespace
 
 void print_report(const std::vector<impl_report>& r, std::ostream& out) {
@@ -112,9 +124,12 @@ void print_report(const std::vector<impl_report>& r, std::ostream& out) {
           << (p.stats.worst_ratio > warn_ratio ? "  WARN: above 0.5" : "") << end_to_end_text(p) << "\n";
   for (const auto& i : r)
     for (const auto& p : i.properties) print_details(i, p, out);
+  for (const auto& i : r) print_gaps(i, out);
   const tally t(all_cells(r));
   out << "\n" << t.passed << " passed, " << t.failed << " failed, " << t.unsupported << " not supported";
   if (t.interrupted) out << ", " << t.interrupted << " interrupted";
+  if (const std::size_t gaps = coverage_gaps(r))
+    out << ", " << gaps << " required event" << (gaps > 1 ? "s" : "") << " missed";
   out << "\n";
   if (const std::string why = partial_reason(r); !why.empty())
     out << "INTERRUPTED: " << why << "; the matrix above is partial (the failures it shows are saved)\n";
@@ -140,6 +155,21 @@ void junit_case(const impl_report& i, const property_report& p, std::ostringstre
   }
   x << "    </testcase>\n";
 }
+
+/// A <testcase> "coverage" that fails, for a row that missed required events.
+void junit_gaps(const impl_report& i, std::ostringstream& x) {
+  if (i.missing.empty()) return;
+  std::string names;
+  for (const std::string& e : i.missing) names += (names.empty() ? "" : ", ") + e;
+  x << "    <testcase classname=\"kvconform." << xml_escape(i.impl->name) << "\" name=\"coverage\" time=\"0\">\n"
+    << "      <failure type=\"coverage\" message=\"required events never occurred: " << xml_escape(names) << "\">"
+    << xml_escape("replay: " + i.rerun) << "</failure>\n    </testcase>\n";
+}
+
+std::size_t rows_with_gaps(const std::vector<impl_report>& r) {
+  return static_cast<std::size_t>(
+      std::count_if(r.begin(), r.end(), [](const impl_report& i) { return !i.missing.empty(); }));
+}
 }  // namespace
 
 void write_junit(const std::vector<impl_report>& r, const std::string& path) {
@@ -148,16 +178,19 @@ void write_junit(const std::vector<impl_report>& r, const std::string& path) {
   const std::string partial = partial_reason(r);
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kvconform"
     << (partial.empty() ? "" : " (partial: " + xml_escape(partial) + ")") << "\" tests=\""
-    << all.passed + all.failed + all.unsupported + all.interrupted << "\" failures=\"" << all.failed << "\" errors=\""
-    << all.interrupted << "\" skipped=\"" << all.unsupported << "\" time=\"" << all.seconds << "\">\n";
+    << all.passed + all.failed + all.unsupported + all.interrupted + rows_with_gaps(r) << "\" failures=\""
+    << all.failed + rows_with_gaps(r) << "\" errors=\"" << all.interrupted << "\" skipped=\"" << all.unsupported
+    << "\" time=\"" << all.seconds << "\">\n";
   for (const auto& i : r) {
     const tally t(i.properties);
-    x << "  <testsuite name=\"" << xml_escape(i.impl->name) << "\" tests=\"" << i.properties.size() << "\" failures=\""
-      << t.failed << "\" errors=\"" << t.interrupted << "\" skipped=\"" << t.unsupported << "\" time=\"" << t.seconds
-      << "\">\n";
+    const bool gaps = !i.missing.empty();
+    x << "  <testsuite name=\"" << xml_escape(i.impl->name) << "\" tests=\"" << i.properties.size() + gaps
+      << "\" failures=\"" << t.failed + gaps << "\" errors=\"" << t.interrupted << "\" skipped=\"" << t.unsupported
+      << "\" time=\"" << t.seconds << "\">\n";
     if (!partial.empty())
       x << "    <properties><property name=\"partial\" value=\"" << xml_escape(partial) << "\"/></properties>\n";
     for (const auto& p : i.properties) junit_case(i, p, x);
+    junit_gaps(i, x);
     x << "  </testsuite>\n";
   }
   x << "</testsuites>\n";
@@ -165,6 +198,33 @@ void write_junit(const std::vector<impl_report>& r, const std::string& path) {
 }
 
 namespace {
+/// The events a cell's traces hit (those hit at least once), by name.
+nlohmann::json cell_events(const property_report& p, const std::vector<event>& events) {
+  nlohmann::json hit = nlohmann::json::object();
+  for (std::size_t e = 0; e < events.size(); ++e)
+    if (p.coverage.count(e)) hit[events[e].name] = p.coverage.count(e);
+  return {{"traces", p.coverage.traces}, {"events", hit}};
+}
+
+/// An implementation's coverage over its row: every event with its traces, and the guard's verdict.
+nlohmann::json row_coverage(const impl_report& i) {
+  const std::vector<event>& events = events_of(i.impl->kind);
+  coverage_counts total;
+  for (const auto& p : i.properties) total.merge(p.coverage);
+  nlohmann::json list = nlohmann::json::array();
+  for (std::size_t e = 0; e < events.size(); ++e)
+    list.push_back({{"name", events[e].name},
+                    {"summary", events[e].summary},
+                    {"required", events[e].required},
+                    {"applies", event_applies(events[e], *i.impl)},
+                    {"traces", total.count(e)}});
+  return {{"traces", total.traces},
+          {"guarded", i.guarded},
+          {"missing", i.missing},
+          {"rerun", valid_utf8(i.rerun)},
+          {"events", list}};
+}
+
 nlohmann::json cell_json(const property_report& p) {
   nlohmann::json jp = {
       {"name", p.property},         {"status", to_string(p.result)},      {"cases", p.cases},
@@ -194,7 +254,11 @@ void write_json(const std::vector<impl_report>& r, const std::string& path) {
                          {"group", to_string(i.impl->group)},
                          {"profile", i.impl->profile.describe()},
                          {"properties", nlohmann::json::array()}};
-    for (const auto& p : i.properties) ji["properties"].push_back(cell_json(p));
+    for (const auto& p : i.properties) {
+      ji["properties"].push_back(cell_json(p));
+      ji["properties"].back()["coverage"] = cell_events(p, events_of(i.impl->kind));
+    }
+    ji["coverage"] = row_coverage(i);
     j["implementations"].push_back(std::move(ji));
   }
   write_whole(path, j.dump(2) + "\n");

@@ -28,6 +28,8 @@ struct beam_mix {
 case_generator beam_cases(beam_mix mix);
 void add_beam_properties(std::vector<property>& ps);
 void beam_fuzz_config(byte_io& io, cache_config& c);
+/// The kind's boundary events and their probe (properties/kinds/beam/coverage.cpp).
+coverage_spec beam_coverage();
 std::unique_ptr<fuzz_ops> beam_fuzz_ops(byte_io& io, const cache_config& c);
 
 }  // namespace kvconform::kinds
