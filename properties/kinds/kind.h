@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -31,6 +32,11 @@ struct kind_descriptor {
   /// Appends the kind's properties, in the order the gate runs them.
   void (*add_properties)(std::vector<property>& catalogue);
   fuzz_strategy fuzz;
+  /// The targeted numeric search's structural move (docs/numerics.md §4.4): `t`, whose last op is a
+  /// decode, with the rows of k (n x d_k) and v (n x d_v) appended right before it to the sequence
+  /// or layer it reads, and the capacity raised so that they fit; nullopt where that cannot be done.
+  /// Without it the search keeps the kind's traces at their length.
+  std::optional<trace> (*lengthen)(const trace& t, const tensor& k, const tensor& v) = nullptr;
 };
 
 /// A model factory for a kind whose model is a `Model(config, profile)`.

@@ -202,6 +202,7 @@ std::string encode_report(const property_report& r) {
             {"message", r.message},       {"saved_path", r.saved_path},           {"replay", r.replay},
             {"source", r.source},         {"save_error", r.save_error},           {"stopped", r.stopped},
             {"seconds", bits(r.seconds)}};
+  j["search"] = {r.search_cases, r.search_stats.decodes, r.search_stats.numeric, bits(r.search_stats.worst_ratio)};
   if (r.fail)
     j["fail"] = {{"op_index", r.fail->op_index},
                  {"op_name", r.fail->op_name},
@@ -219,6 +220,9 @@ property_report decode_report(const std::string& text) {
   r.message = j["message"], r.saved_path = j["saved_path"], r.replay = j["replay"], r.source = j["source"];
   r.save_error = j["save_error"], r.stopped = j["stopped"];
   r.seconds = from_bits(j["seconds"]);
+  const json& search = j["search"];
+  r.search_cases = search[0], r.search_stats.decodes = search[1], r.search_stats.numeric = search[2];
+  r.search_stats.worst_ratio = from_bits(search[3]);
   if (j.contains("fail"))
     r.fail = failure{j["fail"]["op_index"], j["fail"]["op_name"], j["fail"]["check"], j["fail"]["message"]};
   if (j.contains("counterexample")) r.counterexample = trace_from_json(j["counterexample"].get<std::string>());

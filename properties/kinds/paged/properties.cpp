@@ -1,5 +1,6 @@
 // The paged kind's properties (what traces each generates; the executor judges every op) and its table row.
 #include "oracle/models/paged_model.h"
+#include "properties/generate/lengthen.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/kind.h"
 #include "properties/kinds/paged/kind.h"
@@ -59,9 +60,16 @@ void add_paged_properties(std::vector<property>& ps) {
   own("paged_memory_in_use", summaries::memory, {.append = 3, .decode = 0, .create = 4, .fork = 2, .release = 2});
 }
 
+namespace {
+/// The targeted search's lengthening (kind_descriptor::lengthen): rows appended to the decoded sequence.
+std::optional<trace> lengthen(const trace& t, const tensor& k, const tensor& v) {
+  return pool_lengthen(t, k, v, nullptr);
+}
+}  // namespace
+
 /// The kind's row of the kind table (properties/kinds/kind.h).
 extern const kind_spec paged_spec;
 extern const kind_descriptor paged_kind = {
-    paged_spec, model_of<paged_model>, add_paged_properties, {paged_fuzz_config, paged_fuzz_ops}};
+    paged_spec, model_of<paged_model>, add_paged_properties, {paged_fuzz_config, paged_fuzz_ops}, lengthen};
 
 }  // namespace kvconform::kinds

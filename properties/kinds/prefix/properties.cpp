@@ -1,5 +1,6 @@
 // The prefix kind's properties (hits, rows from the cache, LRU eviction, held blocks, accounting) and its table row.
 #include "oracle/models/prefix_model.h"
+#include "properties/generate/lengthen.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/kind.h"
 #include "properties/kinds/prefix/kind.h"
@@ -55,9 +56,20 @@ void add_prefix_properties(std::vector<property>& ps) {
       .long_traces = true;
 }
 
+namespace {
+/// The targeted search's lengthening (kind_descriptor::lengthen): rows appended to the decoded
+/// sequence, with tokens of their own so that they extend no prefix another sequence holds.
+std::optional<trace> lengthen(const trace& t, const tensor& k, const tensor& v) {
+  std::vector<std::int64_t> tokens;
+  for (std::size_t r = 0; r < (k.shape.empty() ? 0 : k.shape[0]); ++r)
+    tokens.push_back(1000000 + static_cast<std::int64_t>(r));
+  return pool_lengthen(t, k, v, &tokens);
+}
+}  // namespace
+
 extern const kind_spec prefix_spec;
 /// The kind's row of the kind table (properties/kinds/kind.h).
 extern const kind_descriptor prefix_kind = {
-    prefix_spec, model_of<prefix_model>, add_prefix_properties, {prefix_fuzz_config, prefix_fuzz_ops}};
+    prefix_spec, model_of<prefix_model>, add_prefix_properties, {prefix_fuzz_config, prefix_fuzz_ops}, lengthen};
 
 }  // namespace kvconform::kinds
