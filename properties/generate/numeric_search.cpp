@@ -115,7 +115,10 @@ void numeric_search::shrink() {
 
 void numeric_search::report(property_run& out) const {
   out.search_cases = cases_, out.search_stats = stats_;
-  if (!found_) return;
+  if (!found_) {
+    if (out.fail) out.cases += cases_;  // a random case failed after the first round: its traces came first
+    return;
+  }
   out.cases = found_after_ + cases_;
   out.fail = fail_, out.counterexample = counterexample_, out.searched = true;
 }

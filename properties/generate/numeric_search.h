@@ -38,7 +38,8 @@ class numeric_search {
   /// A trace of the search failed (or a stop cut it short): no more cases are needed.
   bool done() const { return found_ || stopped_; }
   /// Adds what the search did to `out`: its traces and their statistics; a failure, with the cases
-  /// counted up to it (the random cases that passed before it, then the search's), when it found one.
+  /// counted up to it (the random cases that passed before it, then the search's), when it found one;
+  /// and when a random case failed after the first round, that round's traces to its cases.
   void report(property_run& out) const;
 
  private:

@@ -7,6 +7,8 @@
 
 #include "oracle/models/model.h"
 #include "properties/kinds/kind.h"
+#include "properties/trace/kind_spec.h"
+#include "properties/trace/trace_json.h"
 
 namespace kvconform::search {
 
@@ -111,7 +113,9 @@ bool lengthen(candidate& c, std::size_t n, const numeric_profile& p) {
     v.data.insert(v.data.end(), a.values.begin() + i * a.d_v, a.values.begin() + (i + 1) * a.d_v);
   }
   auto longer = grow(c.t, k, v);
-  if (!longer) return false;
+  // A trace the codec would refuse could not be saved and replayed.
+  if (!longer || spec_of(longer->config.kind).cells(longer->config) > static_cast<double>(max_config_cells))
+    return false;
   c.t = std::move(*longer);
   return examine(c, p) && c.accepted[c.t.ops.size() - 2];
 }
