@@ -15,17 +15,20 @@ constexpr std::uint64_t search_salt = 0x7461726765746564ull;
 
 /// The first round: one move of each kind in its most revealing regime, those that expose a whole
 /// class of kernel bugs (a tile's max, tiny weights) first.
-constexpr search::move schedule[] = {search::move::max_past_tile, search::move::tiny_tail, search::move::near_tie,
-                                     search::move::cancellation,  search::move::values,    search::move::magnitude};
+constexpr search::move schedule[] = {search::move::max_past_tile, search::move::tiny_tail,
+                                     search::move::repeated_rows, search::move::near_tie,
+                                     search::move::cancellation,  search::move::magnitude};
 
-/// Later moves by weight: mostly those that raised err/bound most often on the references (tails,
-/// near ties, rerolls), sometimes a jump to another regime.
+/// Later moves by weight: mostly those that raised err/bound most often on the references (repeated
+/// rows, tails, rerolls), sometimes a jump to another regime.
 search::move random_move(search::random_engine& rng) {
   static constexpr std::pair<search::move, int> weights[] = {
-      {search::move::tiny_tail, 3},    {search::move::near_tie, 3}, {search::move::reroll, 3},
-      {search::move::magnitude, 2},    {search::move::values, 1},   {search::move::cancellation, 1},
-      {search::move::max_past_tile, 1}};
-  int r = static_cast<int>(rng() % 14);
+      {search::move::repeated_rows, 3}, {search::move::tiny_tail, 3},    {search::move::near_tie, 2},
+      {search::move::reroll, 3},        {search::move::magnitude, 2},    {search::move::values, 1},
+      {search::move::cancellation, 1},  {search::move::max_past_tile, 1}};
+  int total = 0;
+  for (const auto& [m, w] : weights) total += w;
+  int r = static_cast<int>(rng() % static_cast<unsigned>(total));
   for (const auto& [m, w] : weights)
     if ((r -= w) < 0) return m;
   return search::move::reroll;

@@ -100,15 +100,16 @@ double attended_max(const candidate& c) {
   return m;
 }
 
-/// Appends n rows, copies of the rows the decode attends, right before it (the kind's own
-/// lengthen: into its sequence or layer, with the capacity raised); they are then the second-to-last op.
-bool lengthen(candidate& c, std::size_t n, const numeric_profile& p) {
+/// Appends n rows, copies of the rows the decode attends (of its row `only` alone, if given), right
+/// before it (the kind's own lengthen: into its sequence or layer, with the capacity raised); they
+/// are then the second-to-last op.
+bool lengthen(candidate& c, std::size_t n, const numeric_profile& p, std::size_t only = SIZE_MAX) {
   const auto grow = kind_of(c.t.config.kind).lengthen;
   if (!grow || c.problems.empty() || c.problems.front().n == 0) return false;
   const attention_problem& a = c.problems.front();
   tensor k{{n, a.d_k}, {}}, v{{n, a.d_v}, {}};
   for (std::size_t r = 0; r < n; ++r) {
-    const auto i = static_cast<std::ptrdiff_t>(r % a.n);
+    const auto i = static_cast<std::ptrdiff_t>(only < a.n ? only : r % a.n);
     k.data.insert(k.data.end(), a.keys.begin() + i * a.d_k, a.keys.begin() + (i + 1) * a.d_k);
     v.data.insert(v.data.end(), a.values.begin() + i * a.d_v, a.values.begin() + (i + 1) * a.d_v);
   }
@@ -122,10 +123,10 @@ bool lengthen(candidate& c, std::size_t n, const numeric_profile& p) {
 }  // namespace
 
 namespace {
-/// More than a tile of rows (a kernel that tiles by 32, 64, ... and forgets later tiles), the newest
+/// More than a tile of rows (a kernel that tiles by 32, 64 or 128 and forgets later tiles), the newest
 /// the maximum: by more than exp's overflow threshold (canonical), or by a gap anywhere from 1e-6 up.
 bool max_past_tile(candidate& c, random_engine& rng, const numeric_profile& p, bool canonical) {
-  static constexpr std::size_t tiles[] = {32, 64, 128, 256};
+  static constexpr std::size_t tiles[] = {32, 64, 128};
   const std::size_t tile = canonical ? tiles[0] : tiles[rng() % std::size(tiles)];
   if (!shape_query(c, rng, p) || !lengthen(c, tile + 1 + rng() % (tile / 4 + 1), p)) return false;
   const shaper s(c);
@@ -155,6 +156,14 @@ bool tiny_tail(candidate& c, random_engine& rng, const numeric_profile& p, bool 
     s.set(rows[r], top - (shallowest + stratum * (deepest - shallowest)));
   }
   return examine(c, p);
+}
+
+/// 64 .. 192 copies (128 canonical) of one attended row: a greedy loop stuck on one token. Adding
+/// the same term to a growing sum rounds the same way at every step, so the normaliser's and the
+/// output's summation errors add up instead of cancelling (docs/numerics.md §5.1).
+bool repeated_rows(candidate& c, random_engine& rng, const numeric_profile& p, bool canonical) {
+  if (c.problems.empty() || c.problems.front().n == 0) return false;
+  return lengthen(c, canonical ? 128 : 64 + rng() % 129, p, rng() % c.problems.front().n);
 }
 
 /// One to three keys a gap of 1e-9 .. 3 below the maximum: near ties, where the weights' conditioning peaks.
@@ -224,12 +233,6 @@ bool reroll(candidate& c, random_engine& rng, const numeric_profile& p) {
 }
 }  // namespace
 
-const char* to_string(move m) {
-  static const char* const names[] = {"max_past_tile", "tiny_tail", "near_tie", "cancellation",
-                                      "values",        "magnitude", "reroll"};
-  return names[static_cast<int>(m)];
-}
-
 bool examine(candidate& c, const numeric_profile& p) {
   c.accepted.assign(c.t.ops.size(), 0);
   c.problems.clear();
@@ -258,6 +261,7 @@ bool apply(move m, candidate& c, random_engine& rng, const numeric_profile& p, b
   switch (m) {
     case move::max_past_tile: return max_past_tile(c, rng, p, canonical);
     case move::tiny_tail: return tiny_tail(c, rng, p, canonical);
+    case move::repeated_rows: return repeated_rows(c, rng, p, canonical);
     case move::near_tie: return near_tie(c, rng, p);
     case move::cancellation: return cancellation(c, rng, p, canonical);
     case move::values: return values(c, rng, p, canonical);

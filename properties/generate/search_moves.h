@@ -29,20 +29,18 @@ bool examine(candidate& c, const numeric_profile& p);
 trace focus(const cache_config& config, const std::vector<op>& ops, std::size_t at);
 
 /// What a move does (docs/numerics.md §4.4). Every move keeps the trace's structure valid for its
-/// kind: it changes numbers of k, v and q only, except that `max_past_tile` and `tiny_tail`
-/// append rows right before the decode through the kind table (kind_descriptor::lengthen).
+/// kind: it changes numbers of k, v and q only, except that `max_past_tile`, `tiny_tail` and
+/// `repeated_rows` append rows right before the decode through the kind table (kind_descriptor::lengthen).
 enum class move {
-  max_past_tile,  ///< more than a tile (32, 64, 128, 256) of rows, the newest the maximum by a gap
+  max_past_tile,  ///< more than a tile (32, 64, 128) of rows, the newest the maximum by a gap
   tiny_tail,      ///< rows whose weights span the bottom of the working precision's normal range
+  repeated_rows,  ///< a long run of copies of one row: coherent summation errors
   near_tie,       ///< scores a tiny gap below the maximum
   cancellation,   ///< key components orthogonal to q: |k| q much larger than the score
   values,         ///< values offset, spread over many magnitudes, or alternating so the output cancels
   magnitude,      ///< the query scaled: every score larger or smaller
   reroll,         ///< the query nudged by a relative 2^-45 .. 2^-20: every rounding drawn again (hill climbing)
 };
-inline constexpr move all_moves[] = {move::max_past_tile, move::tiny_tail, move::near_tie, move::cancellation,
-                                     move::values,        move::magnitude, move::reroll};
-const char* to_string(move m);
 
 using random_engine = std::mt19937_64;
 
