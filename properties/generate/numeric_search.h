@@ -19,10 +19,10 @@ namespace kvconform {
 /// for a seed: its own random engine starts from the property's seed, and its starting points are
 /// the random cases, which are.
 ///
-/// The budget is spent in two rounds: half once the first `probe_after` cases have passed (a move
-/// of each kind from the worst so far, in their most revealing regime, so a bug only an arranged
-/// input shows is found within a few dozen cases), the rest after all random cases, hill climbing
-/// from the worst of the whole run.
+/// The budget is spent in two rounds: a first one once `probe_after` cases have passed (four moves,
+/// at most half the budget, each in its most revealing regime from the worst decode so far, so that a
+/// bug only an arranged input shows is found within a few dozen cases), the rest after all random
+/// cases, hill climbing from the worst of the whole run.
 class numeric_search {
  public:
   static constexpr int probe_after = 10;  ///< cases before the first round
