@@ -63,6 +63,7 @@ std::string outcome_text(bool accepted, unsigned reasons) {
 
 void decode_stats::merge(const decode_stats& o) {
   decodes += o.decodes, numeric += o.numeric;
+  if (o.worst_ratio > worst_ratio) worst_op = o.worst_op;
   worst_ratio = std::max(worst_ratio, o.worst_ratio);
   end_to_end += o.end_to_end, worst_end_to_end = std::max(worst_end_to_end, o.worst_end_to_end);
 }
@@ -229,6 +230,7 @@ bool session::check_decodes(const expectation& want, const op_outcome& got) {
   for (std::size_t i = 0; i < problems.size(); ++i) {
     const auto& p = problems[i];
     const decode_verdict dv = check_decode(p, got.output.data() + at_o, got.weights.data() + at_w, impl_.profile);
+    if (dv.numeric && (stats_.numeric == 0 || dv.ratio > stats_.worst_ratio)) stats_.worst_op = ops_.size() - 1;
     stats_.worst_ratio = std::max(stats_.worst_ratio, dv.ratio);
     stats_.numeric += dv.numeric;
     if (!dv.check.empty())

@@ -29,6 +29,8 @@ struct failure {
 struct decode_stats {
   std::size_t decodes = 0, numeric = 0;
   double worst_ratio = 0;  ///< worst err/bound seen (the bound with F = 2; > 1 fails)
+  /// The op of one session whose decode gave worst_ratio (the targeted search starts from it).
+  std::size_t worst_op = 0;
   /// Reported, never judged: the worst end-to-end error over its bound (docs/numerics.md §6.4), for
   /// decodes of a cache whose storage rounds (`end_to_end` of them had a figure).
   std::size_t end_to_end = 0;

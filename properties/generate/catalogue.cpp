@@ -19,6 +19,7 @@ property& add_property(std::vector<property>& ps, cache_kind kind, const stateme
   property& p = add_property(ps, kind, s.name, s.summary);
   p.needs = s.needs;
   p.long_traces = s.long_traces;
+  p.search = s.search;
   if (s.large_scores) p.classes = large_score_classes();
   return p;
 }

@@ -15,6 +15,7 @@
 #include "properties/executor/stop.h"
 #include "properties/generate/format_configs.h"
 #include "properties/generate/lockstep.h"
+#include "properties/generate/numeric_search.h"
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
 
@@ -148,16 +149,21 @@ void run_rapidcheck(const property& p, const run_options& o, const std::function
 /// keeping the last (hence minimal) failure, the metamorphic comparison and on_trace.
 class case_runner {
  public:
-  case_runner(const property& p, const implementation& impl, const run_options& o, property_run& out)
-      : p_(p), impl_(impl), o_(o), out_(out) {}
+  /// With the targeted numeric search when `p` has it and the run's budget allows (docs/numerics.md §4.4).
+  case_runner(const property& p, const implementation& impl, const run_options& o, property_run& out);
   /// Runs p.drive on a fresh session with a drawn seed and size; fails the case on a divergence.
   void drive(const cache_config& config);
   /// The op generator's context: a drawn input class and anchor, the property's limits.
   gen_context context(const cache_config& config);
   /// Records the session's failure, if any, as the counterexample; true when there was one.
   bool keep_failure(const cache_config& config, session& s);
-  /// After the ops ran: the rewrite's first difference fails the case, else on_trace.
+  /// After the ops ran: the rewrite's first difference fails the case, else on_trace, and the passed
+  /// case is offered to the search.
   void finish(const cache_config& config, case_session& s);
+  /// The search found a failure (or a stop cut it short): the remaining cases return at once.
+  bool done() const { return search_ && search_->done(); }
+  /// After the random cases: the rest of the search's budget unless a case failed, and its results into `out`.
+  void conclude();
 
  private:
   const property& p_;
@@ -165,6 +171,7 @@ class case_runner {
   const run_options& o_;
   property_run& out_;
   std::optional<input_class> class_;  // the current case's input class, when it drew one
+  std::unique_ptr<numeric_search> search_;
 };
 
 /// Runs a generated property: a config from `config_gen`, then either `p.drive` on a session,
@@ -185,6 +192,7 @@ property_run run_commands(const property& p, const implementation& impl, const r
   run_rapidcheck(
       p, o,
       [&] {
+        if (run.done()) return;
         const cache_config config = *config_gen;
         if (p.drive) return run.drive(config);
         const gen_context ctx = run.context(config);
@@ -206,6 +214,7 @@ property_run run_commands(const property& p, const implementation& impl, const r
         run.finish(config, s);
       },
       out);
+  run.conclude();
   return out;
 }
 

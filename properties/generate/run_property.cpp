@@ -75,6 +75,18 @@ void run_rapidcheck(const property& p, const run_options& o, const std::function
   }
 }
 
+case_runner::case_runner(const property& p, const implementation& impl, const run_options& o, property_run& out)
+    : p_(p), impl_(impl), o_(o), out_(out) {
+  // A rewrite or a driver judges more than the trace's ops, which the search's traces would lose.
+  if (p.search && o.search > 0 && !p.rewrite && !p.drive) search_ = std::make_unique<numeric_search>(p, impl, o);
+}
+
+void case_runner::conclude() {
+  if (!search_) return;
+  if (!out_.fail && out_.error.empty() && !search_->done()) search_->finish();
+  search_->report(out_);
+}
+
 void case_runner::drive(const cache_config& config) {
   const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
@@ -127,6 +139,7 @@ void case_runner::finish(const cache_config& config, case_session& c) {
     RC_FAIL(f.signature() + ": " + f.message);
   }
   if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
+  if (search_ && !s.failed()) search_->passed(config, s.ops(), s.stats());
 }
 
 property_run run_property(const property& p, const implementation& impl, const run_options& o) {

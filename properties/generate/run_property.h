@@ -16,7 +16,9 @@ struct run_options {
   int max_size = 40;
   std::uint64_t seed = 1;
   bool deep = false;
-  bool shrink = true;                          ///< off when only the number of cases to a failure matters (selftest)
+  bool shrink = true;  ///< off when only the number of cases to a failure matters (selftest)
+  /// Traces the targeted numeric search runs per property that has it (docs/numerics.md §4.4; 0: none).
+  int search = 12;
   std::function<void(const trace&)> on_trace;  ///< sees every generated trace that passed (seed corpora)
 };
 
@@ -26,6 +28,11 @@ struct property_run {
   decode_stats stats;
   /// The boundary events of the cases run (up to and including the first failing one, not the shrinking).
   coverage_counts coverage;
+  int cases = 0;         ///< generated cases run, up to and including the first failing one (search traces included)
+  decode_stats stats;    ///< over the random cases
+  int search_cases = 0;  ///< traces the targeted numeric search ran
+  decode_stats search_stats;            ///< over those traces
+  bool searched = false;                ///< the failure is a trace of the search
   std::optional<trace> counterexample;  ///< shrunk to a minimal trace
   std::optional<failure> fail;
   std::string error;  ///< the generator gave up or RapidCheck reported an internal error

@@ -75,6 +75,7 @@ class command_line {
     // The guard holds quick runs of the full size only: fewer or smaller cases may miss rare events.
     o.coverage_guard = !o.run.deep && o.run.cases >= run_options{}.cases && o.run.max_size >= run_options{}.max_size;
     o.rerun_hint = [rerun = std::move(rerun), seed = o.run.seed](const implementation& i) { return rerun(i, seed); };
+    if (f.search) o.run.search = *f.search;
     o.jobs = f.jobs;
     if (!f.shard.empty()) {
       const auto shard = parse_shard(f.shard);
@@ -124,8 +125,9 @@ class command_line {
     return any_failed(report) || coverage_gaps(report) > 0 ? exit_fail : exit_pass;
   }
 
-  int selftest(const std::string& profile, int seeds, const std::string& json) const {
-    const run_options o = profile_options(profile);
+  int selftest(const std::string& profile, int seeds, const std::string& json, std::optional<int> search) const {
+    run_options o = profile_options(profile);
+    if (search) o.search = *search;
     announce_seed(o.seed);
     std::cerr << "kvconform selftest: profile " << profile << ", " << seeds << " seeds per mutant\n";
     const auto report = run_selftest(impls_, o, seeds, std::cerr);
@@ -214,6 +216,7 @@ struct subcommands {
   std::string selftest_profile = "quick", selftest_json, replay_impl, port_kind, port_library, vectors_out,
               vectors_kind, schema_name;
   int selftest_seeds = 5;
+  std::optional<int> selftest_search;
   std::vector<std::string> replay_files, port_replay;
   port_options port_opts;
   std::uint64_t vectors_seed = 1;
@@ -256,6 +259,10 @@ struct subcommands {
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
     selftest->add_option("--json", selftest_json, "Write the kill matrix as JSON here");
+    selftest
+        ->add_option("--search", selftest_search,
+                     "Traces of the targeted numeric search per decode property (0: random cases only)")
+        ->check(count_in(0, max_cases));
   }
 
   void add_port(CLI::App& app) {
@@ -288,7 +295,7 @@ struct subcommands {
             return shell_words({cmd.runner(), "gate", "--impl", i.name, "--seed", std::to_string(seed), "--stats"});
           });
     if (*replay) return cmd.replay(replay_files, replay_impl);
-    if (*selftest) return cmd.selftest(selftest_profile, selftest_seeds, selftest_json);
+    if (*selftest) return cmd.selftest(selftest_profile, selftest_seeds, selftest_json, selftest_search);
     if (*vectors) return cmd.vectors(vectors_out, vectors_kind, vectors_seed);
     if (*schema) {
       const auto s = schema_name == "trace"  ? schema::trace_file()

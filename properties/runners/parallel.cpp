@@ -203,6 +203,7 @@ std::string encode_report(const property_report& r) {
             {"source", r.source},         {"save_error", r.save_error},           {"stopped", r.stopped},
             {"seconds", bits(r.seconds)}};
   j["coverage"] = {{"traces", r.coverage.traces}, {"hits", r.coverage.hits}};
+  j["search"] = {r.search_cases, r.search_stats.decodes, r.search_stats.numeric, bits(r.search_stats.worst_ratio)};
   if (r.fail)
     j["fail"] = {{"op_index", r.fail->op_index},
                  {"op_name", r.fail->op_name},
@@ -221,6 +222,9 @@ property_report decode_report(const std::string& text) {
   r.save_error = j["save_error"], r.stopped = j["stopped"];
   r.seconds = from_bits(j["seconds"]);
   r.coverage.traces = j["coverage"]["traces"], r.coverage.hits = j["coverage"]["hits"].get<std::vector<std::size_t>>();
+  const json& search = j["search"];
+  r.search_cases = search[0], r.search_stats.decodes = search[1], r.search_stats.numeric = search[2];
+  r.search_stats.worst_ratio = from_bits(search[3]);
   if (j.contains("fail"))
     r.fail = failure{j["fail"]["op_index"], j["fail"]["op_name"], j["fail"]["check"], j["fail"]["message"]};
   if (j.contains("counterexample")) r.counterexample = trace_from_json(j["counterexample"].get<std::string>());

@@ -15,8 +15,6 @@ namespace kvconform::codec {
 
 namespace {
 constexpr const char* schema_name = "kvconform-trace";
-// Keeps a hostile file from making a cache allocate gigabytes before the first op.
-constexpr std::size_t max_config_cells = std::size_t{1} << 24;
 constexpr std::size_t max_dim = 1 << 20;
 
 }  // namespace

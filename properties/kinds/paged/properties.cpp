@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "oracle/models/paged_model.h"
+#include "properties/generate/lengthen.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/kind.h"
 #include "properties/kinds/paged/kind.h"
@@ -96,6 +97,10 @@ struct probe final : event_probe {
     if (!e.preempted.empty()) hit.set(preempt_event);
   }
 };
+/// The targeted search's lengthening (kind_descriptor::lengthen): rows appended to the decoded sequence.
+std::optional<trace> lengthen(const trace& t, const tensor& k, const tensor& v) {
+  return pool_lengthen(t, k, v, nullptr);
+}
 }  // namespace
 
 /// The kind's row of the kind table (properties/kinds/kind.h).
@@ -104,6 +109,7 @@ extern const kind_descriptor paged_kind = {paged_spec,
                                            model_of<paged_model>,
                                            add_paged_properties,
                                            {paged_fuzz_config, paged_fuzz_ops},
-                                           {events, make_probe<probe>}};
+                                           {events, make_probe<probe>},
+                                           lengthen};
 
 }  // namespace kvconform::kinds

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "oracle/models/prefix_model.h"
+#include "properties/generate/lengthen.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/kind.h"
 #include "properties/kinds/prefix/kind.h"
@@ -94,14 +95,23 @@ struct probe final : event_probe {
     if (copies) hit.set(cow_event);
   }
 };
+/// The targeted search's lengthening (kind_descriptor::lengthen): rows appended to the decoded
+/// sequence, with tokens of their own so that they extend no prefix another sequence holds.
+std::optional<trace> lengthen(const trace& t, const tensor& k, const tensor& v) {
+  std::vector<std::int64_t> tokens;
+  for (std::size_t r = 0; r < (k.shape.empty() ? 0 : k.shape[0]); ++r)
+    tokens.push_back(1000000 + static_cast<std::int64_t>(r));
+  return pool_lengthen(t, k, v, &tokens);
+}
 }  // namespace
 
 extern const kind_spec prefix_spec;
 /// The kind's row of the kind table (properties/kinds/kind.h).
 extern const kind_descriptor prefix_kind = {prefix_spec,
-                                            model_of<prefix_model>,
-                                            add_prefix_properties,
-                                            {prefix_fuzz_config, prefix_fuzz_ops},
-                                            {events, make_probe<probe>}};
+                                           model_of<prefix_model>,
+                                           add_prefix_properties,
+                                           {prefix_fuzz_config, prefix_fuzz_ops},
+                                           {events, make_probe<probe>},
+                                           lengthen};
 
 }  // namespace kvconform::kinds

@@ -55,6 +55,7 @@ void add_ring_properties(std::vector<property>& ps) {
                     {.append = 3, .fill = 2, .overfill = 3, .decode = 4});
   wraps.needs = {capability::decode};
   wraps.long_traces = true;
+  wraps.search = true;
 
   auto& slides = add_property(ps, ring, "ring_generation_slides",
                               "a generation loop with window C = context length keeps generating past C, attending to "
