@@ -57,7 +57,8 @@ std::optional<trace> rows_lengthen_of(const trace& t, const tensor& k, const ten
 template <rows_model::full rule>
 kind_descriptor rows_kind(const kind_spec& spec, void (*add_properties)(std::vector<property>&), coverage_spec coverage,
                           void (*fuzz_config)(byte_io&, cache_config&) = fuzz_sizes) {
-  return {spec, rows_model_of<rule>, add_properties, {fuzz_config, rows_fuzz_of<rule>}, coverage, rows_lengthen_of<rule>};
+  return {spec,     rows_model_of<rule>,   add_properties, {fuzz_config, rows_fuzz_of<rule>},
+          coverage, rows_lengthen_of<rule>};
 }
 
 }  // namespace kvconform

@@ -24,13 +24,11 @@ struct run_options {
 
 /// The result of one property on one implementation.
 struct property_run {
-  int cases = 0;  ///< generated cases run, up to and including the first failing one
-  decode_stats stats;
+  int cases = 0;       ///< generated cases run, up to and including the first failing one (search traces included)
+  decode_stats stats;  ///< over the random cases
   /// The boundary events of the cases run (up to and including the first failing one, not the shrinking).
   coverage_counts coverage;
-  int cases = 0;         ///< generated cases run, up to and including the first failing one (search traces included)
-  decode_stats stats;    ///< over the random cases
-  int search_cases = 0;  ///< traces the targeted numeric search ran
+  int search_cases = 0;                 ///< traces the targeted numeric search ran
   decode_stats search_stats;            ///< over those traces
   bool searched = false;                ///< the failure is a trace of the search
   std::optional<trace> counterexample;  ///< shrunk to a minimal trace

@@ -20,9 +20,8 @@ struct property_report {
   std::string property;
   status result = status::pass;
   int cases = 0;
-  decode_stats stats;
-  coverage_counts coverage;  ///< the boundary events its generated cases hit (--stats)
   decode_stats stats;         ///< over the random cases
+  coverage_counts coverage;   ///< the boundary events its generated cases hit (--stats)
   int search_cases = 0;       ///< traces of the targeted numeric search (docs/numerics.md §4.4)
   decode_stats search_stats;  ///< over those traces
   std::optional<failure> fail;

@@ -157,8 +157,8 @@ void add_beam_properties(std::vector<property>& ps) {
 
 /// The kind's row of the kind table (properties/kinds/kind.h).
 extern const kind_spec beam_spec;
-extern const kind_descriptor beam_kind = {
-    beam_spec, model_of<beam_model>, add_beam_properties, {beam_fuzz_config, beam_fuzz_ops}, beam_coverage(),
-    beam_lengthen};
+extern const kind_descriptor beam_kind = {beam_spec,           model_of<beam_model>,
+                                          add_beam_properties, {beam_fuzz_config, beam_fuzz_ops},
+                                          beam_coverage(),     beam_lengthen};
 
 }  // namespace kvconform::kinds

@@ -108,10 +108,10 @@ std::optional<trace> lengthen(const trace& t, const tensor& k, const tensor& v) 
 extern const kind_spec prefix_spec;
 /// The kind's row of the kind table (properties/kinds/kind.h).
 extern const kind_descriptor prefix_kind = {prefix_spec,
-                                           model_of<prefix_model>,
-                                           add_prefix_properties,
-                                           {prefix_fuzz_config, prefix_fuzz_ops},
-                                           {events, make_probe<probe>},
-                                           lengthen};
+                                            model_of<prefix_model>,
+                                            add_prefix_properties,
+                                            {prefix_fuzz_config, prefix_fuzz_ops},
+                                            {events, make_probe<probe>},
+                                            lengthen};
 
 }  // namespace kvconform::kinds
