@@ -1,5 +1,5 @@
-# The in-process gate stops early too: SIGINT at the next op boundary (exit 130, a partial matrix and reports), and
-# a property past --deadline-s is a FAIL naming the deadline.
+# The in-process gate and selftest stop early too: SIGINT at the next op boundary (exit 130, a partial matrix and
+# reports), and a property past --deadline-s is a FAIL naming the deadline.
 source "$(dirname "$0")/lib.sh"
 "$kvconform" gate --profile deep --json r.json --junit r.xml >out.txt 2>err.txt &
 harness=$!
@@ -22,6 +22,18 @@ cells = [c for i in r["implementations"] for c in i["properties"]]
 assert cells[-1]["status"] == "INTERRUPTED" and len(cells) < 40, cells[-1]
 assert ET.parse("r.xml").getroot().get("errors") == "1"
 PY
+# selftest stops too: SIGTERM ends it within the same limit (exit 143), its JSON marked partial.
+"$kvconform" selftest --json z.json >zoo.txt 2>zerr.txt &
+harness=$!
+sleep 2
+kill -TERM $harness
+start=$SECONDS
+wait $harness
+got=$?
+[ $got = 143 ] || { cat zoo.txt zerr.txt >&2; fail "selftest: exit $got after SIGTERM, expected 143"; }
+[ $((SECONDS - start)) -le 30 ] || fail "selftest took $((SECONDS - start)) s to stop"
+contains zerr.txt "interrupted by SIGTERM; the results above are partial"
+"$py" -c 'import json, sys; assert json.load(open("z.json"))["partial"] is True' || fail "selftest JSON not partial"
 # One second per property is too little for the deep generation properties.
 run 1 timeout 300 "$kvconform" gate --impl ring --profile deep --property 'ring_generation_slides' --deadline-s 1 \
   --store ""
