@@ -1,6 +1,9 @@
 // `gate --html`: the err/bound histograms of an implementation as inline SVG bar charts.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
+#include <string>
 
 #include "properties/runners/html_report.h"
 
@@ -22,8 +25,7 @@ std::string edge_label(std::size_t k) {
 std::string bin_label(std::size_t b) {
   if (b == 0) return "err/bound < 1e-6";
   if (b == ratio_histogram::bins - 1) return "failed (err/bound > 1, or not finite)";
-  return edge_label(b - 1) + " \xE2\x89\xA4 err/bound " + (b == ratio_histogram::bins - 2 ? "\xE2\x89\xA4 " : "< ") +
-         edge_label(b);
+  return edge_label(b - 1) + " ≤ err/bound " + (b == ratio_histogram::bins - 2 ? "≤ " : "< ") + edge_label(b);
 }
 
 /// The highest non-empty bin's label, or "" for an empty histogram.
