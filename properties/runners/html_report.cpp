@@ -120,7 +120,7 @@ void failure_block(const impl_report& i, const property_report& p, const std::st
     h << "<p>Found by the targeted numeric search after " << p.cases - p.search_cases << " random cases.</p>\n";
   const std::size_t fail_at = p.fail ? p.fail->op_index : SIZE_MAX;
   if (p.counterexample) trace_block(*p.counterexample, fail_at, h);
-  if (p.counterexample && p.counterexample->drive_seed && fail_at >= p.counterexample->ops.size() && p.fail)
+  if (p.fail && p.counterexample && p.counterexample->drive_seed && fail_at >= p.counterexample->ops.size())
     h << "<p>It fails at op " << fail_at << ", which the driver reached beyond the saved ops.</p>\n";
   if (!p.saved_path.empty())
     h << "<p>saved: <code>" << html_escape(p.saved_path) << "</code><br>replay: <code>" << html_escape(p.replay)
