@@ -66,6 +66,7 @@ void decode_stats::merge(const decode_stats& o) {
   if (o.worst_ratio > worst_ratio) worst_op = o.worst_op;
   worst_ratio = std::max(worst_ratio, o.worst_ratio);
   end_to_end += o.end_to_end, worst_end_to_end = std::max(worst_end_to_end, o.worst_end_to_end);
+  ratios.merge(o.ratios);
 }
 
 session::session(const cache_config& c, const implementation& impl)
@@ -233,6 +234,7 @@ bool session::check_decodes(const expectation& want, const op_outcome& got) {
     if (dv.numeric && (stats_.numeric == 0 || dv.ratio > stats_.worst_ratio)) stats_.worst_op = ops_.size() - 1;
     stats_.worst_ratio = std::max(stats_.worst_ratio, dv.ratio);
     stats_.numeric += dv.numeric;
+    if (dv.numeric) dv.check.empty() ? stats_.ratios.add(dv.ratio) : stats_.ratios.add_failure();
     if (!dv.check.empty())
       return fail(dv.check, (problems.size() > 1 ? "problem " + std::to_string(i) + ": " : "") + dv.message);
     if (const double e2e = formats_.end_to_end(want, i, got.output.data() + at_o, got.weights.data() + at_w, dv.bound);
