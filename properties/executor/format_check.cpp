@@ -60,10 +60,11 @@ struct group_checker {
                 to_string(s.f.scale_format) + fmt());
   }
 
-  /// Group k with ideal from the model, stored scale and minimum from the cache, over values (r, j) in `cells`.
-  /// `label()` names the group; it and every message are built only for a failure (the checks run after every op).
-  template <class Label, class Cells>
-  bool check(std::size_t k, const Label& label, Cells cells) {
+  /// Group k with ideal from the model, stored scale and minimum from the cache, over rows [r0, r1) x
+  /// columns [c0, c1). `label()` names the group; it and every message are built only for a failure (the
+  /// checks run after every op).
+  template <class Label>
+  bool check(std::size_t k, const Label& label, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1) {
     const group_ideal ideal{s.want.scales[k], s.f.symmetric ? 0.0 : s.want.zeros[k]};
     const double d = s.got.scales[k], z = s.f.symmetric ? 0.0 : s.got.zeros[k];
     if (!stored("scale", d, ideal.scale, label) || (!s.f.symmetric && !stored("minimum", z, ideal.zero, label)))
@@ -71,22 +72,23 @@ struct group_checker {
     // A scale or minimum the declared format cannot hold makes its values non-finite: judged by the stored value.
     const storage_format sf{.element = s.f.scale_format};
     if (!std::isfinite(round_element(sf, ideal.scale)) || !std::isfinite(round_element(sf, ideal.zero))) return true;
-    return cells([&](std::size_t r, std::size_t j) {
-      const std::size_t at = r * s.width + j;
-      const double x = s.want_rows[at], got = s.got_rows[at];
-      auto cell = [&] {
-        return s.name + std::string(" row ") + std::to_string(r) + " value " + std::to_string(j) + s.where();
-      };
-      if (!grid_code(s.f, d, z, got))
-        return fail(cell() + " is " + num(got) + ", off the grid of its group's scale " + num(d) +
-                    (s.f.symmetric ? "" : " and minimum " + num(z)) + fmt());
-      const double bound = group_error_bound(s.f, ideal, d, z, x);
-      if (std::fabs(got - x) > bound)
-        return fail(cell() + " is " + num(got) + " for input " + num(x) + ": |error| " + num(std::fabs(got - x)) +
-                    " exceeds half a step plus the scale's rounding, " + num(bound) + fmt());
-      err[at] = bound;
-      return true;
-    });
+    for (std::size_t r = r0; r < r1; ++r)
+      for (std::size_t j = c0; j < c1; ++j) {
+        const std::size_t at = r * s.width + j;
+        const double x = s.want_rows[at], got = s.got_rows[at];
+        auto cell = [&] {
+          return s.name + std::string(" row ") + std::to_string(r) + " value " + std::to_string(j) + s.where();
+        };
+        if (!grid_code(s.f, d, z, got))
+          return fail(cell() + " is " + num(got) + ", off the grid of its group's scale " + num(d) +
+                      (s.f.symmetric ? "" : " and minimum " + num(z)) + fmt());
+        const double bound = group_error_bound(s.f, ideal, d, z, x);
+        if (std::fabs(got - x) > bound)
+          return fail(cell() + " is " + num(got) + " for input " + num(x) + ": |error| " + num(std::fabs(got - x)) +
+                      " exceeds half a step plus the scale's rounding, " + num(bound) + fmt());
+        err[at] = bound;
+      }
+    return true;
   }
 };
 /// Every quantized group of a side, unit by unit: `unit(ra, rb, ga, ng, check)` judges rows [ra, rb) and
@@ -98,40 +100,30 @@ bool check_units(const side_ref& s, group_checker& g, std::size_t q, Unit&& unit
     for (std::size_t r = 0; r < q; ++r)
       if (!unit(r, r + 1, r * per_row, per_row, [&] {
             for (std::size_t k = 0; k < per_row; ++k) {
-              const std::size_t a = k * s.f.group, b = std::min(a + s.f.group, s.width);
               auto label = [&] {
                 return s.name + std::string(" row ") + std::to_string(r) + " group " + std::to_string(k) + s.where();
               };
-              if (!g.check(r * per_row + k, label, [&](auto cell) {
-                    for (std::size_t j = a; j < b; ++j)
-                      if (!cell(r, j)) return false;
-                    return true;
-                  }))
-                return false;
+              const std::size_t a = k * s.f.group;
+              if (!g.check(r * per_row + k, label, r, r + 1, a, std::min(a + s.f.group, s.width))) return false;
             }
             return true;
           }))
         return false;
-  } else {
-    for (std::size_t k = 0; k < s.want.starts.size(); ++k) {
-      const std::size_t a = s.want.starts[k], b = k + 1 < s.want.starts.size() ? s.want.starts[k + 1] : q;
-      if (!unit(a, b, k * s.width, s.width, [&] {
-            for (std::size_t j = 0; j < s.width; ++j) {
-              auto label = [&] {
-                return s.name + std::string(" rows ") + std::to_string(a) + "-" + std::to_string(b - 1) + " channel " +
-                       std::to_string(j) + s.where();
-              };
-              if (!g.check(k * s.width + j, label, [&](auto cell) {
-                    for (std::size_t r = a; r < b; ++r)
-                      if (!cell(r, j)) return false;
-                    return true;
-                  }))
-                return false;
-            }
-            return true;
-          }))
-        return false;
-    }
+    return true;
+  }
+  for (std::size_t k = 0; k < s.want.starts.size(); ++k) {
+    const std::size_t a = s.want.starts[k], b = k + 1 < s.want.starts.size() ? s.want.starts[k + 1] : q;
+    if (!unit(a, b, k * s.width, s.width, [&] {
+          for (std::size_t j = 0; j < s.width; ++j) {
+            auto label = [&] {
+              return s.name + std::string(" rows ") + std::to_string(a) + "-" + std::to_string(b - 1) + " channel " +
+                     std::to_string(j) + s.where();
+            };
+            if (!g.check(k * s.width + j, label, a, b, j, j + 1)) return false;
+          }
+          return true;
+        }))
+      return false;
   }
   return true;
 }
