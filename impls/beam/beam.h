@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,28 @@ class beam_view {
   std::vector<const double*> rows_;  // per batch row, its (H, T, D) block
   std::size_t max_len_;
   std::array<std::size_t, 4> dims_;
+};
+
+/// Leaves the elements of a vector default-initialised: a cache that reserves all of max_len up front
+/// touches only the memory it writes (the harness draws beam caches of more than 2^24 elements,
+/// docs/design.md §4.4); positions are never read before they are written.
+template <class T>
+struct untouched_allocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = untouched_allocator<U>;
+  };
+  untouched_allocator() = default;
+  template <class U>
+  untouched_allocator(const untouched_allocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
 };
 
 /// What a beam cache does on reorder and rollback. Mutants replace one rule (impls/mutants/beam_*.h).
@@ -206,9 +229,9 @@ class basic_beam {
   struct row_block {
     row_block(std::size_t n, std::size_t slots, std::size_t heads, std::size_t d)
         : k(n), v(n), ks(storage::keys, slots, d, 1), vs(storage::values, slots, d, 1), kst(heads), vst(heads) {}
-    std::vector<double> k, v;  // (H, T, D) each
-    side ks, vs;               // codes and scales of slot h T + t
-    std::vector<stream_state> kst, vst;  // per kv head
+    std::vector<double, untouched_allocator<double>> k, v;  // (H, T, D) each
+    side ks, vs;                                            // codes and scales of slot h T + t
+    std::vector<stream_state> kst, vst;                     // per kv head
   };
   std::size_t row_bytes() const {
     if constexpr (!formats) return 2 * max_len_ * layers() * heads_ * head_dim_ * sizeof(double);
@@ -243,7 +266,7 @@ class basic_beam {
   bool is_block(const array_view& a) const {
     return a.rank == 4 && a.dims[0] == batch_ && a.dims[1] == heads_ && a.dims[3] == head_dim_;
   }
-  beam_view view(std::size_t layer, std::vector<double> row_block::*part) const {
+  beam_view view(std::size_t layer, std::vector<double, untouched_allocator<double>> row_block::*part) const {
     check_layer(layer, "view");
     std::vector<const double*> rows;
     for (std::size_t b = 0; b < batch_; ++b) rows.push_back(((*rows_[layer * batch_ + b]).*part).data());

@@ -56,6 +56,13 @@ class session {
   const snapshot& observe();
   /// The implementation under test, for a driver that compares with fresh caches of the same type.
   const implementation& impl() const { return impl_; }
+  /// Judges only a sample of the decodes against the oracle, for a long case of the quick profile
+  /// (docs/design.md §4.4): the first, about one in four of the others (chosen by `seed`) and the
+  /// last, which finish_decodes() judges; the others get their shape checked only.
+  void sample_decodes(std::uint64_t seed) { sample_seed_ = seed; }
+  /// Judges the last decode, when sampling left it unjudged; false when it diverged (then failed()
+  /// names that decode's op).
+  bool finish_decodes();
   /// Records a divergence a driver found outside the executor's own checks (a cached generation
   /// against a recompute) at the last op, so it is reported and saved like any other failure.
   bool report(std::string check, std::string message);
@@ -66,6 +73,16 @@ class session {
   bool call_implementation(const std::function<void()>& body, const char* when);
   /// Each decode problem's numbers against the oracle under the bound, with the run's statistics.
   bool check_decodes(const expectation& want, const op_outcome& got);
+  /// Each problem's output and weights against the oracle (check_decodes after its shape check), and
+  /// with `end_to_end` the figures of a cache whose storage rounds.
+  bool judge_decodes(const expectation& want, const std::vector<double>& output, const std::vector<double>& weights,
+                     bool end_to_end);
+  /// A decode sampling left unjudged: its op index, the model's problems and the answer.
+  struct unjudged {
+    std::size_t op_index;
+    expectation want;
+    std::vector<double> output, weights;
+  };
   const implementation& impl_;
   std::unique_ptr<model> model_;
   std::unique_ptr<subject> subject_;
@@ -76,6 +93,8 @@ class session {
   std::optional<snapshot> observed_;  // the implementation's state after the last op, when it was checked
   op_outcome last_;
   decode_stats stats_;
+  std::optional<std::uint64_t> sample_seed_;
+  std::optional<unjudged> unjudged_;
 };
 
 /// The result of running a whole trace.

@@ -15,6 +15,7 @@
 #include "properties/generate/format_configs.h"
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
+#include "properties/generate/shapes.h"
 
 namespace kvconform {
 
@@ -99,8 +100,8 @@ op append_op(const op_target& t, std::size_t n, int ranks, std::uint64_t seed);
 op bad_shape_op(const op_target& t, int variant, std::uint64_t seed);
 /// A decode of the class's query; with `bad`, variant 0 has rank 2 and variant 1 the wrong width.
 op decode_op(const op_target& t, bool bad, int variant);
-/// A key or value width: small in quick runs, up to 128 in deep ones. Picked by index (not
-/// elementOf) so that a failing case shrinks towards the smallest.
+/// A key or value width: small in quick runs, up to 128 in deep ones, and now and then a production
+/// head dim (shapes.h). Picked by index (not elementOf) so that a failing case shrinks towards the smallest.
 rc::Gen<std::size_t> width_gen(bool deep);
 
 /// What a kind's op generator gets besides the model state (its op mix it captures itself).
@@ -108,6 +109,14 @@ struct gen_context {
   std::shared_ptr<const row_source> src;  ///< the trace's input class and anchor
   bool can_decode = true;
   std::size_t max_steps = 4;  ///< steps of an ordinary append
+  /// A long case (shapes.h): the kind's long config, starting with a bulk append of most of its room.
+  bool long_case = false;
+};
+
+/// A kind's configs: its ordinary ones and those of its long cases (shapes.h, docs/design.md §4.4).
+struct config_gens {
+  rc::Gen<cache_config> ordinary;
+  rc::Gen<cache_config> long_shapes;
 };
 
 /// Runs `body` as a RapidCheck property with the run's seed, cases and size, and maps the
@@ -122,8 +131,12 @@ class case_runner {
       : p_(p), impl_(impl), o_(o), out_(out) {}
   /// Runs p.drive on a fresh session with a drawn seed and size; fails the case on a divergence.
   void drive(const cache_config& config);
+  /// A case's config and whether it is a long case (the size decides, shapes.h), fitted to the
+  /// implementation's declared formats (docs/numerics.md §6.5) and config limits. One draw, so that
+  /// the other cases draw exactly what they would without long cases.
+  rc::Gen<std::pair<bool, cache_config>> configs(config_gens gens) const;
   /// The op generator's context: a drawn input class and anchor, the property's limits.
-  gen_context context(const cache_config& config);
+  gen_context context(const cache_config& config, bool long_case);
   /// Records the session's failure, if any, as the counterexample; true when there was one.
   bool keep_failure(const cache_config& config, session& s);
   /// After the ops ran: the rewrite's comparison (which fails the case when it differs), then on_trace.
@@ -136,31 +149,31 @@ class case_runner {
   property_run& out_;
 };
 
-/// Runs a generated property: a config from `config_gen`, then either `p.drive` on a session,
-/// or commands from `op_gen(model, ctx)` starting at `make_model(config)`, run through the
-/// executor with RapidCheck's runAll and, for metamorphic properties, compared with the rewrite.
-/// The last failing (hence minimal) trace becomes the counterexample. Traces hold up to
-/// `trace_scale` x (RapidCheck size + 1) ops.
+/// Runs a generated property: a config from `configs` (a long one on the property's long cases),
+/// then either `p.drive` on a session, or commands from `op_gen(model, ctx)` starting at
+/// `make_model(config)`, run through the executor with RapidCheck's runAll and, for metamorphic
+/// properties, compared with the rewrite. The last failing (hence minimal) trace becomes the
+/// counterexample. Traces hold up to `trace_scale` x (RapidCheck size + 1) ops, a long case
+/// long_case_min_ops to long_case_ops + 1, whose decodes the quick profile samples (docs/design.md §4.4).
 template <class Model, class MakeModel, class OpGen>
-property_run run_commands(const property& p, const implementation& impl, const run_options& o,
-                          rc::Gen<cache_config> config_gen, MakeModel make_model, OpGen op_gen,
-                          double trace_scale = 1) {
+property_run run_commands(const property& p, const implementation& impl, const run_options& o, config_gens configs,
+                          MakeModel make_model, OpGen op_gen, double trace_scale = 1) {
   property_run out;
   case_runner run(p, impl, o, out);
-  if (impl.profile.rounds_storage())  // fitted to the declared formats (docs/numerics.md §6.5)
-    config_gen = rc::gen::apply(
-        [prof = impl.profile](cache_config c, std::uint64_t k, std::uint64_t v) { return fit_formats(c, prof, k, v); },
-        std::move(config_gen), uniform_in<std::uint64_t>(0, scale_codes), uniform_in<std::uint64_t>(0, scale_codes));
+  const auto drawn = run.configs(std::move(configs));
   run_rapidcheck(
       p, o,
       [&] {
-        const cache_config config = *config_gen;
+        const auto [is_long, config] = *drawn;
         if (p.drive) return run.drive(config);
-        const gen_context ctx = run.context(config);
+        const gen_context ctx = run.context(config, is_long);
         const Model initial = make_model(config, impl.profile);
-        const auto commands = *rc::gen::scale(
-            trace_scale, rc::state::gen::commands(initial, [ctx, op_gen](const Model& m) { return op_gen(m, ctx); }));
+        auto list = rc::state::gen::commands(initial, [ctx, op_gen](const Model& m) { return op_gen(m, ctx); });
+        const auto commands = *(is_long ? rc::gen::suchThat(rc::gen::resize(long_case_ops, list),
+                                                            [](const auto& c) { return c.size() >= long_case_min_ops; })
+                                        : rc::gen::scale(trace_scale, list));
         session s(config, impl);
+        if (is_long && !o.deep) s.sample_decodes(*rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
         try {
           rc::state::runAll(commands, initial, s);
         } catch (...) {

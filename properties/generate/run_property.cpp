@@ -2,6 +2,7 @@
 #include <rapidcheck/detail/TestListenerAdapter.h>
 
 #include "properties/generate/commands.h"
+#include "properties/trace/kind_spec.h"
 
 namespace kvconform {
 
@@ -44,8 +45,7 @@ op decode_op(const op_target& t, bool bad, int variant) {
 
 rc::Gen<std::size_t> width_gen(bool deep) {
   static const std::vector<std::size_t> quick_dims = {1, 2, 3, 4, 8, 16}, deep_dims = {1, 2, 3, 4, 5, 8, 16, 64, 128};
-  const std::vector<std::size_t>& dims = deep ? deep_dims : quick_dims;
-  return rc::gen::map(uniform_in<std::size_t>(0, dims.size()), [&dims](std::size_t i) { return dims[i]; });
+  return head_dim_gen(deep ? deep_dims : quick_dims);
 }
 
 void run_rapidcheck(const property& p, const run_options& o, const std::function<void()>& body, property_run& out) {
@@ -87,7 +87,42 @@ void case_runner::drive(const cache_config& config) {
   if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
 }
 
-gen_context case_runner::context(const cache_config& config) {
+namespace {
+/// `configs` with each of `limits` clamped to its limit, so that the limit itself is drawn often; a
+/// clamp that breaks a rule across fields (beam's q_heads a multiple of heads, ring's keep < W) is drawn again.
+rc::Gen<cache_config> within(rc::Gen<cache_config> configs, const std::map<std::string, std::size_t>& limits) {
+  if (limits.empty()) return configs;
+  return rc::gen::suchThat(
+      rc::gen::map(std::move(configs),
+                   [limits](cache_config c) {
+                     for (const config_field& f : spec_of(c.kind).config)
+                       if (const auto l = limits.find(f.name); f.size && l != limits.end())
+                         c.*f.size = std::min(c.*f.size, l->second);
+                     return c;
+                   }),
+      [](const cache_config& c) { return !spec_of(c.kind).check || spec_of(c.kind).check(c).empty(); });
+}
+}  // namespace
+
+rc::Gen<std::pair<bool, cache_config>> case_runner::configs(config_gens gens) const {
+  auto fitted = [this](rc::Gen<cache_config> g) {
+    if (impl_.profile.rounds_storage())
+      g = rc::gen::apply(
+          [prof = impl_.profile](cache_config c, std::uint64_t k, std::uint64_t v) { return fit_formats(c, prof, k, v); },
+          std::move(g), uniform_in<std::uint64_t>(0, scale_codes), uniform_in<std::uint64_t>(0, scale_codes));
+    return within(std::move(g), impl_.config_limits);
+  };
+  const auto long_size = long_case_size(p_, o_);
+  return rc::gen::withSize([ordinary = fitted(std::move(gens.ordinary)), long_shapes = fitted(std::move(gens.long_shapes)),
+                            long_size, shapes = o_.production_shapes](int size) {
+    const bool is_long = long_size == size;
+    // Without production shapes a production size is drawn as the next one.
+    return rc::gen::map(rc::gen::resize(size + (!shapes && production_size(size)), is_long ? long_shapes : ordinary),
+                        [is_long](cache_config c) { return std::pair{is_long, std::move(c)}; });
+  });
+}
+
+gen_context case_runner::context(const cache_config& config, bool long_case) {
   const std::span<const input_class> classes = p_.classes.empty() ? all_input_classes() : p_.classes;
   std::vector<input_class> drawn(classes.begin(), classes.end());
   // A cache whose storage rounds also draws its formats' edges, about a quarter of the time.
@@ -100,7 +135,8 @@ gen_context case_runner::context(const cache_config& config) {
   src->set_formats(prof.keys, prof.values, config.k_scale, config.v_scale);
   ctx.src = std::move(src);
   ctx.can_decode = impl_.capabilities.has(capability::decode);
-  ctx.max_steps = p_.long_traces ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
+  ctx.max_steps = p_.long_traces && !long_case ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
+  ctx.long_case = long_case;
   return ctx;
 }
 
@@ -113,7 +149,8 @@ bool case_runner::keep_failure(const cache_config& config, session& s) {
 }
 
 void case_runner::finish(const cache_config& config, session& s) {
-  keep_failure(config, s);
+  s.finish_decodes();  // a sampled session's last decode (docs/design.md §4.4)
+  if (keep_failure(config, s)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
   if (p_.rewrite) {
     trace t{config, s.ops(), impl_.name, p_.name, ""};
     const verdict v = check_trace(&p_, t, impl_);

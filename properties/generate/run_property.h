@@ -17,6 +17,7 @@ struct run_options {
   std::uint64_t seed = 1;
   bool deep = false;
   bool shrink = true;                          ///< off when only the number of cases to a failure matters (selftest)
+  bool production_shapes = true;               ///< production and long cases (docs/design.md §4.4); off: small only
   std::function<void(const trace&)> on_trace;  ///< sees every generated trace that passed (seed corpora)
 };
 

@@ -38,7 +38,9 @@ std::optional<std::pair<stored_trace, verdict>> replay_store(const regression_st
 /// Generates cases; a new minimal failing trace is saved at once.
 void generate(property_report& pr, const implementation& impl, const property& p, const gate_options& o,
               const regression_store& store, std::ostream& log) {
-  property_run run = run_property(p, impl, o.run);
+  run_options ro = o.run;  // a format reference runs its share of the cases (docs/numerics.md §6.5)
+  ro.cases = std::max(1, static_cast<int>(ro.cases * impl.case_share));
+  property_run run = run_property(p, impl, ro);
   if (run.fail && stopped_early(*run.fail)) run.fail.reset(), run.counterexample.reset();  // a fixed trace cut short
   pr.cases = run.cases, pr.stats = run.stats, pr.fail = run.fail;
   pr.source = p.fixed ? "fixed" : "generated";

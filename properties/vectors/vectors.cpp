@@ -98,6 +98,7 @@ std::vector<test_case> generated_tests(const implementation& ref, const std::str
   if (!base) return tests;
   run_options o;
   o.seed = seed, o.cases = 10, o.max_size = 12;  // short traces: they are read by people and ports
+  o.production_shapes = false;                   // the mutants' kill traces bring them where they matter
   // A refusal test must contain a refused op; the model says which ops are.
   auto has_refusal = [&](const trace& t) {
     auto m = make_model(t.config, ref.profile);

@@ -22,6 +22,9 @@ struct paged_mix {
   int fork = 1;        ///< a fork of a live sequence
   int release = 1;     ///< a release of a live sequence
   int stale = 0;       ///< an append, decode, fork or release naming a released or never-issued handle
+  /// Long cases draw pools of more than 2^16 one-row blocks (shapes.h); each costs a comparison of
+  /// as many blocks after every op, so one property does.
+  bool huge_pools = false;
 };
 
 /// The cases of a paged property drawn from `mix` (with the preempt policy when it needs it).

@@ -31,9 +31,17 @@ constexpr const char* memory =
     "length";
 }  // namespace summaries
 
-/// Sequences come and go: forks, releases and refusals around a pool that runs dry.
-constexpr paged_mix churn{
-    .append = 4, .fill = 2, .overfill = 2, .decode = 0, .create = 2, .fork = 3, .release = 3, .stale = 1};
+/// Sequences come and go: forks, releases and refusals around a pool that runs dry (in long cases,
+/// a pool of more than 2^16 blocks).
+constexpr paged_mix churn{.append = 4,
+                          .fill = 2,
+                          .overfill = 2,
+                          .decode = 0,
+                          .create = 2,
+                          .fork = 3,
+                          .release = 3,
+                          .stale = 1,
+                          .huge_pools = true};
 }  // namespace
 
 void add_paged_properties(std::vector<property>& ps) {
