@@ -2,10 +2,17 @@
 """Runs the benchmarks in bench/ and times the gate, then writes docs/performance.md.
 
   bench/performance.py [--build build] [--before-bench PATH] [--before-kvconform PATH] [--deep]
+  bench/performance.py --compare-gate BEFORE [--build build] [--runs N] [--per-impl] [--jobs J] [-- GATE ARGS]
 
 --before-bench is kvconform_bench built from an older tree (the same bench/ sources compile against
 it) and --before-kvconform that tree's kvconform: they fill the "before" columns. --deep also times
 the deep gate (minutes). Figures not re-measured say where they come from.
+
+--compare-gate times `gate` (the quick gate over every reference, or GATE ARGS) of BEFORE, another
+tree's kvconform, and of this build's, N times each (default 5), alternating so that other load on a
+shared machine falls on both alike, and prints the median wall and CPU (user + system, workers
+included) of each; --per-impl also times each reference alone with -j 1 and prints its median CPU.
+It writes nothing.
 """
 import argparse
 import datetime
@@ -14,6 +21,7 @@ import os
 import platform
 import resource
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -82,6 +90,56 @@ def timed(command, repeat):
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         best = (took, cpu) if best is None or took < best[0] else best
     return best
+
+
+def timed_runs(command, repeat):
+    """[(wall, CPU)] seconds of `repeat` runs, each in a fresh scratch folder (CPU: user + system time of
+    the command and its workers)."""
+    return [timed(command, 1) for _ in range(repeat)]
+
+
+def median(xs):
+    xs = sorted(xs)
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+
+
+def references(kvconform):
+    """The reference implementations `kvconform list` names, in its order."""
+    out = subprocess.run([kvconform, "list"], capture_output=True, text=True, check=True).stdout
+    names = []
+    for line in out.splitlines():
+        if line.startswith("  ") and not line.startswith("   ") and ", reference;" in line:
+            names.append(line.split()[0])
+    return names
+
+
+def compare_gate(args, gate_args):
+    """Median wall and CPU of `gate` for the before binary and this build's, run alternately."""
+    binaries = {"before": args.compare_gate, "after": os.path.join(args.build, "kvconform")}
+    jobs = ["-j", str(args.jobs)] if args.jobs else []
+    runs = {name: [] for name in binaries}
+    for _ in range(args.runs):
+        for name, kv in binaries.items():
+            runs[name] += timed_runs([kv, "gate"] + jobs + gate_args, 1)
+    print(f"gate {' '.join(jobs + gate_args)}: median of {args.runs} runs, alternating; load average "
+          f"{os.getloadavg()[0]:.1f} at the end")
+    for name, got in runs.items():
+        print(f"  {name:6s} wall {median([w for w, _ in got]):.3g} s, CPU {median([c for _, c in got]):.3g} s "
+              f"(CPU of each run: {', '.join(f'{c:.2f}' for _, c in got)})")
+    if args.per_impl:
+        print(f"per reference, gate --impl NAME -j 1: median CPU of {args.runs} runs (s)")
+        total = {name: 0.0 for name in binaries}
+        for impl in references(binaries["after"]):
+            cpu = {name: [] for name in binaries}
+            for _ in range(args.runs):
+                for name, kv in binaries.items():
+                    cpu[name] += [c for _, c in timed_runs([kv, "gate", "-j", "1", "--impl", impl], 1)]
+            row = {name: median(cpu[name]) for name in binaries}
+            for name in binaries:
+                total[name] += row[name]
+            print(f"  {impl:18s} before {row['before']:6.3f}  after {row['after']:6.3f}")
+        print(f"  {'sum':18s} before {total['before']:6.3f}  after {total['after']:6.3f}")
 
 
 def fmt(x, unit="", digits=3):
@@ -198,7 +256,16 @@ def main():
     parser.add_argument("--before-kvconform")
     parser.add_argument("--deep", action="store_true")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
-    args = parser.parse_args()
+    parser.add_argument("--compare-gate", metavar="BEFORE")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--per-impl", action="store_true")
+    parser.add_argument("--jobs", type=int)
+    argv = sys.argv[1:]
+    gate_args = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    if args.compare_gate:
+        compare_gate(args, gate_args)
+        return
     with tempfile.TemporaryDirectory() as scratch:
         after, context = run_bench(os.path.join(args.build, "bench", "kvconform_bench"), scratch, "after")
         before = run_bench(args.before_bench, scratch, "before")[0] if args.before_bench else {}

@@ -155,7 +155,7 @@ class basic_beam {
 
   /// Attention of every (row b, query head h) over `layer`: q is (B, Hq, D) with Hq a multiple
   /// of H, and query head h reads kv head h / (Hq / H) (grouped-query attention); mask is absent
-  /// (rank 0) or (B, length), where 0 marks left padding that takes exactly zero weight. Output
+  /// (rank 0) or (B, length), where 0 marks a position that takes exactly zero weight. Output
   /// (B, Hq, D) and weights (B, Hq, length), row-major; a fully masked row gives zeros. Throws
   /// index_error for a bad layer, shape_error for bad q or mask shapes, empty_error on an empty layer.
   decode_result decode(std::size_t layer, array_view q, array_view mask) const {

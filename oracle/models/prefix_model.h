@@ -44,6 +44,10 @@ class prefix_model final : public model {
   std::size_t available_blocks() const { return config_.capacity - refs_.size(); }
   /// The most rows an append to live sequence h takes.
   std::size_t room(std::int64_t h) const;
+  /// Released blocks still cached, which an append may evict.
+  std::size_t evictable_blocks() const { return evictable_.size(); }
+  /// Whether live sequence h's next append copies its shared, partly filled last block first.
+  bool copies_on_append(std::int64_t h) const { return copies_on_append(seqs_.at(h)); }
 
  private:
   using row = std::vector<double>;
@@ -55,7 +59,9 @@ class prefix_model final : public model {
     std::vector<std::int64_t> prefix;  // the tokens up to the block's end
     std::vector<row> keys, values;     // its rows as given (the stream stores them again when found)
   };
-  sequence empty_sequence() const { return {stored_stream(profile_.keys, profile_.values, config_, config_.d_k, config_.d_v), {}, {}}; }
+  sequence empty_sequence() const {
+    return {stored_stream(profile_.keys, profile_.values, config_, config_.d_k, config_.d_v), {}, {}};
+  }
   bool is_live(std::int64_t h) const { return seqs_.count(h) != 0; }
   bool copies_on_append(const sequence& s) const;
   expectation create(const op& o);

@@ -83,7 +83,8 @@ decode_verdict judge(const attention_problem& p, const double* output, const dou
   std::vector<double> s(p.n), w(p.n), od(p.d_v);
   for (std::size_t i = 0; i < p.n; ++i) s[i] = approx(o.s[i]), w[i] = approx(o.w[i]);
   for (std::size_t c = 0; c < p.d_v; ++c) od[c] = approx(o.o[c]);
-  const attention_bound b = compute_bound(p, s, approx(o.m), w, od, prof);
+  v.bound = compute_bound(p, s, approx(o.m), w, od, prof);
+  const attention_bound& b = v.bound;
   // Outside max a_i <= 1/(64u) scores carry no information at the declared precision.
   if (!b.in_domain) return v;
   v.numeric = true;

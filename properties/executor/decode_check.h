@@ -4,6 +4,7 @@
 #include <string>
 
 #include "oracle/numeric/attention_problem.h"
+#include "oracle/numeric/bound.h"
 #include "oracle/numeric/numeric_profile.h"
 
 namespace kvconform {
@@ -14,6 +15,8 @@ struct decode_verdict {
   std::string check, message;
   double ratio = 0;      ///< worst err / bound (F = 2, docs/numerics.md §3.1); > 1 fails
   bool numeric = false;  ///< false when the inputs are outside the numeric domain
+  /// The bound it judged by (empty when an edge rule decided first), which the end-to-end figure reuses.
+  attention_bound bound;
 };
 
 /// Which oracle judges a decode (docs/numerics.md §1.5). `automatic` takes double-double, and

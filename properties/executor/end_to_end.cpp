@@ -49,14 +49,19 @@ std::vector<double> format_checker::element_errors(const attention_problem& give
   return err;
 }
 
-double format_checker::end_to_end(const expectation& e, std::size_t i, const double* output,
-                                  const double* weights) const {
+double format_checker::end_to_end(const expectation& e, std::size_t i, const double* output, const double* weights,
+                                  const attention_bound& judged) const {
   if (!p_.rounds_storage() || i >= e.originals.size() || i >= e.streams.size()) return -1;
   const attention_problem &given = e.originals[i], &exposed = e.problems[i];
   for (const auto* v : {&given.keys, &given.values, &given.q, &exposed.keys, &exposed.values})
     if (!finite(*v)) return -1;
-  const evaluated x = evaluate(exposed);
-  const attention_bound working = compute_bound(exposed, x.s, x.m, x.w, x.o, p_);
+  const bool reuse = judged.output.size() == exposed.d_v && judged.weights.size() == exposed.n;
+  attention_bound computed;
+  if (!reuse) {
+    const evaluated x = evaluate(exposed);
+    computed = compute_bound(exposed, x.s, x.m, x.w, x.o, p_);
+  }
+  const attention_bound& working = reuse ? judged : computed;
   if (!working.in_domain) return -1;
   // The reference stays in long double: a weight below double's range may grow by e^{e_i + A}.
   const oracle_result<L> o = attention_oracle<L>(given);

@@ -63,12 +63,18 @@ std::string outcome_text(bool accepted, unsigned reasons) {
 
 void decode_stats::merge(const decode_stats& o) {
   decodes += o.decodes, numeric += o.numeric;
+  if (o.worst_ratio > worst_ratio) worst_op = o.worst_op;
   worst_ratio = std::max(worst_ratio, o.worst_ratio);
   end_to_end += o.end_to_end, worst_end_to_end = std::max(worst_end_to_end, o.worst_end_to_end);
 }
 
 session::session(const cache_config& c, const implementation& impl)
-    : impl_(impl), model_(make_model(c, impl.profile)), formats_(impl.profile, c) {
+    : impl_(impl),
+      model_(make_model(c, impl.profile)),
+      formats_(impl.profile, c),
+      events_(config_events(c)),
+      refused_(refused_event(c.kind)) {
+  if (const auto probe = kind_of(c.kind).coverage.probe) probe_ = probe(c);
   try {
     subject_ = impl.make(c);
   } catch (const subject_failure& e) {
@@ -170,7 +176,10 @@ bool session::step(const op& o) {
   observed_.reset();
   ops_.push_back(o);
   if (const stop_reason why = stop_requested(); why != stop_reason::none) return fail(stop_check(why), describe(why));
+  if (probe_) probe_->before(*model_, o);
   expectation want = model_->apply(o);
+  if (probe_) probe_->after(*model_, o, want, events_);
+  if (!want.accepted) events_.set(refused_);
   formats_.substitute(want);
   guarded_inputs inputs(o);
   if (!call_implementation([&] { last_ = subject_->apply(inputs.as_call(o)); }, "")) return false;
@@ -225,7 +234,7 @@ bool session::check_decodes(const expectation& want, const op_outcome& got) {
     }
     unjudged_.reset();
   }
-  return judge_decodes(want, got.output, got.weights, true);
+  return judge_decodes(ops_.size() - 1, want, got.output, got.weights, true);
 }
 
 bool session::finish_decodes() {
@@ -233,23 +242,25 @@ bool session::finish_decodes() {
   const unjudged u = std::move(*unjudged_);
   unjudged_.reset();
   // Its end-to-end figure is left out: the storage errors it needs are those of the state it was made in.
-  if (judge_decodes(u.want, u.output, u.weights, false)) return true;
+  if (judge_decodes(u.op_index, u.want, u.output, u.weights, false)) return true;
   failure_->op_index = u.op_index, failure_->op_name = to_string(ops_[u.op_index].kind);
   return false;
 }
 
-bool session::judge_decodes(const expectation& want, const std::vector<double>& output,
+bool session::judge_decodes(std::size_t op_index, const expectation& want, const std::vector<double>& output,
                             const std::vector<double>& weights, bool end_to_end) {
   const std::vector<attention_problem>& problems = want.problems;
   std::size_t at_o = 0, at_w = 0;
   for (std::size_t i = 0; i < problems.size(); ++i) {
     const auto& p = problems[i];
     const decode_verdict dv = check_decode(p, output.data() + at_o, weights.data() + at_w, impl_.profile);
+    if (dv.numeric && (stats_.numeric == 0 || dv.ratio > stats_.worst_ratio)) stats_.worst_op = op_index;
     stats_.worst_ratio = std::max(stats_.worst_ratio, dv.ratio);
     stats_.numeric += dv.numeric;
     if (!dv.check.empty())
       return fail(dv.check, (problems.size() > 1 ? "problem " + std::to_string(i) + ": " : "") + dv.message);
-    if (const double e2e = end_to_end ? formats_.end_to_end(want, i, output.data() + at_o, weights.data() + at_w) : -1;
+    if (const double e2e =
+            end_to_end ? formats_.end_to_end(want, i, output.data() + at_o, weights.data() + at_w, dv.bound) : -1;
         e2e >= 0)
       ++stats_.end_to_end, stats_.worst_end_to_end = std::max(stats_.worst_end_to_end, e2e);
     at_o += p.d_v, at_w += p.n;
@@ -261,7 +272,7 @@ verdict run_trace(const trace& t, const implementation& impl) {
   session s(t.config, impl);
   for (const op& o : t.ops)
     if (!s.step(o)) break;
-  return {s.failed(), s.stats()};
+  return {s.failed(), s.stats(), s.events()};
 }
 
 }  // namespace kvconform

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "oracle/models/model.h"
+#include "properties/executor/coverage.h"
 #include "properties/executor/format_check.h"
 #include "properties/executor/subject.h"
 #include "properties/trace/trace.h"
@@ -28,6 +29,8 @@ struct failure {
 struct decode_stats {
   std::size_t decodes = 0, numeric = 0;
   double worst_ratio = 0;  ///< worst err/bound seen (the bound with F = 2; > 1 fails)
+  /// The op of one session whose decode gave worst_ratio (the targeted search starts from it).
+  std::size_t worst_op = 0;
   /// Reported, never judged: the worst end-to-end error over its bound (docs/numerics.md §6.4), for
   /// decodes of a cache whose storage rounds (`end_to_end` of them had a figure).
   std::size_t end_to_end = 0;
@@ -66,6 +69,12 @@ class session {
   /// Records a divergence a driver found outside the executor's own checks (a cached generation
   /// against a recompute) at the last op, so it is reported and saved like any other failure.
   bool report(std::string check, std::string message);
+  /// The boundary events the trace hit so far (properties/executor/coverage.h): its config's, the
+  /// kind's probe's, a refused op, and what the caller marked.
+  const event_set& events() const { return events_; }
+  /// Marks event `index` of the kind's list (events_of), for what only the caller knows: the input
+  /// class its rows came from.
+  void hit(std::size_t index) { events_.set(index); }
 
  private:
   bool fail(std::string check, std::string message);
@@ -73,10 +82,10 @@ class session {
   bool call_implementation(const std::function<void()>& body, const char* when);
   /// Each decode problem's numbers against the oracle under the bound, with the run's statistics.
   bool check_decodes(const expectation& want, const op_outcome& got);
-  /// Each problem's output and weights against the oracle (check_decodes after its shape check), and
-  /// with `end_to_end` the figures of a cache whose storage rounds.
-  bool judge_decodes(const expectation& want, const std::vector<double>& output, const std::vector<double>& weights,
-                     bool end_to_end);
+  /// Each problem's output and weights of op `op_index` against the oracle (check_decodes after its
+  /// shape check), and with `end_to_end` the figures of a cache whose storage rounds.
+  bool judge_decodes(std::size_t op_index, const expectation& want, const std::vector<double>& output,
+                     const std::vector<double>& weights, bool end_to_end);
   /// A decode sampling left unjudged: its op index, the model's problems and the answer.
   struct unjudged {
     std::size_t op_index;
@@ -93,6 +102,9 @@ class session {
   std::optional<snapshot> observed_;  // the implementation's state after the last op, when it was checked
   op_outcome last_;
   decode_stats stats_;
+  std::unique_ptr<event_probe> probe_;
+  event_set events_;
+  std::size_t refused_;  // the kind's "refused op" event
   std::optional<std::uint64_t> sample_seed_;
   std::optional<unjudged> unjudged_;
 };
@@ -101,6 +113,7 @@ class session {
 struct verdict {
   std::optional<failure> fail;
   decode_stats stats;
+  event_set events;  ///< what the trace hit (the original's, for a rewritten trace)
   bool ok() const { return !fail; }
 };
 

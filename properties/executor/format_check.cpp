@@ -2,6 +2,7 @@
 // format.
 #include "properties/executor/format_check.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -30,7 +31,9 @@ struct side_ref {
   std::size_t width;
   const std::vector<double>&want_rows, &got_rows;
   const group_view &want, &got;
-  std::string where;  // " of seq 0", or ""
+  const std::string& stream_name;
+  /// " of seq 0", or "": for messages only.
+  std::string where() const { return stream_name.empty() ? "" : " of " + stream_name; }
 };
 
 /// One group's rule checks: its scale and minimum, then each value (rows x columns of `at`).
@@ -45,20 +48,22 @@ struct group_checker {
   }
   std::string fmt() const { return " (" + std::string(s.name) + "s declared " + describe(s.f) + ")"; }
 
-  bool stored(const char* what, double got, double ideal, const std::string& label) {
+  template <class Label>
+  bool stored(const char* what, double got, double ideal, const Label& label) {
     const double rounded = round_element({.element = s.f.scale_format}, ideal);
     if (!std::isfinite(rounded))
-      return std::isfinite(got) ? fail(label + " " + what + " " + num(got) + " is finite, but " + num(ideal) +
+      return std::isfinite(got) ? fail(label() + " " + what + " " + num(got) + " is finite, but " + num(ideal) +
                                        " overflows " + to_string(s.f.scale_format) + fmt())
                                 : true;
     if (std::fabs(got - ideal) <= stored_tolerance(s.f.scale_format, ideal)) return true;
-    return fail(label + " " + what + " is " + num(got) + ", expected " + num(ideal) + " within one rounding of " +
+    return fail(label() + " " + what + " is " + num(got) + ", expected " + num(ideal) + " within one rounding of " +
                 to_string(s.f.scale_format) + fmt());
   }
 
   /// Group k with ideal from the model, stored scale and minimum from the cache, over values (r, j) in `cells`.
-  template <class Cells>
-  bool check(std::size_t k, const std::string& label, Cells cells) {
+  /// `label()` names the group; it and every message are built only for a failure (the checks run after every op).
+  template <class Label, class Cells>
+  bool check(std::size_t k, const Label& label, Cells cells) {
     const group_ideal ideal{s.want.scales[k], s.f.symmetric ? 0.0 : s.want.zeros[k]};
     const double d = s.got.scales[k], z = s.f.symmetric ? 0.0 : s.got.zeros[k];
     if (!stored("scale", d, ideal.scale, label) || (!s.f.symmetric && !stored("minimum", z, ideal.zero, label)))
@@ -69,24 +74,71 @@ struct group_checker {
     return cells([&](std::size_t r, std::size_t j) {
       const std::size_t at = r * s.width + j;
       const double x = s.want_rows[at], got = s.got_rows[at];
-      const std::string cell =
-          s.name + std::string(" row ") + std::to_string(r) + " value " + std::to_string(j) + s.where;
+      auto cell = [&] {
+        return s.name + std::string(" row ") + std::to_string(r) + " value " + std::to_string(j) + s.where();
+      };
       if (!grid_code(s.f, d, z, got))
-        return fail(cell + " is " + num(got) + ", off the grid of its group's scale " + num(d) +
+        return fail(cell() + " is " + num(got) + ", off the grid of its group's scale " + num(d) +
                     (s.f.symmetric ? "" : " and minimum " + num(z)) + fmt());
       const double bound = group_error_bound(s.f, ideal, d, z, x);
       if (std::fabs(got - x) > bound)
-        return fail(cell + " is " + num(got) + " for input " + num(x) + ": |error| " + num(std::fabs(got - x)) +
+        return fail(cell() + " is " + num(got) + " for input " + num(x) + ": |error| " + num(std::fabs(got - x)) +
                     " exceeds half a step plus the scale's rounding, " + num(bound) + fmt());
       err[at] = bound;
       return true;
     });
   }
 };
+/// Every quantized group of a side, unit by unit: `unit(ra, rb, ga, ng, check)` judges rows [ra, rb) and
+/// their ng groups from ga on, calling `check` unless those bits passed before; false at the first failure.
+template <class Unit>
+bool check_units(const side_ref& s, group_checker& g, std::size_t q, Unit&& unit) {
+  if (s.f.axis == group_axis::token) {
+    const std::size_t per_row = (s.width + s.f.group - 1) / s.f.group;
+    for (std::size_t r = 0; r < q; ++r)
+      if (!unit(r, r + 1, r * per_row, per_row, [&] {
+            for (std::size_t k = 0; k < per_row; ++k) {
+              const std::size_t a = k * s.f.group, b = std::min(a + s.f.group, s.width);
+              auto label = [&] {
+                return s.name + std::string(" row ") + std::to_string(r) + " group " + std::to_string(k) + s.where();
+              };
+              if (!g.check(r * per_row + k, label, [&](auto cell) {
+                    for (std::size_t j = a; j < b; ++j)
+                      if (!cell(r, j)) return false;
+                    return true;
+                  }))
+                return false;
+            }
+            return true;
+          }))
+        return false;
+  } else {
+    for (std::size_t k = 0; k < s.want.starts.size(); ++k) {
+      const std::size_t a = s.want.starts[k], b = k + 1 < s.want.starts.size() ? s.want.starts[k + 1] : q;
+      if (!unit(a, b, k * s.width, s.width, [&] {
+            for (std::size_t j = 0; j < s.width; ++j) {
+              auto label = [&] {
+                return s.name + std::string(" rows ") + std::to_string(a) + "-" + std::to_string(b - 1) + " channel " +
+                       std::to_string(j) + s.where();
+              };
+              if (!g.check(k * s.width + j, label, [&](auto cell) {
+                    for (std::size_t r = a; r < b; ++r)
+                      if (!cell(r, j)) return false;
+                    return true;
+                  }))
+                return false;
+            }
+            return true;
+          }))
+        return false;
+    }
+  }
+  return true;
+}
 }  // namespace
 
 std::optional<format_problem> format_checker::check_side(const stream& want, const stream& got, bool keys,
-                                                         stream_errors& errors) const {
+                                                         stream_errors& errors) {
   const storage_format& f = keys ? p_.keys : p_.values;
   // The group checks index rows freely: copies, made only for sides stored in integer groups.
   const std::vector<double> want_rows = f.groups ? (keys ? want.keys : want.values).copy() : std::vector<double>{},
@@ -98,17 +150,17 @@ std::optional<format_problem> format_checker::check_side(const stream& want, con
                    got_rows,
                    keys ? want.key_groups : want.value_groups,
                    keys ? got.key_groups : got.value_groups,
-                   want.name.empty() ? "" : " of " + want.name};
+                   want.name};
   auto problem = [](std::string m) { return format_problem{"format", std::move(m)}; };
   if (!s.f.groups) {
     if (s.got.empty()) return std::nullopt;
-    return problem("the cache exposes " + std::to_string(s.got.scales.size()) + " " + s.name + " scales" + s.where +
+    return problem("the cache exposes " + std::to_string(s.got.scales.size()) + " " + s.name + " scales" + s.where() +
                    ", but " + s.name + "s are declared " + describe(s.f) + ": declare its integer group format");
   }
   const std::size_t rows = s.width ? s.want_rows.size() / s.width : 0, q = s.want.quantized;
   if (s.got.scales.size() != s.want.scales.size() || s.got.zeros.size() != s.want.zeros.size())
     return problem("the cache exposes " + std::to_string(s.got.scales.size()) + " " + s.name + " scales and " +
-                   std::to_string(s.got.zeros.size()) + " minima" + s.where + ", expected " +
+                   std::to_string(s.got.zeros.size()) + " minima" + s.where() + ", expected " +
                    std::to_string(s.want.scales.size()) + " and " + std::to_string(s.want.zeros.size()) + " (" +
                    std::to_string(q) + " of " + std::to_string(rows) + " rows quantized; " + s.name + "s declared " +
                    describe(s.f) + ")");
@@ -116,42 +168,47 @@ std::optional<format_problem> format_checker::check_side(const stream& want, con
   err.assign(s.want_rows.size(), 0.0);
   for (std::size_t r = q; r < rows; ++r)
     if (!same_bits(&s.want_rows[r * s.width], &s.got_rows[r * s.width], s.width))
-      return problem(std::string(s.name) + " row " + std::to_string(r) + s.where +
+      return problem(std::string(s.name) + " row " + std::to_string(r) + s.where() +
                      " is a residual row, kept as given " + "in " + to_string(s.f.element) +
                      " until its chunk is quantized, but differs: " + num(s.got_rows[r * s.width]) + "... for " +
                      num(s.want_rows[r * s.width]) + "... (" + s.name + "s declared " + describe(s.f) + ")");
   group_checker g{s, err, std::nullopt};
-  if (s.f.axis == group_axis::token) {
-    const std::size_t per_row = (s.width + s.f.group - 1) / s.f.group;
-    for (std::size_t r = 0; r < q; ++r)
-      for (std::size_t k = 0; k < per_row; ++k) {
-        const std::size_t a = k * s.f.group, b = std::min(a + s.f.group, s.width);
-        const std::string label =
-            s.name + std::string(" row ") + std::to_string(r) + " group " + std::to_string(k) + s.where;
-        if (!g.check(r * per_row + k, label, [&](auto cell) {
-              for (std::size_t j = a; j < b; ++j)
-                if (!cell(r, j)) return false;
-              return true;
-            }))
-          return g.problem;
-      }
-  } else {
-    for (std::size_t k = 0; k < s.want.starts.size(); ++k) {
-      const std::size_t a = s.want.starts[k], b = k + 1 < s.want.starts.size() ? s.want.starts[k + 1] : q;
-      for (std::size_t j = 0; j < s.width; ++j) {
-        const std::string label = s.name + std::string(" rows ") + std::to_string(a) + "-" + std::to_string(b - 1) +
-                                  " channel " + std::to_string(j) + s.where;
-        if (!g.check(k * s.width + j, label, [&](auto cell) {
-              for (std::size_t r = a; r < b; ++r)
-                if (!cell(r, j)) return false;
-              return true;
-            }))
-          return g.problem;
-      }
-    }
-  }
+  // A unit is rows [ra, rb) with their groups from ga on: one row and its groups (per token), or one block
+  // of rows and its channels (per channel). Its verdict and error bounds depend on its bits alone.
+  passed_units& passed = passed_[keys ? 0 : 1];
+  auto unit = [&](std::size_t ra, std::size_t rb, std::size_t ga, std::size_t ng, auto&& check_groups) {
+    const std::size_t a = ra * s.width, b = rb * s.width;
+    passed.key(s.want_rows, s.got_rows, a, b, s.want, s.got, ga, ng);
+    if (const std::vector<double>* e = passed.find()) return std::copy(e->begin(), e->end(), err.begin() + a), true;
+    if (!check_groups()) return false;
+    passed.add(std::vector<double>(err.begin() + a, err.begin() + b));
+    return true;
+  };
+  if (!check_units(s, g, q, unit)) return g.problem;
   return std::nullopt;
 }
+
+void format_checker::passed_units::key(const std::vector<double>& want_rows, const std::vector<double>& got_rows,
+                                       std::size_t a, std::size_t b, const group_view& want, const group_view& got,
+                                       std::size_t ga, std::size_t ng) {
+  key_.assign(1, static_cast<double>(b - a));
+  key_.insert(key_.end(), want_rows.begin() + a, want_rows.begin() + b);
+  key_.insert(key_.end(), got_rows.begin() + a, got_rows.begin() + b);
+  for (const std::vector<double>* v : {&want.scales, &want.zeros, &got.scales, &got.zeros})
+    if (!v->empty()) key_.insert(key_.end(), v->begin() + ga, v->begin() + ga + ng);
+  hash_ = 0x9e3779b97f4a7c15ull;
+  for (double x : key_) hash_ = (hash_ ^ std::bit_cast<std::uint64_t>(x)) * 0xff51afd7ed558ccdull, hash_ ^= hash_ >> 32;
+}
+
+const std::vector<double>* format_checker::passed_units::find() const {
+  const auto at = by_hash_.find(hash_);
+  if (at == by_hash_.end()) return nullptr;
+  for (const auto& [k, err] : at->second)  // bits, not values: -0.0 and NaN payloads are inputs too
+    if (k.size() == key_.size() && same_bits(k.data(), key_.data(), k.size())) return &err;
+  return nullptr;
+}
+
+void format_checker::passed_units::add(std::vector<double> err) { by_hash_[hash_].emplace_back(key_, std::move(err)); }
 
 std::optional<format_problem> format_checker::check_state(snapshot& expected, const snapshot& observed) {
   if (!p_.keys.groups && !p_.values.groups && !p_.keys.rounds() && !p_.values.rounds()) {
@@ -198,10 +255,12 @@ std::string format_checker::hint(const snapshot& expected, const snapshot& obser
   for (std::size_t i = 0; i < expected.streams.size() && i < observed.streams.size(); ++i)
     for (bool keys : {true, false}) {
       const storage_format& f = keys ? p_.keys : p_.values;
-      const std::vector<double> want = (keys ? expected.streams[i].keys : expected.streams[i].values).copy(),
-                                got = (keys ? observed.streams[i].keys : observed.streams[i].values).copy();
-      if (f.rounds() || want.size() != got.size() || want.empty() || same_bits(want.data(), got.data(), want.size()))
-        continue;
+      const row_data &w = keys ? expected.streams[i].keys : expected.streams[i].values,
+                     &g = keys ? observed.streams[i].keys : observed.streams[i].values;
+      // Sizes first: a cache whose view claims more rows than it holds must not be read past the model's rows.
+      if (f.rounds() || w.size() != g.size() || w.size() == 0) continue;
+      const std::vector<double> want = w.copy(), got = g.copy();
+      if (same_bits(want.data(), got.data(), want.size())) continue;
       for (element_format c : candidates)
         for (overflow_rule o : {c == element_format::e4m3 ? overflow_rule::nan : overflow_rule::infinity,
                                 overflow_rule::saturate, overflow_rule::nan}) {

@@ -1,11 +1,15 @@
 // What the executor checks and reports for declared storage formats (docs/numerics.md §6), beside its own checks.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "oracle/models/model.h"
+#include "oracle/numeric/bound.h"
 #include "oracle/numeric/numeric_profile.h"
 #include "properties/trace/trace.h"
 
@@ -40,20 +44,41 @@ class format_checker {
   /// The end-to-end ratio of problem i: |result - oracle over the rows as given| over a bound that
   /// propagates each value's storage error through the scores and the softmax, plus the working
   /// bound (docs/numerics.md §6.4); negative when it does not apply (no rounding storage, non-finite data).
-  double end_to_end(const expectation& e, std::size_t i, const double* output, const double* weights) const;
+  /// `working` is that bound when the decode's judgement computed it (else empty, and it is computed here).
+  double end_to_end(const expectation& e, std::size_t i, const double* output, const double* weights,
+                    const attention_bound& working) const;
 
  private:
   /// Per stream, per element: the bound on |exposed - given| of an integer-group side (empty otherwise).
   struct stream_errors {
     std::vector<double> keys, values;
   };
-  std::optional<format_problem> check_side(const stream& want, const stream& got, bool keys, stream_errors& err) const;
+  std::optional<format_problem> check_side(const stream& want, const stream& got, bool keys, stream_errors& err);
+  /// Group checks that passed, by the bits of everything they read (a unit of rows, the model's ideal and
+  /// the cache's stored scales and minima) with the error bounds they found: the same inputs give the same
+  /// verdict, and most rows are the same as at the last op, so each is judged once per session.
+  class passed_units {
+   public:
+    /// Makes the key of rows [a, b) of the two sides' rows and groups [ga, ga + ng) of their views.
+    void key(const std::vector<double>& want_rows, const std::vector<double>& got_rows, std::size_t a, std::size_t b,
+             const group_view& want, const group_view& got, std::size_t ga, std::size_t ng);
+    /// The error bounds of the key's unit if it passed before.
+    const std::vector<double>* find() const;
+    /// Records that the key's unit passed with these error bounds.
+    void add(std::vector<double> err);
+
+   private:
+    std::vector<double> key_;
+    std::uint64_t hash_ = 0;
+    std::unordered_map<std::uint64_t, std::vector<std::pair<std::vector<double>, std::vector<double>>>> by_hash_;
+  };
   std::vector<double> element_errors(const attention_problem& given, bool keys, std::size_t stream) const;
 
   numeric_profile p_;
   cache_config c_;
   std::vector<std::vector<double>> exposed_keys_, exposed_values_;  // per stream, integer-group sides only
   std::vector<stream_errors> errors_;
+  passed_units passed_[2];  // keys, values
 };
 
 }  // namespace kvconform

@@ -1,6 +1,7 @@
 // The property catalogue of every kind (from the kind table), and the one way a trace is judged.
 #include <algorithm>
 
+#include "properties/generate/lockstep.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/kind.h"
 
@@ -18,6 +19,7 @@ property& add_property(std::vector<property>& ps, cache_kind kind, const stateme
   property& p = add_property(ps, kind, s.name, s.summary);
   p.needs = s.needs;
   p.long_traces = s.long_traces;
+  p.search = s.search;
   if (s.large_scores) p.classes = large_score_classes();
   return p;
 }
@@ -57,26 +59,19 @@ verdict check_trace(const property* p, const trace& t, const implementation& imp
   if (p && p->drive && t.drive_seed) {  // the driver's own comparisons need the driver again
     session s(t.config, impl);
     p->drive(s, t.config, *t.drive_seed, t.drive_size);
-    return {s.failed(), s.stats()};
+    return {s.failed(), s.stats(), s.events()};
   }
   if (!p || !p->rewrite) return run_trace(t, impl);
   // The trace and its rewrite in lockstep, one pass over the trace. A failure of the trace itself
   // comes first wherever it happens, so the rewrite's first difference is kept until the trace
   // has run to its end.
-  session original(t.config, impl), rewritten(t.config, impl);
-  std::optional<failure> difference;
-  for (std::size_t i = 0; i < t.ops.size(); ++i) {
-    if (!original.step(t.ops[i])) break;
-    if (difference) continue;
-    for (const op& o : p->rewrite(t.ops[i])) rewritten.step(o);
-    if (rewritten.failed()) {
-      difference = rewritten.failed();
-    } else if (const std::string d = diff(original.observe(), rewritten.observe()); !d.empty()) {
-      difference = failure{i, to_string(t.ops[i].kind), "metamorphic",
-                           "after op " + std::to_string(i) + " the rewritten trace differs: " + d};
-    }
+  session original(t.config, impl);
+  rewrite_lockstep rewritten(*p, t.config, impl);
+  for (const op& o : t.ops) {
+    if (!original.step(o)) break;
+    rewritten.follow(original);
   }
-  return {original.failed() ? original.failed() : difference, original.stats()};
+  return {original.failed() ? original.failed() : rewritten.difference(), original.stats(), original.events()};
 }
 
 }  // namespace kvconform

@@ -4,6 +4,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -13,6 +14,8 @@
 
 #include "properties/executor/stop.h"
 #include "properties/generate/format_configs.h"
+#include "properties/generate/lockstep.h"
+#include "properties/generate/numeric_search.h"
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
 #include "properties/generate/shapes.h"
@@ -26,26 +29,39 @@ rc::Gen<T> uniform_in(T lo, T hi) {
   return rc::gen::resize(100, rc::gen::inRange<T>(lo, hi));
 }
 
-/// Runs one op through the executor; a divergence fails the RapidCheck case with its signature.
-/// A run asked to stop ends the case as a success instead: RapidCheck then runs out its remaining
-/// cases (or shrink candidates) at once, and a failure found before the stop is kept as it was.
-inline void step_or_fail(session& s, const op& o) {
-  if (s.step(o)) return;
-  if (stopped_early(*s.failed())) RC_SUCCEED("stopped early");
-  RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+/// What a generated case's commands run against: its session and, for a metamorphic property, the
+/// rewrite stepped beside it, so that the trace runs once (check_trace would run it again).
+struct case_session {
+  session s;
+  std::optional<rewrite_lockstep> rewrite;
+  case_session(const property& p, const cache_config& c, const implementation& impl) : s(c, impl) {
+    if (p.rewrite) rewrite.emplace(p, c, impl);
+  }
+};
+
+/// Runs one op through the executor (and the rewrite); a divergence fails the RapidCheck case with its
+/// signature. A run asked to stop ends the case as a success instead: RapidCheck then runs out its
+/// remaining cases (or shrink candidates) at once, and a failure found before the stop is kept as it was.
+inline void step_or_fail(case_session& c, const op& o) {
+  if (c.s.step(o)) {
+    if (c.rewrite) c.rewrite->follow(c.s);
+    return;
+  }
+  if (stopped_early(*c.s.failed())) RC_SUCCEED("stopped early");
+  RC_FAIL(c.s.failed()->signature() + ": " + c.s.failed()->message);
 }
 
 /// A trace op as a RapidCheck command: apply to the model, run through the executor, show.
 template <class Model>
-struct trace_command final : rc::state::Command<Model, session> {
+struct trace_command final : rc::state::Command<Model, case_session> {
   op o;
   explicit trace_command(op x) : o(std::move(x)) {}
   void apply(Model& m) const override { m.apply(o); }
-  void run(const Model&, session& s) const override { step_or_fail(s, o); }
+  void run(const Model&, case_session& s) const override { step_or_fail(s, o); }
   void show(std::ostream& os) const override { os << describe(o); }
 };
 template <class Model>
-using command_ptr = std::shared_ptr<const rc::state::Command<Model, session>>;
+using command_ptr = std::shared_ptr<const rc::state::Command<Model, case_session>>;
 
 /// A command whose op is made from the model state when it runs, for kinds whose ops name
 /// state (paged handles, an exact fill): shrinking removes earlier commands, which renumbers
@@ -53,19 +69,34 @@ using command_ptr = std::shared_ptr<const rc::state::Command<Model, session>>;
 /// Hypothesis bundle draw does). `make` returns nullopt where no op can be made: a failed
 /// precondition, so RapidCheck regenerates or drops the command.
 template <class Model>
-struct deferred_command final : rc::state::Command<Model, session> {
+struct deferred_command final : rc::state::Command<Model, case_session> {
   std::string label;
   std::function<std::optional<op>(const Model&)> make;
   deferred_command(std::string l, std::function<std::optional<op>(const Model&)> f)
       : label(std::move(l)), make(std::move(f)) {}
   void checkPreconditions(const Model& m) const override { RC_PRE(make(m).has_value()); }
   void apply(Model& m) const override { m.apply(*make(m)); }
-  void run(const Model& m, session& s) const override { step_or_fail(s, *make(m)); }
+  void run(const Model& m, case_session& s) const override { step_or_fail(s, *make(m)); }
   void show(std::ostream& os) const override { os << label; }
 };
 template <class Model>
 command_ptr<Model> command(op o) {
   return std::make_shared<const trace_command<Model>>(std::move(o));
+}
+
+/// rc::state::runAll without the model updates no command reads: an op made when its command was
+/// generated runs without the state, so a list of only those runs without a model.
+template <class Model>
+void run_all(const std::vector<command_ptr<Model>>& commands, const Model& initial, case_session& s) {
+  const bool stateful = std::any_of(commands.begin(), commands.end(), [](const command_ptr<Model>& c) {
+    return dynamic_cast<const trace_command<Model>*>(c.get()) == nullptr;
+  });
+  if (!stateful) {
+    for (const command_ptr<Model>& c : commands) c->run(initial, s);
+    return;
+  }
+  Model state = initial;
+  for (const command_ptr<Model>& c : commands) c->checkPreconditions(state), c->run(state, s), c->apply(state);
 }
 
 /// One of `choices` by weight (weight 0 = never); which one is picked does not shrink, what it
@@ -127,8 +158,8 @@ void run_rapidcheck(const property& p, const run_options& o, const std::function
 /// keeping the last (hence minimal) failure, the metamorphic comparison and on_trace.
 class case_runner {
  public:
-  case_runner(const property& p, const implementation& impl, const run_options& o, property_run& out)
-      : p_(p), impl_(impl), o_(o), out_(out) {}
+  /// With the targeted numeric search when `p` has it and the run's budget allows (docs/numerics.md §4.4).
+  case_runner(const property& p, const implementation& impl, const run_options& o, property_run& out);
   /// Runs p.drive on a fresh session with a drawn seed and size; fails the case on a divergence.
   void drive(const cache_config& config);
   /// A case's config and whether it is a long case (the size decides, shapes.h), fitted to the
@@ -139,20 +170,27 @@ class case_runner {
   gen_context context(const cache_config& config, bool long_case);
   /// Records the session's failure, if any, as the counterexample; true when there was one.
   bool keep_failure(const cache_config& config, session& s);
-  /// After the ops ran: the rewrite's comparison (which fails the case when it differs), then on_trace.
-  void finish(const cache_config& config, session& s);
+  /// After the ops ran: the rewrite's first difference fails the case, else on_trace, and the passed
+  /// case is offered to the search.
+  void finish(const cache_config& config, case_session& s);
+  /// The search found a failure (or a stop cut it short): the remaining cases return at once.
+  bool done() const { return search_ && search_->done(); }
+  /// After the random cases: the rest of the search's budget unless a case failed, and its results into `out`.
+  void conclude();
 
  private:
   const property& p_;
   const implementation& impl_;
   const run_options& o_;
   property_run& out_;
+  std::optional<input_class> class_;  // the current case's input class, when it drew one
+  std::unique_ptr<numeric_search> search_;
 };
 
 /// Runs a generated property: a config from `configs` (a long one on the property's long cases),
 /// then either `p.drive` on a session, or commands from `op_gen(model, ctx)` starting at
-/// `make_model(config)`, run through the executor with RapidCheck's runAll and, for metamorphic
-/// properties, compared with the rewrite. The last failing (hence minimal) trace becomes the
+/// `make_model(config)`, run through the executor (run_all) and, for metamorphic properties,
+/// compared with the rewrite as they run. The last failing (hence minimal) trace becomes the
 /// counterexample. Traces hold up to `trace_scale` x (RapidCheck size + 1) ops, a long case
 /// long_case_min_ops to long_case_ops + 1, whose decodes the quick profile samples (docs/design.md §4.4).
 template <class Model, class MakeModel, class OpGen>
@@ -164,25 +202,33 @@ property_run run_commands(const property& p, const implementation& impl, const r
   run_rapidcheck(
       p, o,
       [&] {
+        if (run.done()) return;
         const auto [is_long, config] = *drawn;
         if (p.drive) return run.drive(config);
         const gen_context ctx = run.context(config, is_long);
         const Model initial = make_model(config, impl.profile);
-        auto list = rc::state::gen::commands(initial, [ctx, op_gen](const Model& m) { return op_gen(m, ctx); });
+        // RapidCheck asks for a command's generator once more than it draws from (nextEntry), and building
+        // one is most of a kind's generation cost: build it only when drawn from, which happens at once.
+        const auto lazy = [ctx, op_gen](const Model& m) {
+          using gen = decltype(op_gen(m, ctx));
+          return gen([&m, ctx, op_gen](const rc::Random& r, int size) { return op_gen(m, ctx)(r, size); });
+        };
+        auto list = rc::state::gen::commands(initial, lazy);
         const auto commands = *(is_long ? rc::gen::suchThat(rc::gen::resize(long_case_ops, list),
                                                             [](const auto& c) { return c.size() >= long_case_min_ops; })
                                         : rc::gen::scale(trace_scale, list));
-        session s(config, impl);
-        if (is_long && !o.deep) s.sample_decodes(*rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+        case_session s(p, config, impl);
+        if (is_long && !o.deep) s.s.sample_decodes(*rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
         try {
-          rc::state::runAll(commands, initial, s);
+          run_all(commands, initial, s);
         } catch (...) {
-          run.keep_failure(config, s);
+          run.keep_failure(config, s.s);
           throw;
         }
         run.finish(config, s);
       },
       out);
+  run.conclude();
   return out;
 }
 

@@ -71,6 +71,14 @@ row_source::row_source(input_class c, std::size_t d_k, std::size_t d_v, std::uin
 
 void row_source::rows(std::int64_t first, std::size_t n, std::uint64_t seed, std::vector<double>& keys,
                       std::vector<double>& values) const {
+  const auto [at, fresh] = drawn_.try_emplace({first, n, seed});
+  if (fresh) draw(first, n, seed, at->second.keys, at->second.values);
+  keys.insert(keys.end(), at->second.keys.begin(), at->second.keys.end());
+  values.insert(values.end(), at->second.values.begin(), at->second.values.end());
+}
+
+void row_source::draw(std::int64_t first, std::size_t n, std::uint64_t seed, std::vector<double>& keys,
+                      std::vector<double>& values) const {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> gauss;
   std::uniform_real_distribution<double> unit;

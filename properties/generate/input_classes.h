@@ -3,8 +3,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "oracle/numeric/storage_format.h"
@@ -47,12 +49,14 @@ class row_source {
  public:
   row_source(input_class c, std::size_t d_k, std::size_t d_v, std::uint64_t anchor_seed);
 
-  /// Appends n rows for absolute positions first, first + 1, ... drawn from `seed`.
+  /// Appends n rows for absolute positions first, first + 1, ... drawn from `seed`. Not thread-safe: it
+  /// keeps its draws (a source belongs to one trace's generation).
   void rows(std::int64_t first, std::size_t n, std::uint64_t seed, std::vector<double>& keys,
             std::vector<double>& values) const;
   /// The storage formats (and per-tensor scales) `format_edges` draws its values for.
   void set_formats(const storage_format& keys, const storage_format& values, double k_scale, double v_scale) {
     formats_[0] = keys, formats_[1] = values, scales_[0] = k_scale, scales_[1] = v_scale;
+    drawn_.clear();
   }
   /// The query of this class (the same for every decode of a trace).
   const std::vector<double>& query() const { return q_; }
@@ -69,6 +73,14 @@ class row_source {
   double scales_[2] = {1, 1};
   template <class Rng>
   double edge_value(Rng& rng, int side) const;
+  void draw(std::int64_t first, std::size_t n, std::uint64_t seed, std::vector<double>& keys,
+            std::vector<double>& values) const;
+  /// Every draw so far, by its arguments: a generated op that is made from the model state when it runs asks
+  /// for the same rows when it is generated and when it runs (its precondition, its run, the model's update).
+  struct drawn {
+    std::vector<double> keys, values;
+  };
+  mutable std::map<std::tuple<std::int64_t, std::size_t, std::uint64_t>, drawn> drawn_;
 };
 
 }  // namespace kvconform

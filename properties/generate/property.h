@@ -29,6 +29,9 @@ struct property {
   capability_set needs;                  ///< else NOT SUPPORTED
   std::span<const input_class> classes;  ///< empty = every class
   bool long_traces = false;              ///< larger capacities and more ops
+  /// Its decodes' numbers matter: the targeted numeric search (docs/numerics.md §4.4) follows its
+  /// random cases. Only for generated properties without a rewrite or a driver (their traces replay as they are).
+  bool search = false;
   /// Metamorphic rewrite: an op into an equivalent group of ops; the implementation's state
   /// after the group must equal its state after the original op.
   std::vector<op> (*rewrite)(const op&) = nullptr;

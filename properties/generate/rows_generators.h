@@ -5,6 +5,7 @@
 
 #include "oracle/models/rows_model.h"
 #include "properties/generate/fuzz_ops.h"
+#include "properties/generate/lengthen.h"
 #include "properties/generate/property.h"
 #include "properties/kinds/kind.h"
 
@@ -45,12 +46,19 @@ std::unique_ptr<fuzz_ops> rows_fuzz_of(byte_io& io, const cache_config& c) {
   return rows_fuzz_ops(io, c, rule);
 }
 
+/// The targeted search's lengthening of a rows kind whose full cache follows `rule` (lengthen.h).
+template <rows_model::full rule>
+std::optional<trace> rows_lengthen_of(const trace& t, const tensor& k, const tensor& v) {
+  return rows_lengthen(t, k, v, rule);
+}
+
 /// The kind-table row of a rows kind whose full cache follows `rule` (its fuzz config: the sizes,
 /// unless the kind has more fields).
 template <rows_model::full rule>
-kind_descriptor rows_kind(const kind_spec& spec, void (*add_properties)(std::vector<property>&),
+kind_descriptor rows_kind(const kind_spec& spec, void (*add_properties)(std::vector<property>&), coverage_spec coverage,
                           void (*fuzz_config)(byte_io&, cache_config&) = fuzz_sizes) {
-  return {spec, rows_model_of<rule>, add_properties, {fuzz_config, rows_fuzz_of<rule>}};
+  return {spec,     rows_model_of<rule>,   add_properties, {fuzz_config, rows_fuzz_of<rule>},
+          coverage, rows_lengthen_of<rule>};
 }
 
 }  // namespace kvconform

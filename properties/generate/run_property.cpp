@@ -75,9 +75,22 @@ void run_rapidcheck(const property& p, const run_options& o, const std::function
   }
 }
 
+case_runner::case_runner(const property& p, const implementation& impl, const run_options& o, property_run& out)
+    : p_(p), impl_(impl), o_(o), out_(out) {
+  // A rewrite or a driver judges more than the trace's ops, which the search's traces would lose.
+  if (p.search && o.search > 0 && !p.rewrite && !p.drive) search_ = std::make_unique<numeric_search>(p, impl, o);
+}
+
+void case_runner::conclude() {
+  if (!search_) return;
+  if (!out_.fail && out_.error.empty() && !search_->done()) search_->finish();
+  search_->report(out_);
+}
+
 void case_runner::drive(const cache_config& config) {
   const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   const std::size_t size = *uniform_in<std::size_t>(1, config.capacity + 1);
+  class_.reset();  // a driver draws its own inputs
   session s(config, impl_);
   p_.drive(s, config, seed, size);
   if (keep_failure(config, s)) {
@@ -129,6 +142,7 @@ gen_context case_runner::context(const cache_config& config, bool long_case) {
   const numeric_profile& prof = impl_.profile;
   if (prof.rounds_storage() && p_.classes.empty()) drawn.insert(drawn.end(), 5, input_class::format_edges);
   const input_class cls = *rc::gen::elementOf(drawn);
+  class_ = cls;
   const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   gen_context ctx;
   auto src = std::make_shared<row_source>(cls, config.d_k, config.d_v, anchor);
@@ -142,25 +156,27 @@ gen_context case_runner::context(const cache_config& config, bool long_case) {
 
 bool case_runner::keep_failure(const cache_config& config, session& s) {
   out_.stats.merge(s.stats());
+  if (!out_.fail) {  // each case once: the shrinking after the first failure adds no cases
+    if (class_ && s.stats().decodes > 0) s.hit(class_event(config.kind, *class_));
+    out_.coverage.add(s.events(), events_of(config.kind).size());
+  }
   if (!s.failed() || stopped_early(*s.failed())) return false;
   out_.counterexample = trace{config, s.ops(), impl_.name, p_.name, s.failed()->message};
   out_.fail = s.failed();
   return true;
 }
 
-void case_runner::finish(const cache_config& config, session& s) {
-  s.finish_decodes();  // a sampled session's last decode (docs/design.md §4.4)
-  if (keep_failure(config, s)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
-  if (p_.rewrite) {
-    trace t{config, s.ops(), impl_.name, p_.name, ""};
-    const verdict v = check_trace(&p_, t, impl_);
-    if (!v.ok() && !stopped_early(*v.fail)) {
-      t.note = v.fail->message;
-      out_.counterexample = t, out_.fail = v.fail;
-      RC_FAIL(v.fail->signature() + ": " + v.fail->message);
-    }
+void case_runner::finish(const cache_config& config, case_session& c) {
+  const session& s = c.s;
+  c.s.finish_decodes();  // a sampled session's last decode (docs/design.md §4.4)
+  if (keep_failure(config, c.s)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
+  if (c.rewrite && c.rewrite->difference() && !stopped_early(*c.rewrite->difference())) {
+    const failure& f = *c.rewrite->difference();
+    out_.counterexample = trace{config, s.ops(), impl_.name, p_.name, f.message}, out_.fail = f;
+    RC_FAIL(f.signature() + ": " + f.message);
   }
   if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
+  if (search_ && !s.failed()) search_->passed(config, s.ops(), s.stats());
 }
 
 property_run run_property(const property& p, const implementation& impl, const run_options& o) {
@@ -170,6 +186,7 @@ property_run run_property(const property& p, const implementation& impl, const r
     trace t = p.fixed();
     const verdict v = check_trace(&p, t, impl);
     out.cases = 1, out.stats = v.stats, out.fail = v.fail;
+    out.coverage.add(v.events, events_of(p.kind).size());
     if (v.fail) out.counterexample = std::move(t);
     return out;
   }

@@ -16,15 +16,22 @@ struct run_options {
   int max_size = 40;
   std::uint64_t seed = 1;
   bool deep = false;
-  bool shrink = true;                          ///< off when only the number of cases to a failure matters (selftest)
-  bool production_shapes = true;               ///< production and long cases (docs/design.md §4.4); off: small only
+  bool shrink = true;  ///< off when only the number of cases to a failure matters (selftest)
+  bool production_shapes = true;  ///< production and long cases (docs/design.md §4.4); off: small only
+  /// Traces the targeted numeric search runs per property that has it (docs/numerics.md §4.4; 0: none).
+  int search = 12;
   std::function<void(const trace&)> on_trace;  ///< sees every generated trace that passed (seed corpora)
 };
 
 /// The result of one property on one implementation.
 struct property_run {
-  int cases = 0;  ///< generated cases run, up to and including the first failing one
-  decode_stats stats;
+  int cases = 0;       ///< generated cases run, up to and including the first failing one (search traces included)
+  decode_stats stats;  ///< over the random cases
+  /// The boundary events of the cases run (up to and including the first failing one, not the shrinking).
+  coverage_counts coverage;
+  int search_cases = 0;                 ///< traces the targeted numeric search ran
+  decode_stats search_stats;            ///< over those traces
+  bool searched = false;                ///< the failure is a trace of the search
   std::optional<trace> counterexample;  ///< shrunk to a minimal trace
   std::optional<failure> fail;
   std::string error;  ///< the generator gave up or RapidCheck reported an internal error

@@ -15,6 +15,7 @@ struct statement {
   capability_set needs = {};
   bool long_traces = false;
   bool large_scores = false;  ///< only the classes whose scores reach |s| >= 710
+  bool search = false;        ///< the targeted numeric search follows the random cases (property::search)
 };
 
 namespace statements {
@@ -35,11 +36,15 @@ inline constexpr statement large_scores{"large_scores",
                                         "scores beyond +-1000 and +-1e4 give finite output within the bound",
                                         {capability::decode},
                                         false,
+                                        true,
                                         true};
 inline constexpr statement decode_within_bound{
     "decode_within_bound",
     "decode output and weights lie within the derived bound for every input class",
-    {capability::decode}};
+    {capability::decode},
+    false,
+    false,
+    true};
 }  // namespace statements
 
 /// Appends a property of `kind` to `ps` and returns it for the rest (mix, rewrite, drive).

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "oracle/models/model.h"
+#include "properties/executor/coverage.h"
 #include "properties/trace/kind_spec.h"
 
 namespace kvconform {
@@ -31,6 +33,13 @@ struct kind_descriptor {
   /// Appends the kind's properties, in the order the gate runs them.
   void (*add_properties)(std::vector<property>& catalogue);
   fuzz_strategy fuzz;
+  /// The boundary events of its traces and the probe that marks them (docs/design.md §4.6).
+  coverage_spec coverage;
+  /// The targeted numeric search's structural move (docs/numerics.md §4.4): `t`, whose last op is a
+  /// decode, with the rows of k (n x d_k) and v (n x d_v) appended right before it to the sequence
+  /// or layer it reads, and the capacity raised so that they fit; nullopt where that cannot be done.
+  /// Without it the search keeps the kind's traces at their length.
+  std::optional<trace> (*lengthen)(const trace& t, const tensor& k, const tensor& v) = nullptr;
 };
 
 /// A model factory for a kind whose model is a `Model(config, profile)`.

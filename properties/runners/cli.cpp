@@ -57,10 +57,13 @@ class command_line {
     return exit_pass;
   }
 
+  /// What runs an implementation's row again with the statistics, for a seed (a coverage gap's hint).
+  using rerun_words = std::function<std::string(const implementation&, std::uint64_t seed)>;
+
   /// Runs the gate over `selected` (default: --impl names, else every reference). `hint` says how
-  /// to replay a saved failure.
+  /// to replay a saved failure, `rerun` how to see a row's coverage statistics again.
   int gate(const run_flags& f, std::vector<const implementation*> selected,
-           std::function<std::string(const std::string&)> hint) const {
+           std::function<std::string(const std::string&)> hint, rerun_words rerun) const {
     gate_options o;
     o.property_glob = f.property;
     o.store = f.store;
@@ -69,6 +72,10 @@ class command_line {
     o.deadline_s = f.deadline_s;
     if (f.seed) o.run.seed = *f.seed;
     if (f.cases) o.run.cases = *f.cases;
+    // The guard holds quick runs of the full size only: fewer or smaller cases may miss rare events.
+    o.coverage_guard = !o.run.deep && o.run.cases >= run_options{}.cases && o.run.max_size >= run_options{}.max_size;
+    o.rerun_hint = [rerun = std::move(rerun), seed = o.run.seed](const implementation& i) { return rerun(i, seed); };
+    if (f.search) o.run.search = *f.search;
     o.jobs = f.jobs;
     if (!f.shard.empty()) {
       const auto shard = parse_shard(f.shard);
@@ -93,6 +100,7 @@ class command_line {
     set_run_deadline(deadline_clock::now() + std::chrono::seconds(f.run_deadline_s));
     const auto report = run_gate(selected, o, std::cerr);
     print_report(report, std::cout);
+    if (f.stats) print_coverage(report, std::cout);
     return write_reports(report, f);
   }
 
@@ -114,11 +122,12 @@ class command_line {
   /// could not be written completely is exit 2, after the failures found are known.
   static int write_reports(const std::vector<impl_report>& report, const run_flags& f) {
     if (!write_report_files(report, f.junit, f.json, std::cerr)) return exit_usage;
-    return any_failed(report) ? exit_fail : exit_pass;
+    return any_failed(report) || coverage_gaps(report) > 0 ? exit_fail : exit_pass;
   }
 
-  int selftest(const std::string& profile, int seeds, const std::string& json) const {
-    const run_options o = profile_options(profile);
+  int selftest(const std::string& profile, int seeds, const std::string& json, std::optional<int> search) const {
+    run_options o = profile_options(profile);
+    if (search) o.search = *search;
     announce_seed(o.seed);
     std::cerr << "kvconform selftest: profile " << profile << ", " << seeds << " seeds per mutant\n";
     const auto report = run_selftest(impls_, o, seeds, std::cerr);
@@ -207,6 +216,7 @@ struct subcommands {
   std::string selftest_profile = "quick", selftest_json, replay_impl, port_kind, port_library, vectors_out,
               vectors_kind, schema_name;
   int selftest_seeds = 5;
+  std::optional<int> selftest_search;
   std::vector<std::string> replay_files, port_replay;
   port_options port_opts;
   std::uint64_t vectors_seed = 1;
@@ -249,6 +259,10 @@ struct subcommands {
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
     selftest->add_option("--json", selftest_json, "Write the kill matrix as JSON here");
+    selftest
+        ->add_option("--search", selftest_search,
+                     "Traces of the targeted numeric search per decode property (0: random cases only)")
+        ->check(count_in(0, max_cases));
   }
 
   void add_port(CLI::App& app) {
@@ -272,11 +286,16 @@ struct subcommands {
   int run(const command_line& cmd) const {
     if (*list) return cmd.list();
     if (*gate)
-      return cmd.gate(gate_flags, {}, [&](const std::string& path) {
-        return shell_words({cmd.runner(), "replay", path});
-      });
+      return cmd.gate(
+          gate_flags, {},
+          [&](const std::string& path) {
+            return shell_words({cmd.runner(), "replay", path});
+          },
+          [&](const implementation& i, std::uint64_t seed) {
+            return shell_words({cmd.runner(), "gate", "--impl", i.name, "--seed", std::to_string(seed), "--stats"});
+          });
     if (*replay) return cmd.replay(replay_files, replay_impl);
-    if (*selftest) return cmd.selftest(selftest_profile, selftest_seeds, selftest_json);
+    if (*selftest) return cmd.selftest(selftest_profile, selftest_seeds, selftest_json, selftest_search);
     if (*vectors) return cmd.vectors(vectors_out, vectors_kind, vectors_seed);
     if (*schema) {
       const auto s = schema_name == "trace"  ? schema::trace_file()
@@ -304,14 +323,24 @@ struct subcommands {
       set_run_deadline(deadline_clock::now() + std::chrono::seconds(port_flags.run_deadline_s));
       return cmd.replay(port_replay, "", &impl, port_flags.deadline_s);
     }
-    return cmd.gate(port_flags, {&impl}, [&](const std::string& path) {
-      std::vector<std::string> words = {cmd.runner(), "port", "--kind", port_kind, "--replay", path};
+    // The port's own command line with `flags` before its command.
+    const auto port_words = [&](std::vector<std::string> flags) {
+      std::vector<std::string> words = {cmd.runner(), "port", "--kind", port_kind};
+      words.insert(words.end(), flags.begin(), flags.end());
       if (!port_library.empty())
         words.insert(words.end(), {"--library", port_library});
       else
         words.push_back("--"), words.insert(words.end(), port_opts.command.begin(), port_opts.command.end());
       return shell_words(words);
-    });
+    };
+    return cmd.gate(
+        port_flags, {&impl},
+        [&](const std::string& path) {
+          return port_words({"--replay", path});
+        },
+        [&](const implementation&, std::uint64_t seed) {
+          return port_words({"--seed", std::to_string(seed), "--stats"});
+        });
   }
 };
 /// Runs the chosen subcommand; every error is a message and exit 2, never an abort.

@@ -34,9 +34,11 @@ struct run_flags {
   std::string property = "*", profile = "quick", junit, json, store = "kvconform-failures", kind;
   std::optional<std::uint64_t> seed;
   std::optional<int> cases;
+  std::optional<int> search;  // traces of the targeted numeric search per property (default: the profile's)
   int jobs = 1;  // gate: -j, default the CPUs; a port is one outside program, driven one property at a time
   std::string shard;
   int deadline_s = 1800, run_deadline_s = 14400;  // docs/reliability.md, "Deadlines"
+  bool stats = false;                             // print the coverage statistics (docs/design.md §4.6)
 
   void add_to(CLI::App* cmd) {
     cmd->add_option("--shard", shard,
@@ -47,6 +49,10 @@ struct run_flags {
         ->capture_default_str();
     cmd->add_option("--seed", seed, "Base seed (default 1, or RC_PARAMS seed)")->check(count_in(0, any_seed));
     cmd->add_option("--cases", cases, "Generated cases per property, 1 to 1000000")->check(count_in(1, max_cases));
+    cmd->add_option("--search", search,
+                    "Traces of the targeted numeric search per decode property, 0 to 1000000 (0: none; default 12 "
+                    "quick, 100 deep)")
+        ->check(count_in(0, max_cases));
     cmd->add_option("--deadline-s", deadline_s, "Seconds each property may take, 1 to 604800; then it FAILs")
         ->check(count_in(1, max_deadline_s))
         ->capture_default_str();
@@ -56,6 +62,7 @@ struct run_flags {
     cmd->add_option("--junit", junit, "Write JUnit XML here");
     cmd->add_option("--json", json, "Write a JSON report here");
     cmd->add_option("--store", store, "Regression store directory (\"\" disables)")->capture_default_str();
+    cmd->add_flag("--stats", stats, "Print how many traces of each property hit each boundary event of its kind");
   }
 };
 

@@ -31,6 +31,17 @@ using json = nlohmann::json;
 std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
 double from_bits(const json& j) { return std::bit_cast<double>(j.get<std::uint64_t>()); }
 
+/// Every figure of the stats, doubles by their bits, so that -j N reports what -j 1 does.
+json encode_stats(const decode_stats& s) {
+  return {s.decodes, s.numeric, bits(s.worst_ratio), s.end_to_end, bits(s.worst_end_to_end)};
+}
+decode_stats decode_stats_of(const json& j) {
+  decode_stats s;
+  s.decodes = j[0], s.numeric = j[1], s.worst_ratio = from_bits(j[2]), s.end_to_end = j[3];
+  s.worst_end_to_end = from_bits(j[4]);
+  return s;
+}
+
 /// A worker: its cell, its pipe, what it has written so far.
 struct worker {
   std::size_t cell = 0;
@@ -197,11 +208,20 @@ std::optional<shard_spec> shard_from_environment() {
 }
 
 std::string encode_report(const property_report& r) {
-  json j = {{"property", r.property},     {"result", static_cast<int>(r.result)}, {"cases", r.cases},
-            {"decodes", r.stats.decodes}, {"numeric", r.stats.numeric},           {"worst", bits(r.stats.worst_ratio)},
-            {"message", r.message},       {"saved_path", r.saved_path},           {"replay", r.replay},
-            {"source", r.source},         {"save_error", r.save_error},           {"stopped", r.stopped},
-            {"seconds", bits(r.seconds)}};
+  json j = {{"property", r.property},
+            {"result", static_cast<int>(r.result)},
+            {"cases", r.cases},
+            {"stats", encode_stats(r.stats)},
+            {"message", r.message},
+            {"saved_path", r.saved_path},
+            {"replay", r.replay},
+            {"source", r.source},
+            {"save_error", r.save_error},
+            {"stopped", r.stopped},
+            {"seconds", bits(r.seconds)},
+            {"search_cases", r.search_cases},
+            {"search_stats", encode_stats(r.search_stats)}};
+  j["coverage"] = {{"traces", r.coverage.traces}, {"hits", r.coverage.hits}};
   if (r.fail)
     j["fail"] = {{"op_index", r.fail->op_index},
                  {"op_name", r.fail->op_name},
@@ -215,10 +235,12 @@ property_report decode_report(const std::string& text) {
   const json j = json::parse(text);
   property_report r;
   r.property = j["property"], r.result = static_cast<status>(j["result"].get<int>()), r.cases = j["cases"];
-  r.stats.decodes = j["decodes"], r.stats.numeric = j["numeric"], r.stats.worst_ratio = from_bits(j["worst"]);
+  r.stats = decode_stats_of(j["stats"]), r.search_cases = j["search_cases"],
+  r.search_stats = decode_stats_of(j["search_stats"]);
   r.message = j["message"], r.saved_path = j["saved_path"], r.replay = j["replay"], r.source = j["source"];
   r.save_error = j["save_error"], r.stopped = j["stopped"];
   r.seconds = from_bits(j["seconds"]);
+  r.coverage.traces = j["coverage"]["traces"], r.coverage.hits = j["coverage"]["hits"].get<std::vector<std::size_t>>();
   if (j.contains("fail"))
     r.fail = failure{j["fail"]["op_index"], j["fail"]["op_name"], j["fail"]["check"], j["fail"]["message"]};
   if (j.contains("counterexample")) r.counterexample = trace_from_json(j["counterexample"].get<std::string>());

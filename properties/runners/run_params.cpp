@@ -61,7 +61,7 @@ rc_params parse_rc_params(std::string_view text) {
 
 run_options profile_options(const std::string& profile) {
   run_options o;
-  if (profile == "deep") o.cases = 1000, o.max_size = 100, o.deep = true;
+  if (profile == "deep") o.cases = 1000, o.max_size = 100, o.deep = true, o.search = 100;
   if (const char* env = std::getenv("RC_PARAMS"); env && *env) {
     const rc_params rc = parse_rc_params(env);
     if (rc.seed) o.seed = *rc.seed;

@@ -93,7 +93,7 @@ variant_result run_variant(const implementation& impl, const run_options& base) 
   v.impl = &impl;
   for (const property* p : runnable(impl, &v.not_supported)) {
     const property_run run = run_property(*p, impl, base);
-    v.worst_ratio = std::max(v.worst_ratio, run.stats.worst_ratio);
+    v.worst_ratio = std::max({v.worst_ratio, run.stats.worst_ratio, run.search_stats.worst_ratio});
     if ((run.fail || !run.error.empty()) && v.passed)
       v.passed = false, v.failed_property = p->name,
       v.message = run.fail ? run.fail->signature() + ": " + run.fail->message : run.error;

@@ -70,7 +70,7 @@ struct op {
   std::int64_t seq = 0;              ///< paged: sequence handle
   std::int64_t layer = 0;            ///< beam: layer of update and decode
   std::int64_t start = 0;            ///< beam update: first position written
-  tensor mask;                       ///< beam decode: (B, len), 1 attends, 0 is left padding; empty = all attend
+  tensor mask;                       ///< beam decode: (B, len), 1 attends, 0 takes no weight; empty = all attend
   std::vector<std::int64_t> index;   ///< beam reorder: new row b is old row index[b]
   std::vector<std::int64_t> tokens;  ///< prefix: the token of each appended step, or the prefix a create looks up
   std::optional<pinned> expect;

@@ -15,9 +15,6 @@ namespace kvconform::codec {
 
 namespace {
 constexpr const char* schema_name = "kvconform-trace";
-// Keeps a hostile file from making a cache allocate gigabytes before the first op; a beam cache of
-// more than 2^24 elements, keys and values (docs/design.md §4.4), stays within it.
-constexpr std::size_t max_config_cells = std::size_t{1} << 26;
 constexpr std::size_t max_dim = 1 << 20;
 
 }  // namespace

@@ -9,7 +9,9 @@ start=$SECONDS
 wait $harness
 got=$?
 [ $got = 130 ] || { cat out.txt err.txt >&2; fail "exit $got after SIGINT, expected 130"; }
-[ $((SECONDS - start)) -le 10 ] || fail "took $((SECONDS - start)) s to stop"
+# 30 s: the deep gate runs for hours; finishing the op in flight and the workers' teardown took 12 s on a loaded
+# 2-core machine.
+[ $((SECONDS - start)) -le 30 ] || fail "took $((SECONDS - start)) s to stop"
 contains out.txt "INTERRUPTED: interrupted by SIGINT; the matrix above is partial"
 contains err.txt "interrupted by SIGINT; the results above are partial"
 "$py" - <<'PY' || fail "reports"

@@ -42,11 +42,27 @@ struct max_from_row0_kernel : attention_kernel {
   static constexpr std::size_t max_rows = 1;
 };
 
+/// The running max over the first 32 rows only, as a kernel that tiles the keys by 32 and forgets
+/// the later tiles for the max: a later score more than ~709.78 above them overflows.
+struct max_first_32_rows_kernel : attention_kernel {
+  static constexpr std::size_t max_rows = 32;
+};
+/// exp(s - m) below 1e-300 taken as 0, so those weights leave the normaliser and the output: a
+/// "skip negligible terms" shortcut whose threshold lies inside double's normal range.
+struct drop_tiny_weights_kernel : attention_kernel {
+  static double exp(double x) {
+    const double p = std::exp(x);
+    return p < 1e-300 ? 0 : p;
+  }
+};
+
 using flat_naive_softmax = flat_with_kernel<naive_softmax_kernel>;
 using flat_no_scale = flat_with_kernel<no_scale_kernel>;
 using flat_float_scores = flat_with_kernel<float_scores_kernel>;
 using flat_float_values = flat_with_kernel<float_values_kernel>;
 using flat_expf = flat_with_kernel<expf_kernel>;
 using flat_max_from_row0 = flat_with_kernel<max_from_row0_kernel>;
+using flat_max_first_32_rows = flat_with_kernel<max_first_32_rows_kernel>;
+using flat_drop_tiny_weights = flat_with_kernel<drop_tiny_weights_kernel>;
 
 }  // namespace kvconform::mutants

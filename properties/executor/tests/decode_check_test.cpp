@@ -1,6 +1,9 @@
 // check_decode judges with the double-double oracle as float128 would, and hands float128 what it must.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <random>
+
 #include "impls/flat/flat.h"
 #include "properties/executor/decode_check.h"
 #include "properties/generate/input_classes.h"
@@ -55,4 +58,49 @@ TEST(DecodeCheck, Float128TakesOverWhereDoubleDoubleCannotResolveTheBound) {
   EXPECT_EQ(kv::oracle_for(p, {}), kv::decode_oracle::float128);
   p.live = {1, 0, 1, 1, 1};  // ... unless that value belongs to a masked key
   EXPECT_EQ(kv::oracle_for(p, {}), kv::decode_oracle::double_double);
+}
+
+namespace {
+/// A greedy loop's cache: six distinct prompt rows, then the last of them repeated (docs/numerics.md
+/// §5.1); without `repeat` every row is drawn afresh.
+kv::attention_problem greedy_loop(std::size_t n, std::size_t d, std::uint64_t seed, bool repeat) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g;
+  kv::attention_problem p;
+  p.n = n, p.d_k = p.d_v = d;
+  p.q.resize(d);
+  for (double& x : p.q) x = 2 * g(rng);  // peaked, so the repeated row is rarely the max (p = 1 sums exactly)
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t from = repeat && i > 5 ? 5 : i;
+    for (std::size_t j = 0; j < d; ++j) {
+      p.keys.push_back(from == i ? g(rng) : p.keys[from * d + j]);
+      p.values.push_back(from == i ? g(rng) : p.values[from * d + j]);
+    }
+  }
+  return p;
+}
+double worst_ratio(bool repeat) {
+  double worst = 0;
+  for (const std::size_t n : {64, 128, 256})
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+      const auto p = greedy_loop(n, 4, seed, repeat);
+      const auto got = reference_decode(p);
+      const auto v = kv::check_decode(p, got.output.data(), got.weights.data(), {});
+      EXPECT_EQ(v.check, "") << "n " << n << " seed " << seed << ": " << v.message;
+      worst = std::max(worst, v.ratio);
+    }
+  return worst;
+}
+}  // namespace
+
+// Identical rows make the roundings of the two sequential sums (normaliser and output) coherent,
+// so they approach the worst case the bound's summation term charges; correct code then reaches
+// about a quarter of the bound, never a half (docs/numerics.md §5.1). Distinct rows stay far below.
+TEST(DecodeCheck, RepeatedRowsApproachTheSummationTermButStayBelowHalfTheBound) {
+  const double repeated = worst_ratio(true), distinct = worst_ratio(false);
+  EXPECT_GT(repeated, 0.15);
+  EXPECT_LT(repeated, 0.5);
+  EXPECT_LT(distinct, 0.1);
+  EXPECT_GT(repeated, 2 * distinct);
+  std::printf("worst err/bound: repeated rows %.3f, distinct rows %.3f\n", repeated, distinct);
 }

@@ -92,28 +92,18 @@ rc::Gen<beam_command> bad_update_gen(const gen_state& s) {
       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
+/// Reorders as beam search makes them (draw_reorder): every cycle shape, repeats and drops at every
+/// batch size. One in eight is the simplest repeat (every choice 0), which every other shrinks towards.
 rc::Gen<beam_command> reorder_gen(const gen_state& s) {
-  const auto b = static_cast<std::int64_t>(s.config.batch);
-  auto make = [](std::vector<std::int64_t> index) {
-    op o;
-    o.kind = op_kind::reorder;
-    o.index = std::move(index);
-    return command<beam_model>(std::move(o));
-  };
-  std::vector<std::int64_t> identity(s.config.batch);
-  std::iota(identity.begin(), identity.end(), 0);
-  auto gather =
-      rc::gen::map(rc::gen::container<std::vector<std::int64_t>>(s.config.batch, uniform_in<std::int64_t>(0, b)), make);
-  auto permutation =
-      rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), [make, identity](std::uint64_t seed) {
-        auto p = identity;
-        std::shuffle(p.begin(), p.end(), std::mt19937_64(seed));
-        return make(std::move(p));
-      });
-  auto collapse = rc::gen::map(uniform_in<std::int64_t>(0, b), [make, b](std::int64_t j) {  // every beam continues one
-    return make(std::vector<std::int64_t>(static_cast<std::size_t>(b), j));
-  });
-  return weighted<beam_command>({{4, gather}, {2, permutation}, {1, rc::gen::just(make(identity))}, {1, collapse}});
+  const std::size_t batch = s.config.batch;
+  return rc::gen::apply(
+      [batch](int simplest, std::uint64_t seed) {
+        op o;
+        o.kind = op_kind::reorder;
+        o.index = draw_reorder(batch, simplest == 0 ? std::vector<std::uint64_t>{} : reorder_choices(batch, seed));
+        return command<beam_model>(std::move(o));
+      },
+      uniform_in(0, 8), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
 rc::Gen<beam_command> bad_reorder_gen(const gen_state& s) {
@@ -135,31 +125,32 @@ rc::Gen<beam_command> bad_reorder_gen(const gen_state& s) {
 }
 
 rc::Gen<beam_command> decode_gen(const gen_state& s, bool bad) {
-  const std::size_t b = s.config.batch;
+  const std::size_t b = s.config.batch, cap = s.config.capacity;
+  const auto row =
+      rc::gen::construct<mask_row>(uniform_in<int>(0, mask_row::shapes), uniform_in<std::size_t>(0, cap + 1),
+                                   uniform_in<std::size_t>(0, cap + 1), uniform_in<std::size_t>(0, cap + 1));
   return rc::gen::apply(
-      [s, bad](std::size_t layer, bool masked, std::vector<std::size_t> pads, int variant) {
+      [s, bad](std::size_t layer, bool masked, std::vector<mask_row> rows, int variant) {
         const cache_config& c = s.config;
         const std::size_t len = s.lengths[layer];
         op o;
         o.kind = op_kind::decode;
         o.layer = static_cast<std::int64_t>(layer);
         o.q = beam_query(*s.src, c.batch, c.q_heads);
-        for (std::size_t& p : pads) p = std::min(p, len);
-        if (masked) o.mask = left_padding_mask(pads, len);
+        if (masked) o.mask = engine_mask(rows, len);
         if (!bad) return command<beam_model>(std::move(o));
         switch (variant) {
           case 0: reshape(o.q, {c.batch * c.q_heads, c.d_k}); break;                       // rank 2
           case 1: reshape(o.q, {c.batch, c.heads > 1 ? c.q_heads + 1 : 0, c.d_k}); break;  // not a multiple of H
           case 2: reshape(o.q, {c.batch, c.q_heads, c.d_k + 1}); break;                    // wrong width
-          case 3: o.mask = left_padding_mask(pads, len + 1); break;                        // mask longer than the layer
+          case 3: o.mask = engine_mask(rows, len + 1); break;                              // mask longer than the layer
           case 4: reshape(o.mask, {len}); break;                                           // rank 1 mask
           default: o.layer = static_cast<std::int64_t>(c.layers); break;                   // layer out of range
         }
         return command<beam_model>(std::move(o));
       },
       uniform_in<std::size_t>(0, s.config.layers), rc::gen::arbitrary<bool>(),
-      rc::gen::container<std::vector<std::size_t>>(b, uniform_in<std::size_t>(0, s.config.capacity + 1)),
-      uniform_in(0, 6));
+      rc::gen::container<std::vector<mask_row>>(b, row), uniform_in(0, 6));
 }
 
 /// One op drawn by weight from the property's mix. For beam, `append` is an update at the
@@ -204,9 +195,10 @@ rc::Gen<beam_command> op_gen(beam_mix mix, const gen_state& s, bool can_decode) 
 
 /// L, B, H, Hq = G H, T, D. H = Hq, H = 1 (multi-query) and grouped heads all occur, and now and
 /// then a production head dim or group (shapes.h); picking by index lets a failing case shrink
-/// towards the smallest shape. A long case's cache is big: more than 2^24 elements, its last layer
-/// alone beginning past 2^24 in (L, B, H, T, D) order, with a production head dim; B <= 2 and H <= 4
-/// keep its decodes to a few dozen attention problems.
+/// towards the smallest shape. B reaches 8, so that reorders show every cycle shape at every batch
+/// size, and B x H stays within max_count^2 to keep the cost. A long case's cache is big: more than
+/// 2^24 elements, its last layer alone beginning past 2^24 in (L, B, H, T, D) order, with a
+/// production head dim; B <= 2 and H <= 4 keep its decodes to a few dozen attention problems.
 config_gens config_gen(bool long_traces, bool deep) {
   static const std::vector<std::size_t> quick_dims = {1, 2, 3, 4, 8, 16}, deep_dims = {1, 2, 3, 4, 5, 8, 16, 32, 64};
   static const std::vector<std::size_t> groups = {1, 2, 4}, small_heads = {1, 2, 4};
@@ -227,9 +219,14 @@ config_gens config_gen(bool long_traces, bool deep) {
       },
       uniform_in<std::size_t>(4, 9), uniform_in<std::size_t>(1, 3), rc::gen::elementOf(small_heads), group,
       rc::gen::elementOf(std::vector<std::size_t>(std::begin(production_dims), std::end(production_dims))));
-  return {rc::gen::apply(make, count, count, count, group, uniform_in<std::size_t>(1, max_cap + 1),
-                         head_dim_gen(deep ? deep_dims : quick_dims)),
-          big};
+  auto ordinary = rc::gen::apply(
+      [make, max_count](std::size_t layers, std::size_t batch, std::size_t heads, std::size_t g, std::size_t cap,
+                        std::size_t d) {
+        return make(layers, batch, std::min(heads, std::max<std::size_t>(1, max_count * max_count / batch)), g, cap, d);
+      },
+      count, uniform_in<std::size_t>(1, 9), count, group, uniform_in<std::size_t>(1, max_cap + 1),
+      head_dim_gen(deep ? deep_dims : quick_dims));
+  return {ordinary, big};
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "properties/generate/fuzz_ops.h"
@@ -28,6 +29,12 @@ struct beam_mix {
 case_generator beam_cases(beam_mix mix);
 void add_beam_properties(std::vector<property>& ps);
 void beam_fuzz_config(byte_io& io, cache_config& c);
+/// The kind's boundary events and their probe (properties/kinds/beam/coverage.cpp).
+coverage_spec beam_coverage();
 std::unique_ptr<fuzz_ops> beam_fuzz_ops(byte_io& io, const cache_config& c);
+/// The targeted search's lengthening (kind_descriptor::lengthen): an update of the decoded layer at
+/// its length, the rows the same in every batch row and kv head; max_len grows so that every
+/// update fits, and a mask grows by live positions.
+std::optional<trace> beam_lengthen(const trace& t, const tensor& k, const tensor& v);
 
 }  // namespace kvconform::kinds

@@ -140,8 +140,9 @@ void add_own(std::vector<property>& ps) {
       {.append = 4, .overfill = 1, .bad_shape = 1, .decode = 1, .rollback = 3});
   add("beam_reorder_gathers", summaries::gather, {.append = 3, .fill = 1, .decode = 1, .rollback = 1, .reorder = 4});
   drive("beam_mask_left_padding", summaries::mask, decode_with_more_padding);
-  add("beam_gqa_heads", summaries::gqa, {.append = 3, .fill = 1, .decode = 5, .rollback = 1, .reorder = 1}).needs = {
-      capability::decode};
+  auto& gqa = add("beam_gqa_heads", summaries::gqa, {.append = 3, .fill = 1, .decode = 5, .rollback = 1, .reorder = 1});
+  gqa.needs = {capability::decode};
+  gqa.search = true;
   add("beam_memory_formulas", summaries::memory, {.append = 1, .empty = 0, .decode = 0});
   drive("beam_generation_equals_recompute", summaries::greedy, greedy_generation);
   drive("beam_search_equals_recompute", summaries::search, beam_search);
@@ -156,7 +157,8 @@ void add_beam_properties(std::vector<property>& ps) {
 
 /// The kind's row of the kind table (properties/kinds/kind.h).
 extern const kind_spec beam_spec;
-extern const kind_descriptor beam_kind = {
-    beam_spec, model_of<beam_model>, add_beam_properties, {beam_fuzz_config, beam_fuzz_ops}};
+extern const kind_descriptor beam_kind = {beam_spec,           model_of<beam_model>,
+                                          add_beam_properties, {beam_fuzz_config, beam_fuzz_ops},
+                                          beam_coverage(),     beam_lengthen};
 
 }  // namespace kvconform::kinds

@@ -57,8 +57,29 @@ void add_flat_properties(std::vector<property>& ps) {
   seed.fixed = seed_worked_example;
 }
 
+namespace {
+/// The flat kind's own boundary events (docs/design.md §4.6), in the order of `event_index`.
+enum event_index : std::size_t { exact_fill_event, full_event };
+constexpr event events[] = {
+    {"exact fill", "an accepted append ends exactly at capacity", true},
+    {"refused: full", "an append refused for capacity alone: len + n > capacity", true},
+};
+
+struct probe final : event_probe {
+  explicit probe(const cache_config&) {}
+  void after(const model& m, const op& o, const expectation& e, event_set& hit) override {
+    if (o.kind != op_kind::append) return;
+    const auto& rows = model_as<rows_model>(m);
+    const auto n = append_steps(o, rows.config().d_k, rows.config().d_v);
+    if (e.accepted && n.value_or(0) > 0 && rows.size() == rows.config().capacity) hit.set(exact_fill_event);
+    if (!e.accepted && e.reasons == refuse_capacity) hit.set(full_event);
+  }
+};
+}  // namespace
+
 /// The kind's row of the kind table (properties/kinds/kind.h).
 extern const kind_spec flat_spec;
-extern const kind_descriptor flat_kind = rows_kind<rows_model::full::refuse>(flat_spec, add_flat_properties);
+extern const kind_descriptor flat_kind =
+    rows_kind<rows_model::full::refuse>(flat_spec, add_flat_properties, {events, make_probe<probe>});
 
 }  // namespace kvconform::kinds

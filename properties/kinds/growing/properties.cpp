@@ -30,8 +30,37 @@ void add_growing_properties(std::vector<property>& ps) {
   unbounded.generate = rows_cases(grow, {});  // configs only: the driver makes the ops
 }
 
+namespace {
+/// The growing kind's own boundary events (docs/design.md §4.6), in the order of `event_index`.
+enum event_index : std::size_t { exact_fill_event, grows_event, bulk_event, several_event };
+constexpr event events[] = {
+    {"exact fill", "an accepted append ends exactly at a growth step: the reserved rows are all filled", true},
+    {"growth", "an accepted append reserves another step", true},
+    {"bulk append longer than a step", "an accepted append of n > S steps", true},
+    {"growth by several steps", "an accepted append reserves two or more steps at once", true},
+};
+
+struct probe final : event_probe {
+  explicit probe(const cache_config&) {}
+  std::size_t before_size = 0;
+  void before(const model& m, const op&) override { before_size = model_as<rows_model>(m).size(); }
+  void after(const model& m, const op& o, const expectation& e, event_set& hit) override {
+    if (o.kind != op_kind::append || !e.accepted) return;
+    const auto& rows = model_as<rows_model>(m);
+    const std::size_t step = rows.config().capacity, size = rows.size(), n = size - before_size;
+    if (n == 0) return;
+    const std::size_t grown = (size + step - 1) / step - (before_size + step - 1) / step;
+    if (size % step == 0) hit.set(exact_fill_event);
+    if (grown >= 1) hit.set(grows_event);
+    if (n > step) hit.set(bulk_event);
+    if (grown >= 2) hit.set(several_event);
+  }
+};
+}  // namespace
+
 extern const kind_spec growing_spec;
 /// The kind's row of the kind table (properties/kinds/kind.h).
-extern const kind_descriptor growing_kind = rows_kind<grow>(growing_spec, add_growing_properties);
+extern const kind_descriptor growing_kind =
+    rows_kind<grow>(growing_spec, add_growing_properties, {events, make_probe<probe>});
 
 }  // namespace kvconform::kinds

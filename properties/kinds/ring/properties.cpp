@@ -55,6 +55,7 @@ void add_ring_properties(std::vector<property>& ps) {
                     {.append = 3, .fill = 2, .overfill = 3, .decode = 4});
   wraps.needs = {capability::decode};
   wraps.long_traces = true;
+  wraps.search = true;
 
   auto& slides = add_property(ps, ring, "ring_generation_slides",
                               "a generation loop with window C = context length keeps generating past C, attending to "
@@ -81,9 +82,39 @@ void fuzz_config(byte_io& io, cache_config& c) {
   fuzz_sizes(io, c);
   c.keep = io.range(0, c.capacity - 1, c.keep);
 }
+
+/// The ring kind's own boundary events (docs/design.md §4.6), in the order of `event_index`.
+enum event_index : std::size_t { exact_fill_event, wrap_event, bulk_event, wrap_point_event, sinks_event };
+constexpr event events[] = {
+    {"exact fill", "an accepted append ends with exactly W steps appended: the window has just filled", true},
+    {"ring wrap", "an accepted append evicts rows (the window overflows)", true},
+    {"bulk append longer than the window", "an accepted append of n > W steps", true},
+    {"ends at the wrap point",
+     "an append ends where the oldest evictable slot comes round again (T - keep a multiple "
+     "of W - keep, T > W)",
+     true},
+    {"sinks through a wrap", "an accepted append evicts while keep > 0", true,
+     [](const implementation& i) { return i.capabilities.has(capability::sinks); }},
+};
+
+struct probe final : event_probe {
+  explicit probe(const cache_config&) {}
+  void after(const model& m, const op& o, const expectation& e, event_set& hit) override {
+    if (o.kind != op_kind::append || !e.accepted) return;
+    const auto& rows = model_as<rows_model>(m);
+    const cache_config& c = rows.config();
+    const std::size_t n = append_steps(o, c.d_k, c.d_v).value_or(0), total = static_cast<std::size_t>(rows.total());
+    if (n == 0) return;
+    if (total == c.capacity) hit.set(exact_fill_event);
+    if (total > c.capacity) hit.set(wrap_event);
+    if (total > c.capacity && c.keep > 0) hit.set(sinks_event);
+    if (n > c.capacity) hit.set(bulk_event);
+    if (total > c.capacity && (total - c.keep) % (c.capacity - c.keep) == 0) hit.set(wrap_point_event);
+  }
+};
 }  // namespace
 
 extern const kind_descriptor ring_kind =
-    rows_kind<rows_model::full::evict>(ring_spec, add_ring_properties, fuzz_config);
+    rows_kind<rows_model::full::evict>(ring_spec, add_ring_properties, {events, make_probe<probe>}, fuzz_config);
 
 }  // namespace kvconform::kinds
