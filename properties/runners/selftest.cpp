@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "properties/executor/stop.h"
 #include "properties/trace/file_io.h"
 
 namespace kvconform {
@@ -64,7 +65,7 @@ mutant_result run_mutant(const implementation& impl, const run_options& base, in
   m.impl = &impl;
   std::map<std::string, int> first_counts;
   std::vector<int> expected_cases;
-  for (int s = 0; s < seeds; ++s) {
+  for (int s = 0; s < seeds && stop_signal() == 0; ++s) {
     run_options o = base;
     o.seed = base.seed + static_cast<std::uint64_t>(s);
     o.shrink = false;
@@ -72,6 +73,7 @@ mutant_result run_mutant(const implementation& impl, const run_options& base, in
     std::string best_name;
     for (const property* p : runnable(impl)) {
       const property_run run = run_property(*p, impl, o);
+      if (stop_signal() != 0) return m;  // a case cut short by the signal kills nothing; the seed is not counted
       if (!run.fail && run.error.empty()) continue;
       if (best < 0 || run.cases < best) best = run.cases, best_name = p->name;
       if (p->name == impl.killer) expected_cases.push_back(run.cases);
@@ -93,6 +95,7 @@ variant_result run_variant(const implementation& impl, const run_options& base) 
   v.impl = &impl;
   for (const property* p : runnable(impl, &v.not_supported)) {
     const property_run run = run_property(*p, impl, base);
+    if (stop_signal() != 0) break;
     v.worst_ratio = std::max({v.worst_ratio, run.stats.worst_ratio, run.search_stats.worst_ratio});
     if ((run.fail || !run.error.empty()) && v.passed)
       v.passed = false, v.failed_property = p->name,
@@ -106,6 +109,7 @@ selftest_report run_selftest(const std::vector<implementation>& impls, const run
                              std::ostream& log) {
   selftest_report r;
   for (const implementation& impl : impls) {
+    if (stop_signal() != 0) break;  // SIGINT/SIGTERM: the rows so far, marked partial by the caller
     if (impl.group == impl_group::mutant) {
       r.mutants.push_back(run_mutant(impl, base, seeds));
       log << "  mutant " << impl.name << ": killed on " << r.mutants.back().killed << "/" << r.mutants.back().seeds
@@ -156,7 +160,8 @@ void write_selftest_json(const selftest_report& r, const std::string& path) {
                       {"version", 1},
                       {"median_cases_to_kill", r.median_cases_to_kill()},
                       {"worst_cases_to_kill", r.worst_cases_to_kill()},
-                      {"ok", r.ok()}};
+                      {"ok", r.ok()},
+                      {"partial", stop_signal() != 0}};
   for (const auto& m : r.mutants)
     j["mutants"].push_back({{"name", m.impl->name},
                             {"kind", to_string(m.impl->kind)},

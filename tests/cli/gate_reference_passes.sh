@@ -29,8 +29,12 @@ for c in suites.iter("testcase"):
 report = json.load(open("out.json"))
 for impl in report["implementations"]:
     assert all(p["status"] == "PASS" and p["cases"] >= 1 for p in impl["properties"]), impl
+    random = max(p["random_worst_err_over_bound"] for p in impl["properties"])
     worst = max(p["worst_err_over_bound"] for p in impl["properties"])
-    # Correct double code stays near 0.1 at most; beam's maximum runs over B x Hq problems per decode.
-    assert 0 < worst < 0.15, (impl["name"], worst)
-    print(impl["name"], "worst err/bound", worst)
+    # Correct double code stays near 0.1 at most on random cases; beam's maximum runs over B x Hq problems.
+    assert 0 < random < 0.15, (impl["name"], random)
+    # The targeted search seeks long runs of repeated rows, where correct code reaches about 0.3 and
+    # stays below 0.5 (docs/numerics.md §5.1).
+    assert random <= worst < 0.5, (impl["name"], worst)
+    print(impl["name"], "worst err/bound", random, "with the search", worst)
 PY
