@@ -1,6 +1,7 @@
 // The reference beam KV cache (docs/design.md §2, beam): layers x batch x kv heads, double precision.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -117,6 +118,7 @@ class basic_beam {
     if (n > max_len_ - start) throw capacity_error("update: start + n exceeds max_len");
     for (std::size_t b = 0; b < batch_; ++b) {
       row_block& r = *rows_[layer * batch_ + b];
+      r.written = std::max(r.written, (start + n) * head_dim_);
       if constexpr (formats) {
         write_formats(r, k, v, b, start, n);
         continue;
@@ -204,9 +206,7 @@ class basic_beam {
   /// bytes of a whole row over T).
   std::size_t bytes_per_token() const { return row_bytes() / max_len_; }
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
-  void set_scales(double k_scale, double v_scale)
-    requires(storage::keys.scaled || storage::values.scaled)
-  {
+  void set_scales(double k_scale, double v_scale) requires(storage::keys.scaled || storage::values.scaled) {
     for (auto& r : rows_) r->ks.set_scale(k_scale), r->vs.set_scale(v_scale);
   }
   /// Integer groups: the scales and minima of row b, kv head h of `layer`, in order (docs/numerics.md §6.2).
@@ -229,9 +229,20 @@ class basic_beam {
   struct row_block {
     row_block(std::size_t n, std::size_t slots, std::size_t heads, std::size_t d)
         : k(n), v(n), ks(storage::keys, slots, d, 1), vs(storage::values, slots, d, 1), kst(heads), vst(heads) {}
+    /// A repeated beam's copy: each head's positions written so far, the rest left untouched (a big cache's
+    /// copy would otherwise touch all of its max_len).
+    row_block(const row_block& o)
+        : k(o.k.size()), v(o.v.size()), ks(o.ks), vs(o.vs), kst(o.kst), vst(o.vst), written(o.written) {
+      const auto per_head = static_cast<std::ptrdiff_t>(k.size() / kst.size());
+      for (std::ptrdiff_t at = 0; at < static_cast<std::ptrdiff_t>(k.size()); at += per_head) {
+        std::copy_n(o.k.begin() + at, written, k.begin() + at);
+        std::copy_n(o.v.begin() + at, written, v.begin() + at);
+      }
+    }
     std::vector<double, untouched_allocator<double>> k, v;  // (H, T, D) each
     side ks, vs;                                            // codes and scales of slot h T + t
     std::vector<stream_state> kst, vst;                     // per kv head
+    std::size_t written = 0;                                // elements of each head written (positions x D)
   };
   std::size_t row_bytes() const {
     if constexpr (!formats) return 2 * max_len_ * layers() * heads_ * head_dim_ * sizeof(double);
@@ -242,7 +253,8 @@ class basic_beam {
   void write_formats(row_block& r, const array_view& k, const array_view& v, std::size_t b, std::size_t start,
                      std::size_t n) {
     for (std::size_t h = 0; h < heads_; ++h)
-      for (auto [s, st, m, in] : {std::tuple{&r.ks, &r.kst[h], &r.k, k.data}, std::tuple{&r.vs, &r.vst[h], &r.v, v.data}}) {
+      for (auto [s, st, m, in] :
+           {std::tuple{&r.ks, &r.kst[h], &r.k, k.data}, std::tuple{&r.vs, &r.vst[h], &r.v, v.data}}) {
         s->truncate(*st, start);
         for (std::size_t t = 0; t < n; ++t) {
           const std::size_t slot = h * max_len_ + start + t;
@@ -256,8 +268,9 @@ class basic_beam {
   Eigen::MatrixXd exposed(std::size_t layer, std::size_t b, std::size_t h, bool keys, bool zeros) const {
     check_layer(layer, "scales");
     const row_block& r = *rows_[layer * batch_ + b];
-    return group_matrix(keys ? r.ks : r.vs, keys ? r.kst[h] : r.vst[h], 0, length_[layer],
-                        [&](std::size_t i) { return h * max_len_ + i; }, zeros);
+    return group_matrix(
+        keys ? r.ks : r.vs, keys ? r.kst[h] : r.vst[h], 0, length_[layer],
+        [&](std::size_t i) { return h * max_len_ + i; }, zeros);
   }
   std::size_t block_size() const { return heads_ * max_len_ * head_dim_; }
   void check_layer(std::size_t layer, const char* what) const {

@@ -62,7 +62,7 @@ std::string outcome_text(bool accepted, unsigned reasons) {
 }  // namespace
 
 void decode_stats::merge(const decode_stats& o) {
-  decodes += o.decodes, numeric += o.numeric;
+  decodes += o.decodes, numeric += o.numeric, unjudged += o.unjudged;
   if (o.worst_ratio > worst_ratio) worst_op = o.worst_op;
   worst_ratio = std::max(worst_ratio, o.worst_ratio);
   end_to_end += o.end_to_end, worst_end_to_end = std::max(worst_end_to_end, o.worst_end_to_end);
@@ -230,6 +230,7 @@ bool session::check_decodes(const expectation& want, const op_outcome& got) {
     const std::uint64_t h = fnv1a(std::to_string(*sample_seed_) + "/" + std::to_string(stats_.decodes));
     if (stats_.decodes > 1 && h % 4 != 0) {
       unjudged_ = unjudged{ops_.size() - 1, want, got.output, got.weights};
+      ++stats_.unjudged;  // until finish_decodes judges it, if it stays the last
       return true;
     }
     unjudged_.reset();
@@ -240,7 +241,7 @@ bool session::check_decodes(const expectation& want, const op_outcome& got) {
 bool session::finish_decodes() {
   if (failure_ || !unjudged_) return !failure_;
   const unjudged u = std::move(*unjudged_);
-  unjudged_.reset();
+  unjudged_.reset(), --stats_.unjudged;
   // Its end-to-end figure is left out: the storage errors it needs are those of the state it was made in.
   if (judge_decodes(u.op_index, u.want, u.output, u.weights, false)) return true;
   failure_->op_index = u.op_index, failure_->op_name = to_string(ops_[u.op_index].kind);

@@ -28,6 +28,8 @@ struct failure {
 /// Decode accounting over a run.
 struct decode_stats {
   std::size_t decodes = 0, numeric = 0;
+  /// Decodes a long case's sampling left to their shape check (docs/design.md §4.4), not judged.
+  std::size_t unjudged = 0;
   double worst_ratio = 0;  ///< worst err/bound seen (the bound with F = 2; > 1 fails)
   /// The op of one session whose decode gave worst_ratio (the targeted search starts from it).
   std::size_t worst_op = 0;

@@ -162,10 +162,10 @@ class case_runner {
   case_runner(const property& p, const implementation& impl, const run_options& o, property_run& out);
   /// Runs p.drive on a fresh session with a drawn seed and size; fails the case on a divergence.
   void drive(const cache_config& config);
-  /// A case's config and whether it is a long case (the size decides, shapes.h), fitted to the
-  /// implementation's declared formats (docs/numerics.md §6.5) and config limits. One draw, so that
-  /// the other cases draw exactly what they would without long cases.
-  rc::Gen<std::pair<bool, cache_config>> configs(config_gens gens) const;
+  /// A case's shape and config (the size decides, shapes.h), fitted to the implementation's declared
+  /// formats (docs/numerics.md §6.5) and config limits. One draw, so that the other cases draw
+  /// exactly what they would without long cases.
+  rc::Gen<std::pair<case_shape, cache_config>> configs(config_gens gens) const;
   /// The op generator's context: a drawn input class and anchor, the property's limits.
   gen_context context(const cache_config& config, bool long_case);
   /// Records the session's failure, if any, as the counterexample; true when there was one.
@@ -184,15 +184,29 @@ class case_runner {
   const run_options& o_;
   property_run& out_;
   std::optional<input_class> class_;  // the current case's input class, when it drew one
+  bool long_case_ = false;            // the current case is a long one (shapes.h)
   std::unique_ptr<numeric_search> search_;
 };
+
+/// The command list of a case of `shape` (shapes.h): up to `trace_scale` x (RapidCheck size + 1)
+/// commands for an ordinary case, as many as at size production_case_size for a production one,
+/// long_case_min_ops to long_case_ops + 1 for a long one.
+template <class Commands>
+rc::Gen<Commands> case_commands(rc::Gen<Commands> list, case_shape shape, double trace_scale) {
+  if (shape == case_shape::long_case)
+    return rc::gen::suchThat(rc::gen::resize(long_case_ops, std::move(list)),
+                             [](const Commands& c) { return c.size() >= long_case_min_ops; });
+  if (shape == case_shape::production)
+    return rc::gen::resize(static_cast<int>(production_case_size * trace_scale), std::move(list));
+  return rc::gen::scale(trace_scale, std::move(list));
+}
 
 /// Runs a generated property: a config from `configs` (a long one on the property's long cases),
 /// then either `p.drive` on a session, or commands from `op_gen(model, ctx)` starting at
 /// `make_model(config)`, run through the executor (run_all) and, for metamorphic properties,
 /// compared with the rewrite as they run. The last failing (hence minimal) trace becomes the
-/// counterexample. Traces hold up to `trace_scale` x (RapidCheck size + 1) ops, a long case
-/// long_case_min_ops to long_case_ops + 1, whose decodes the quick profile samples (docs/design.md §4.4).
+/// counterexample. A trace's length follows its shape (case_commands); the quick profile judges a
+/// sample of a long case's decodes (docs/design.md §4.4).
 template <class Model, class MakeModel, class OpGen>
 property_run run_commands(const property& p, const implementation& impl, const run_options& o, config_gens configs,
                           MakeModel make_model, OpGen op_gen, double trace_scale = 1) {
@@ -203,8 +217,9 @@ property_run run_commands(const property& p, const implementation& impl, const r
       p, o,
       [&] {
         if (run.done()) return;
-        const auto [is_long, config] = *drawn;
+        const auto [shape, config] = *drawn;
         if (p.drive) return run.drive(config);
+        const bool is_long = shape == case_shape::long_case;
         const gen_context ctx = run.context(config, is_long);
         const Model initial = make_model(config, impl.profile);
         // RapidCheck asks for a command's generator once more than it draws from (nextEntry), and building
@@ -213,10 +228,7 @@ property_run run_commands(const property& p, const implementation& impl, const r
           using gen = decltype(op_gen(m, ctx));
           return gen([&m, ctx, op_gen](const rc::Random& r, int size) { return op_gen(m, ctx)(r, size); });
         };
-        auto list = rc::state::gen::commands(initial, lazy);
-        const auto commands = *(is_long ? rc::gen::suchThat(rc::gen::resize(long_case_ops, list),
-                                                            [](const auto& c) { return c.size() >= long_case_min_ops; })
-                                        : rc::gen::scale(trace_scale, list));
+        const auto commands = *case_commands(rc::state::gen::commands(initial, lazy), shape, trace_scale);
         case_session s(p, config, impl);
         if (is_long && !o.deep) s.s.sample_decodes(*rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
         try {

@@ -117,21 +117,32 @@ rc::Gen<cache_config> within(rc::Gen<cache_config> configs, const std::map<std::
 }
 }  // namespace
 
-rc::Gen<std::pair<bool, cache_config>> case_runner::configs(config_gens gens) const {
-  auto fitted = [this](rc::Gen<cache_config> g) {
+rc::Gen<std::pair<case_shape, cache_config>> case_runner::configs(config_gens gens) const {
+  auto fitted = [this](rc::Gen<cache_config> g, bool long_case) {
     if (impl_.profile.rounds_storage())
       g = rc::gen::apply(
-          [prof = impl_.profile](cache_config c, std::uint64_t k, std::uint64_t v) { return fit_formats(c, prof, k, v); },
+          [prof = impl_.profile, long_case](cache_config c, std::uint64_t k, std::uint64_t v) {
+            return fit_formats(c, prof, k, v, long_case);
+          },
           std::move(g), uniform_in<std::uint64_t>(0, scale_codes), uniform_in<std::uint64_t>(0, scale_codes));
     return within(std::move(g), impl_.config_limits);
   };
   const auto long_size = long_case_size(p_, o_);
-  return rc::gen::withSize([ordinary = fitted(std::move(gens.ordinary)), long_shapes = fitted(std::move(gens.long_shapes)),
-                            long_size, shapes = o_.production_shapes](int size) {
-    const bool is_long = long_size == size;
+  // Cases of the long size drawn so far: the quick profile's sizes cycle twice and more, and only the
+  // first of them is long (a generator runs once per case; shrinking reuses what it drew).
+  auto seen = std::make_shared<int>(0);
+  return rc::gen::withSize([ordinary = fitted(std::move(gens.ordinary), false),
+                            long_shapes = fitted(std::move(gens.long_shapes), true), long_size, seen, every = o_.deep,
+                            shapes = o_.production_shapes](int size) {
+    const bool is_long = long_size == size && (every || (*seen)++ == 0);
+    const case_shape shape = is_long                           ? case_shape::long_case
+                             : shapes && production_case(size) ? case_shape::production
+                                                               : case_shape::ordinary;
     // Without production shapes a production size is drawn as the next one.
     return rc::gen::map(rc::gen::resize(size + (!shapes && production_size(size)), is_long ? long_shapes : ordinary),
-                        [is_long](cache_config c) { return std::pair{is_long, std::move(c)}; });
+                        [shape](cache_config c) {
+                          return std::pair{shape, std::move(c)};
+                        });
   });
 }
 
@@ -142,7 +153,7 @@ gen_context case_runner::context(const cache_config& config, bool long_case) {
   const numeric_profile& prof = impl_.profile;
   if (prof.rounds_storage() && p_.classes.empty()) drawn.insert(drawn.end(), 5, input_class::format_edges);
   const input_class cls = *rc::gen::elementOf(drawn);
-  class_ = cls;
+  class_ = cls, long_case_ = long_case;
   const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   gen_context ctx;
   auto src = std::make_shared<row_source>(cls, config.d_k, config.d_v, anchor);
@@ -176,7 +187,8 @@ void case_runner::finish(const cache_config& config, case_session& c) {
     RC_FAIL(f.signature() + ": " + f.message);
   }
   if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
-  if (search_ && !s.failed()) search_->passed(config, s.ops(), s.stats());
+  // A long case's thousands of rows would make each search trace cost a hundred ordinary ones.
+  if (search_ && !s.failed() && !long_case_) search_->passed(config, s.ops(), s.stats());
 }
 
 property_run run_property(const property& p, const implementation& impl, const run_options& o) {

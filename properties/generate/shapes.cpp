@@ -1,15 +1,19 @@
 // Production head dims and the choice of a property's long cases (docs/design.md §4.4).
 #include "properties/generate/shapes.h"
 
+#include "properties/executor/coverage.h"
+
 #include <cmath>
 #include <vector>
 
 namespace kvconform {
 
+bool production_case(int size) { return production_size(size) && !generator_disabled("production-shapes"); }
+
 rc::Gen<std::size_t> production_or(std::span<const std::size_t> ordinary, std::span<const std::size_t> production) {
   const std::vector<std::size_t> usual(ordinary.begin(), ordinary.end()), wide(production.begin(), production.end());
   return rc::gen::withSize([usual, wide](int size) {
-    const std::vector<std::size_t>& from = production_size(size) ? wide : usual;
+    const std::vector<std::size_t>& from = production_case(size) ? wide : usual;
     return rc::gen::map(rc::gen::resize(100, rc::gen::inRange<std::size_t>(0, from.size())),
                         [from](std::size_t i) { return from[i]; });
   });
@@ -24,7 +28,7 @@ rc::Gen<std::size_t> long_rows_gen() {
 }
 
 std::optional<int> long_case_size(const property& p, const run_options& o) {
-  if (p.drive || p.rewrite || !o.production_shapes) return std::nullopt;
+  if (p.drive || p.rewrite || !o.production_shapes || generator_disabled("long-cases")) return std::nullopt;
   static constexpr int phases[] = {1, 3, 5, 6};  // never size 0, nor a size the last part of a quick run repeats
   return phases[property_seed(o.seed, p.name) % 4];
 }

@@ -20,11 +20,19 @@ inline constexpr std::size_t production_dims[] = {32, 64, 80, 96, 128, 256};
 /// Query heads per kv head of production models with grouped-query attention (Qwen2-7B has 7, Llama-3-70B 8).
 inline constexpr std::size_t production_groups[] = {5, 7, 8};
 
-/// Whether a case of this RapidCheck size draws production shapes: sizes 2, 34, 66, ... (2 mod 32).
-/// Sizes cycle through 0 .. max_size, so that is five cases of a quick run (100 cases up to size
-/// 40), the first its third case, four in a hundred deep ones, and none of the format references'
-/// sixteenth (sizes 0, 8, .. 40), whose checks cost most for wide rows.
-constexpr bool production_size(int size) { return size % 32 == 2; }
+/// What a case is (docs/design.md §4.4): an ordinary one, a production one (wide heads) or a long one.
+enum class case_shape { ordinary, production, long_case };
+
+/// Whether a case of this RapidCheck size draws production shapes: size 2. Sizes cycle through
+/// 0 .. max_size, so that is three cases of a quick run (100 cases up to size 40), the first its
+/// third, and about ten of a deep one (1000 up to 100).
+constexpr bool production_size(int size) { return size == 2; }
+/// Whether a case of this size is a production case: production_size, unless a test disabled them
+/// (generator_disabled("production-shapes"), docs/design.md §4.6).
+bool production_case(int size);
+/// The RapidCheck size a production case's command list is drawn at (times the property's trace
+/// scale): that of an average quick case, whatever the case's own size.
+inline constexpr int production_case_size = 20;
 
 /// One of `ordinary`, or in a production case one of `production`; picked by index, so that a
 /// failing case shrinks towards the first.
@@ -51,27 +59,10 @@ inline rc::Gen<std::size_t> long_width_gen() { return rc::gen::resize(100, rc::g
 inline constexpr int long_case_ops = 4;
 inline constexpr std::size_t long_case_min_ops = 3;
 
-/// `make(n, seed)` as a mapping that keeps its last result: RapidCheck computes a mapped value again
-/// each time it reads it, and a long case's bulk op of thousands of rows would be drawn each time.
-template <class Make>
-auto keep_last(Make make) {
-  using made = std::invoke_result_t<Make, std::size_t, std::uint64_t>;
-  struct last_made {
-    std::size_t n;
-    std::uint64_t seed;
-    made value;
-  };
-  auto last = std::make_shared<std::optional<last_made>>();
-  return [make, last](std::size_t n, std::uint64_t seed) {
-    if (!*last || (*last)->n != n || (*last)->seed != seed) *last = last_made{n, seed, make(n, seed)};
-    return (*last)->value;
-  };
-}
-
 /// The RapidCheck size of the property's long cases: a phase in {1, 3, 5, 6} fixed by its seed, so
-/// two cases of a quick run (the first among its first seven), about ten of a deep one and none
-/// among the format references' sixteenth; nullopt for drivers and metamorphic properties (whose
-/// comparisons would repeat thousands of single ops) and for a run without production shapes.
+/// the first is among a run's first seven cases; nullopt for drivers and metamorphic properties
+/// (whose comparisons would repeat thousands of single ops) and for a run without production shapes.
+/// The quick profile makes only the first case of that size long, the deep one each (about ten).
 std::optional<int> long_case_size(const property& p, const run_options& o);
 
 }  // namespace kvconform

@@ -169,11 +169,11 @@ std::optional<rc::Gen<paged_command>> long_prologue(const paged_model& m, const 
   if (m.live().empty()) return rc::gen::just(command<paged_model>(sequence_op(op_kind::create, 0)));
   const std::size_t room = m.room(m.live().back());
   const std::size_t slack = room > huge_pool_blocks ? room - huge_pool_blocks - 1 : room / 8;
-  // A concrete op, drawn once (keep_last), not a deferred one made again whenever it is applied.
+  // A concrete op, not a deferred one: the prologue's ops stay what they were drawn as.
   return rc::gen::apply(
-      keep_last([t = op_target{ctx.src, 0, m.live().back()}, room](std::size_t j, std::uint64_t seed) {
+      [t = op_target{ctx.src, 0, m.live().back()}, room](std::size_t j, std::uint64_t seed) {
         return command<paged_model>(append_op(t, room - j, 0, seed));
-      }),
+      },
       uniform_in<std::size_t>(0, slack + 1), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
@@ -214,9 +214,10 @@ config_gens config_gen(bool preempt, bool long_traces, bool deep, bool huge) {
         return make(std::max<std::size_t>(rows / block_size, 1), block_size, dk, dv);
       },
       long_rows_gen(), uniform_in<std::size_t>(1, 17), long_width_gen(), long_width_gen());
-  auto huge_pool = rc::gen::apply(
-      [make](std::size_t extra, std::size_t dk, std::size_t dv) { return make(huge_pool_blocks + extra, 1, dk, dv); },
-      uniform_in<std::size_t>(1, 65), long_width_gen(), long_width_gen());
+  // Rows one wide: the number of blocks is what a huge pool is about, and each row is written, rounded and
+  // compared several times.
+  auto huge_pool = rc::gen::map(uniform_in<std::size_t>(1, 65),
+                                [make](std::size_t extra) { return make(huge_pool_blocks + extra, 1, 1, 1); });
   return {rc::gen::apply(make, uniform_in<std::size_t>(1, max_blocks + 1),
                          uniform_in<std::size_t>(1, max_block_size + 1), width_gen(deep), width_gen(deep)),
           huge ? huge_pool : long_rows};

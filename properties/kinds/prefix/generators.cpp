@@ -166,14 +166,13 @@ rc::Gen<prefix_command> op_gen(const prefix_mix& mix, const prefix_model& m, con
   // A long case (shapes.h) starts with a sequence and one bulk append of most of the pool.
   if (ctx.long_case && m.available_blocks() == m.config().capacity) {
     if (m.live().empty()) return rc::gen::just(create_command(0, 0, {}));
-    // A concrete op, drawn once (keep_last), not a deferred one made again whenever it is applied.
     const std::int64_t h = m.live().back();
     const std::size_t room = m.room(h);
-    return rc::gen::apply(keep_last([src = ctx.src, h, room, before = m.tokens(h)](std::size_t j, std::uint64_t bits) {
-                            return command<prefix_model>(token_append(*src, h, before, tokens_of(bits, room - j), 0));
-                          }),
-                          uniform_in<std::size_t>(0, room / 8 + 1),
-                          rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+    return rc::gen::apply(
+        [src = ctx.src, h, room, before = m.tokens(h)](std::size_t j, std::uint64_t bits) {
+          return command<prefix_model>(token_append(*src, h, before, tokens_of(bits, room - j), 0));
+        },
+        uniform_in<std::size_t>(0, room / 8 + 1), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
   }
   choices c;
   add_sequence_ops(c, mix, m, ctx.can_decode, ctx.src);
