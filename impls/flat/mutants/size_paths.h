@@ -1,6 +1,7 @@
 // Mutants flat-wide-lane-dropped and flat-bulk-count-u8 (docs/mutants.md): bugs only large shapes reach.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
