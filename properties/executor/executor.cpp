@@ -66,6 +66,7 @@ void decode_stats::merge(const decode_stats& o) {
   if (o.worst_ratio > worst_ratio) worst_op = o.worst_op;
   worst_ratio = std::max(worst_ratio, o.worst_ratio);
   end_to_end += o.end_to_end, worst_end_to_end = std::max(worst_end_to_end, o.worst_end_to_end);
+  ratios.merge(o.ratios);
 }
 
 session::session(const cache_config& c, const implementation& impl)
@@ -258,6 +259,7 @@ bool session::judge_decodes(std::size_t op_index, const expectation& want, const
     if (dv.numeric && (stats_.numeric == 0 || dv.ratio > stats_.worst_ratio)) stats_.worst_op = op_index;
     stats_.worst_ratio = std::max(stats_.worst_ratio, dv.ratio);
     stats_.numeric += dv.numeric;
+    if (dv.numeric) dv.check.empty() ? stats_.ratios.add(dv.ratio) : stats_.ratios.add_failure();
     if (!dv.check.empty())
       return fail(dv.check, (problems.size() > 1 ? "problem " + std::to_string(i) + ": " : "") + dv.message);
     if (const double e2e =

@@ -10,6 +10,7 @@
 #include "oracle/models/model.h"
 #include "properties/executor/coverage.h"
 #include "properties/executor/format_check.h"
+#include "properties/executor/ratio_histogram.h"
 #include "properties/executor/subject.h"
 #include "properties/trace/trace.h"
 
@@ -37,6 +38,7 @@ struct decode_stats {
   /// decodes of a cache whose storage rounds (`end_to_end` of them had a figure).
   std::size_t end_to_end = 0;
   double worst_end_to_end = 0;
+  ratio_histogram ratios;  ///< every numeric problem's err/bound (`numeric` of them)
   void merge(const decode_stats& o);
 };
 

@@ -170,6 +170,7 @@ bool case_runner::keep_failure(const cache_config& config, session& s) {
   if (!out_.fail) {  // each case once: the shrinking after the first failure adds no cases
     if (class_ && s.stats().decodes > 0) s.hit(class_event(config.kind, *class_));
     out_.coverage.add(s.events(), events_of(config.kind).size());
+    add_histogram(out_.ratios, class_ ? to_string(*class_) : "(generation loop)", s.stats().ratios);
   }
   if (!s.failed() || stopped_early(*s.failed())) return false;
   out_.counterexample = trace{config, s.ops(), impl_.name, p_.name, s.failed()->message};
@@ -199,6 +200,7 @@ property_run run_property(const property& p, const implementation& impl, const r
     const verdict v = check_trace(&p, t, impl);
     out.cases = 1, out.stats = v.stats, out.fail = v.fail;
     out.coverage.add(v.events, events_of(p.kind).size());
+    add_histogram(out.ratios, "(fixed trace)", v.stats.ratios);
     if (v.fail) out.counterexample = std::move(t);
     return out;
   }

@@ -29,6 +29,7 @@ struct property_run {
   decode_stats stats;  ///< over the random cases
   /// The boundary events of the cases run (up to and including the first failing one, not the shrinking).
   coverage_counts coverage;
+  class_histograms ratios;              ///< err/bound of the same cases' decodes, by input class
   int search_cases = 0;                 ///< traces the targeted numeric search ran
   decode_stats search_stats;            ///< over those traces
   bool searched = false;                ///< the failure is a trace of the search

@@ -118,10 +118,10 @@ class command_line {
                       ")");
   }
 
-  /// The JUnit and JSON reports, each tried even if the other fails; a report or a failure that
+  /// The JUnit, JSON and HTML reports, each tried even if another fails; a report or a failure that
   /// could not be written completely is exit 2, after the failures found are known.
   static int write_reports(const std::vector<impl_report>& report, const run_flags& f) {
-    if (!write_report_files(report, f.junit, f.json, std::cerr)) return exit_usage;
+    if (!write_report_files(report, f.junit, f.json, f.html, std::cerr)) return exit_usage;
     return any_failed(report) || coverage_gaps(report) > 0 ? exit_fail : exit_pass;
   }
 

@@ -31,7 +31,7 @@ inline constexpr std::uint64_t any_seed = std::numeric_limits<std::uint64_t>::ma
 /// The options `gate` and `port` share: what to run, how much, and where the reports go.
 struct run_flags {
   std::vector<std::string> impls;
-  std::string property = "*", profile = "quick", junit, json, store = "kvconform-failures", kind;
+  std::string property = "*", profile = "quick", junit, json, html, store = "kvconform-failures", kind;
   std::optional<std::uint64_t> seed;
   std::optional<int> cases;
   std::optional<int> search;  // traces of the targeted numeric search per property (default: the profile's)
@@ -61,6 +61,7 @@ struct run_flags {
         ->capture_default_str();
     cmd->add_option("--junit", junit, "Write JUnit XML here");
     cmd->add_option("--json", json, "Write a JSON report here");
+    cmd->add_option("--html", html, "Write a self-contained HTML report here (matrix, failures, coverage, histograms)");
     cmd->add_option("--store", store, "Regression store directory (\"\" disables)")->capture_default_str();
     cmd->add_flag("--stats", stats, "Print how many traces of each property hit each boundary event of its kind");
   }

@@ -5,18 +5,17 @@
 #include <sstream>
 
 #include "properties/runners/gate.h"
+#include "properties/runners/report_text.h"
 #include "properties/trace/utf8.h"
 
 namespace kvconform {
 
-namespace {
 coverage_counts row_total(const impl_report& i) {
   coverage_counts total;
   for (const property_report& p : i.properties) total.merge(p.coverage);
   return total;
 }
 
-/// "hits/traces (pct%)" for the whole row.
 std::string share(std::size_t hits, std::size_t traces) {
   std::ostringstream s;
   s << hits << "/" << traces;
@@ -24,6 +23,7 @@ std::string share(std::size_t hits, std::size_t traces) {
   return s.str();
 }
 
+namespace {
 void print_row_coverage(const impl_report& i, std::ostream& out) {
   const std::vector<event>& events = events_of(i.impl->kind);
   const coverage_counts total = row_total(i);

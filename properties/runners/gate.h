@@ -22,6 +22,7 @@ struct property_report {
   int cases = 0;
   decode_stats stats;         ///< over the random cases
   coverage_counts coverage;   ///< the boundary events its generated cases hit (--stats)
+  class_histograms ratios;    ///< err/bound of those cases' decodes by input class (--html, --json)
   int search_cases = 0;       ///< traces of the targeted numeric search (docs/numerics.md §4.4)
   decode_stats search_stats;  ///< over those traces
   std::optional<failure> fail;
@@ -100,13 +101,15 @@ void guard_coverage(std::vector<impl_report>& r, const gate_options& o);
 std::size_t coverage_gaps(const std::vector<impl_report>& r);
 void write_junit(const std::vector<impl_report>& r, const std::string& path);
 void write_json(const std::vector<impl_report>& r, const std::string& path);
+/// The self-contained HTML page of properties/runners/html_report.h.
+void write_html(const std::vector<impl_report>& r, const std::string& path);
 bool any_failed(const std::vector<impl_report>& r);
 /// Why the matrix is partial ("interrupted by SIGTERM", "the run's deadline passed ..."), or "".
 std::string partial_reason(const std::vector<impl_report>& r);
-/// Writes the JUnit and JSON reports (each tried even if the other fails) and prints to `err` each
-/// report, and each failure of the run, that could not be written (a full or failing disk); false
-/// if anything was lost.
+/// Writes the JUnit, JSON and HTML reports (each tried even if another fails; "" skips one) and prints
+/// to `err` each report, and each failure of the run, that could not be written (a full or failing
+/// disk); false if anything was lost.
 bool write_report_files(const std::vector<impl_report>& r, const std::string& junit, const std::string& json,
-                        std::ostream& err);
+                        const std::string& html, std::ostream& err);
 
 }  // namespace kvconform

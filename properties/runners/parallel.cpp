@@ -33,12 +33,12 @@ double from_bits(const json& j) { return std::bit_cast<double>(j.get<std::uint64
 
 /// Every figure of the stats, doubles by their bits, so that -j N reports what -j 1 does.
 json encode_stats(const decode_stats& s) {
-  return {s.decodes, s.numeric, bits(s.worst_ratio), s.end_to_end, bits(s.worst_end_to_end)};
+  return {s.decodes, s.numeric, bits(s.worst_ratio), s.end_to_end, bits(s.worst_end_to_end), s.ratios.counts};
 }
 decode_stats decode_stats_of(const json& j) {
   decode_stats s;
   s.decodes = j[0], s.numeric = j[1], s.worst_ratio = from_bits(j[2]), s.end_to_end = j[3];
-  s.worst_end_to_end = from_bits(j[4]);
+  s.worst_end_to_end = from_bits(j[4]), s.ratios.counts = j[5];
   return s;
 }
 
@@ -222,6 +222,8 @@ std::string encode_report(const property_report& r) {
             {"search_cases", r.search_cases},
             {"search_stats", encode_stats(r.search_stats)}};
   j["coverage"] = {{"traces", r.coverage.traces}, {"hits", r.coverage.hits}};
+  j["ratios"] = json::object();
+  for (const auto& [label, h] : r.ratios) j["ratios"][label] = h.counts;
   if (r.fail)
     j["fail"] = {{"op_index", r.fail->op_index},
                  {"op_name", r.fail->op_name},
@@ -241,6 +243,7 @@ property_report decode_report(const std::string& text) {
   r.save_error = j["save_error"], r.stopped = j["stopped"];
   r.seconds = from_bits(j["seconds"]);
   r.coverage.traces = j["coverage"]["traces"], r.coverage.hits = j["coverage"]["hits"].get<std::vector<std::size_t>>();
+  for (const auto& [label, counts] : j["ratios"].items()) r.ratios[label].counts = counts;
   if (j.contains("fail"))
     r.fail = failure{j["fail"]["op_index"], j["fail"]["op_name"], j["fail"]["check"], j["fail"]["message"]};
   if (j.contains("counterexample")) r.counterexample = trace_from_json(j["counterexample"].get<std::string>());

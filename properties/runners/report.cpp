@@ -7,37 +7,43 @@
 #include <stdexcept>
 
 #include "properties/runners/gate.h"
+#include "properties/runners/report_text.h"
 #include "properties/trace/file_io.h"
 #include "properties/trace/utf8.h"
 
 namespace kvconform {
 
-namespace {
-/// Correct code measures below ~0.04 of the bound (about 0.25 for bf16-like); above 0.5 it is
-/// halfway to failing and deserves a look.
-constexpr double warn_ratio = 0.5;
-
-std::string ratio_text(const decode_stats& d) {
-  if (d.numeric == 0) return "-";
+std::string ratio_text(double ratio) {
   std::ostringstream s;
-  s << std::setprecision(2) << std::scientific << d.worst_ratio;
+  s << std::setprecision(2) << std::scientific << ratio;
   return s.str();
 }
 
-/// The targeted search's worst err/bound and its traces (docs/numerics.md §4.4), "-" where it did not run.
+std::string ratio_text(const decode_stats& d) { return d.numeric == 0 ? "-" : ratio_text(d.worst_ratio); }
+
 std::string search_text(const property_report& p) {
   return p.search_cases == 0 ? "-" : ratio_text(p.search_stats) + " (" + std::to_string(p.search_cases) + ")";
 }
 
-/// The highest err/bound the cell saw, random cases and search together.
 double highest_ratio(const property_report& p) { return std::max(p.stats.worst_ratio, p.search_stats.worst_ratio); }
 
+tally::tally(const std::vector<property_report>& cells) {
+  for (const auto& p : cells)
+    passed += p.result == status::pass, failed += p.result == status::fail,
+        unsupported += p.result == status::not_supported, interrupted += p.result == status::interrupted,
+        seconds += p.seconds;
+}
+
+std::vector<property_report> all_cells(const std::vector<impl_report>& r) {
+  std::vector<property_report> cells;
+  for (const auto& i : r) cells.insert(cells.end(), i.properties.begin(), i.properties.end());
+  return cells;
+}
+
+namespace {
 /// The reported (never judged) end-to-end figure of a cache whose storage rounds (docs/numerics.md §6.4).
 std::string end_to_end_text(const property_report& p) {
-  if (p.stats.end_to_end == 0) return "";
-  std::ostringstream s;
-  s << "  end-to-end " << std::setprecision(2) << std::scientific << p.stats.worst_end_to_end;
-  return s.str();
+  return p.stats.end_to_end == 0 ? "" : "  end-to-end " + ratio_text(p.stats.worst_end_to_end);
 }
 
 std::string xml_escape(const std::string& raw) {
@@ -66,24 +72,6 @@ std::string trace_listing(const trace& t, std::size_t fail_at) {
   for (std::size_t i = 0; i < t.ops.size(); ++i)
     s << "    " << std::setw(3) << i << "  " << describe(t.ops[i]) << (i == fail_at ? "   <- fails here" : "") << "\n";
   return s.str();
-}
-
-/// Counts of a run's cells by status.
-struct tally {
-  int passed = 0, failed = 0, unsupported = 0, interrupted = 0;
-  double seconds = 0;
-  explicit tally(const std::vector<property_report>& cells) {
-    for (const auto& p : cells)
-      passed += p.result == status::pass, failed += p.result == status::fail,
-          unsupported += p.result == status::not_supported, interrupted += p.result == status::interrupted,
-          seconds += p.seconds;
-  }
-};
-
-std::vector<property_report> all_cells(const std::vector<impl_report>& r) {
-  std::vector<property_report> cells;
-  for (const auto& i : r) cells.insert(cells.end(), i.properties.begin(), i.properties.end());
-  return cells;
 }
 }  // namespace
 
@@ -223,8 +211,7 @@ nlohmann::json cell_events(const property_report& p, const std::vector<event>& e
 /// An implementation's coverage over its row: every event with its traces, and the guard's verdict.
 nlohmann::json row_coverage(const impl_report& i) {
   const std::vector<event>& events = events_of(i.impl->kind);
-  coverage_counts total;
-  for (const auto& p : i.properties) total.merge(p.coverage);
+  const coverage_counts total = row_total(i);
   nlohmann::json list = nlohmann::json::array();
   for (std::size_t e = 0; e < events.size(); ++e)
     list.push_back({{"name", events[e].name},
@@ -252,7 +239,12 @@ nlohmann::json cell_json(const property_report& p) {
     jp["search"] = {{"traces", p.search_cases},
                     {"decodes", p.search_stats.decodes},
                     {"numeric_decodes", p.search_stats.numeric},
-                    {"worst_err_over_bound", p.search_stats.worst_ratio}};
+                    {"worst_err_over_bound", p.search_stats.worst_ratio},
+                    {"err_over_bound_histogram", p.search_stats.ratios.counts}};
+  if (!p.ratios.empty()) {
+    nlohmann::json& by_class = jp["err_over_bound_histogram"] = nlohmann::json::object();
+    for (const auto& [label, h] : p.ratios) by_class[label] = h.counts;
+  }
   if (p.stats.end_to_end) jp["worst_end_to_end_over_bound"] = p.stats.worst_end_to_end;
   if (!p.message.empty()) jp["message"] = valid_utf8(p.message);
   if (p.fail)
@@ -269,6 +261,7 @@ void write_json(const std::vector<impl_report>& r, const std::string& path) {
   nlohmann::json j = {{"schema", "kvconform-gate"},
                       {"version", 1},
                       {"partial", !partial.empty()},
+                      {"err_over_bound_bin_edges", ratio_histogram::edges},
                       {"implementations", nlohmann::json::array()}};
   if (!partial.empty()) j["stopped"] = partial;
   for (const auto& i : r) {
@@ -288,9 +281,10 @@ void write_json(const std::vector<impl_report>& r, const std::string& path) {
 }
 
 bool write_report_files(const std::vector<impl_report>& r, const std::string& junit, const std::string& json,
-                        std::ostream& err) {
+                        const std::string& html, std::ostream& err) {
   bool written = true;
-  for (const auto& [path, write] : {std::pair{junit, &write_junit}, std::pair{json, &write_json}}) {
+  for (const auto& [path, write] :
+       {std::pair{junit, &write_junit}, std::pair{json, &write_json}, std::pair{html, &write_html}}) {
     if (path.empty()) continue;
     try {
       write(r, path);

@@ -1,12 +1,12 @@
 # A port whose output is not UTF-8, or is UTF-8 cut in the middle of a character by the excerpt limits, still gives
-# a full matrix, saved failures, and JSON, JUnit and store files that parse.
+# a full matrix, saved failures, and JSON, JUnit, HTML and store files that parse.
 source "$(dirname "$0")/lib.sh"
 # stderr: invalid bytes and 3000 bytes of multi-byte text (the 2000-byte tail starts inside a character);
 # stdout: 199 bytes then a 3-byte character (the 200-byte excerpt ends inside it), then an invalid byte.
 port=(bash -c 'euros=$(printf "\xe2\x82\xac%.0s" $(seq 1000))
                while read -r l; do printf "caf\xc3\xa9 %s \xff\xfe \x1b[31m end\xe2\x82\n" "$euros" >&2
                                    printf "%0199d\xe2\x82\xac \xff\n" 0; done')
-run 1 "$kvconform" port --kind flat --json r.json --junit r.xml -- "${tracked[@]}" "${port[@]}"
+run 1 "$kvconform" port --kind flat --json r.json --junit r.xml --html r.html -- "${tracked[@]}" "${port[@]}"
 contains out.txt "not JSON: 0000"
 contains out.txt "\\xff\\xfe \\x1b[31m end\\xe2\\x82"
 contains out.txt "0 passed, 10 failed"
@@ -18,6 +18,8 @@ cells = r["implementations"][0]["properties"]
 assert len(cells) == 10 and all(c["status"] == "FAIL" for c in cells), cells
 assert not r["partial"]
 ET.parse("r.xml")
+page = open("r.html", encoding="utf-8").read()
+assert "\\xff\\xfe \\x1b[31m end" in page and "\x1b" not in page, "the HTML report does not escape the port's bytes"
 saved = glob.glob("kvconform-failures/port/*.json")
 assert len(saved) >= 1, saved
 for f in saved:

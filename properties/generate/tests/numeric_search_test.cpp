@@ -139,7 +139,9 @@ TEST(NumericSearch, EveryKindLengthensPastATile) {
         for (std::size_t i = 0; i < a.n; ++i)
           for (std::size_t j = 0; j < a.d_k; ++j) s[i] += a.keys[i * a.d_k + j] * a.q[j];
         for (std::size_t i = 0; i + 1 < a.n; ++i)
-          if (a.is_live(i)) EXPECT_GT((s.back() - s[i]) / std::sqrt(double(a.d_k)), 709.78);
+          if (a.is_live(i)) {
+            EXPECT_GT((s.back() - s[i]) / std::sqrt(double(a.d_k)), 709.78);
+          }
         EXPECT_TRUE(kv::run_trace(c.t, *impl).ok());
         ++lengthened;
         return;
