@@ -100,6 +100,14 @@ void case_runner::drive(const cache_config& config) {
   if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
 }
 
+bool within_limits(const cache_config& c, const implementation& impl) {
+  for (const config_field& f : spec_of(c.kind).config)
+    if (const auto l = impl.config_limits.find(f.name);
+        f.size && l != impl.config_limits.end() && c.*f.size > l->second)
+      return false;
+  return true;
+}
+
 namespace {
 /// `configs` with each of `limits` clamped to its limit, so that the limit itself is drawn often; a
 /// clamp that breaks a rule across fields (beam's q_heads a multiple of heads, ring's keep < W) is drawn again.

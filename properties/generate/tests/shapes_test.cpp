@@ -83,8 +83,11 @@ void expect_beam_start(const kv::trace& t) {
   ASSERT_EQ(t.ops[0].kind, kv::op_kind::update);
   EXPECT_EQ(t.ops[0].layer, static_cast<std::int64_t>(c.layers - 1));
   EXPECT_EQ(t.ops[0].start, 0);
-  for (const kv::op& o : t.ops)  // a few positions per write: no fill of 2^24 / L elements
-    if (o.kind == kv::op_kind::update) EXPECT_LE(o.k.shape[2], 4u);
+  for (const kv::op& o : t.ops) {  // a few positions per write: no fill of 2^24 / L elements
+    if (o.kind == kv::op_kind::update) {
+      EXPECT_LE(o.k.shape[2], 4u);
+    }
+  }
 }
 void expect_long_start(const kv::trace& t, const std::string& property) {
   ASSERT_GE(t.ops.size(), 3u);
