@@ -23,16 +23,16 @@ inline constexpr std::size_t production_groups[] = {5, 7, 8};
 /// What a case is (docs/design.md §4.4): an ordinary one, a production one (wide heads) or a long one.
 enum class case_shape { ordinary, production, long_case };
 
-/// Whether a case of this RapidCheck size draws production shapes: size 2. Sizes cycle through
-/// 0 .. max_size, so that is three cases of a quick run (100 cases up to size 40), the first its
-/// third, and about ten of a deep one (1000 up to 100).
-constexpr bool production_size(int size) { return size == 2; }
+/// Whether a case of this RapidCheck size draws production shapes: size 1. Sizes cycle through
+/// 0 .. max_size, so that is two cases of a quick run (100 cases up to size 40), the first its
+/// second, and about ten of a deep one (1000 up to 100).
+constexpr bool production_size(int size) { return size == 1; }
 /// Whether a case of this size is a production case: production_size, unless a test disabled them
 /// (generator_disabled("production-shapes"), docs/design.md §4.6).
 bool production_case(int size);
 /// The RapidCheck size a production case's command list is drawn at (times the property's trace
-/// scale): that of an average quick case, whatever the case's own size.
-inline constexpr int production_case_size = 20;
+/// scale), not its own size 1: a dozen ops, a few decodes over several rows.
+inline constexpr int production_case_size = 12;
 
 /// One of `ordinary`, or in a production case one of `production`; picked by index, so that a
 /// failing case shrinks towards the first.
@@ -54,12 +54,12 @@ rc::Gen<std::size_t> long_rows_gen();
 /// Row widths of a long case (beam's big cache excepted): 1 to 4, so that its bulk ops stay cheap
 /// and within the trace codec's limits when a failure is saved; wide heads come in production cases.
 inline rc::Gen<std::size_t> long_width_gen() { return rc::gen::resize(100, rc::gen::inRange<std::size_t>(1, 5)); }
-/// The RapidCheck size of a long case's command list: 3 to 5 ops, a few bulk ops however small the
-/// case's own size, of which the first are the kind's bulk prologue.
-inline constexpr int long_case_ops = 4;
+/// The RapidCheck size of a long case's command list: 3 to 9 ops however small the case's own size, the
+/// kind's bulk prologue first, then the property's own ops (a prefill, then steps and decodes over it).
+inline constexpr int long_case_ops = 8;
 inline constexpr std::size_t long_case_min_ops = 3;
 
-/// The RapidCheck size of the property's long cases: a phase in {1, 3, 5, 6} fixed by its seed, so
+/// The RapidCheck size of the property's long cases: a phase in {3, 4, 5, 6} fixed by its seed, so
 /// the first is among a run's first seven cases; nullopt for drivers and metamorphic properties
 /// (whose comparisons would repeat thousands of single ops) and for a run without production shapes.
 /// The quick profile makes only the first case of that size long, the deep one each (about ten).

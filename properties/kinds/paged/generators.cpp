@@ -225,6 +225,10 @@ config_gens config_gen(bool preempt, bool long_traces, bool deep, bool huge) {
 
 }  // namespace
 
+bool huge_pools(const paged_mix& mix, const implementation& impl) {
+  return mix.huge_pools && !impl.profile.rounds_storage();
+}
+
 case_generator paged_cases(paged_mix mix) {
   return [mix](const property& p, const implementation& impl, const run_options& o) {
     // A property that needs the preempt policy runs every trace with it; the others refuse when the pool is exhausted.
@@ -232,7 +236,7 @@ case_generator paged_cases(paged_mix mix) {
     // Several sequences need longer traces than one: to exhaust the pool, fork chains, release and reuse.
     const double trace_scale = p.long_traces ? 4 : 2;
     return run_commands<paged_model>(
-        p, impl, o, config_gen(preempt, p.long_traces, o.deep, mix.huge_pools),
+        p, impl, o, config_gen(preempt, p.long_traces, o.deep, huge_pools(mix, impl)),
         [](const cache_config& c, const numeric_profile& prof) { return paged_model(c, prof); },
         [mix](const paged_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, trace_scale);
   };

@@ -27,6 +27,10 @@ struct paged_mix {
   bool huge_pools = false;
 };
 
+/// Whether the long cases of `mix` on `impl` draw huge pools: not for a cache whose storage rounds (its
+/// format is orthogonal to block numbers, which the double reference covers, and its checks of 2^16 rows
+/// cost three times as much); the coverage event "pool past 2^16 blocks" follows.
+bool huge_pools(const paged_mix& mix, const implementation& impl);
 /// The cases of a paged property drawn from `mix` (with the preempt policy when it needs it).
 case_generator paged_cases(paged_mix mix);
 void add_paged_properties(std::vector<property>& ps);

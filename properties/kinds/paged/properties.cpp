@@ -81,7 +81,8 @@ constexpr event events[] = {
      [](const implementation& i) { return i.capabilities.has(capability::preempt); }},
     {"refused: pool exhausted", "an append refused for capacity alone: the pool lacks the blocks", true},
     {"pool past 2^16 blocks", "a pool of more than 65536 blocks, whose numbers need more than 16 bits (a long case)",
-     true, unlimited, [](const cache_config& c) { return c.capacity > std::size_t{1} << 16; }},
+     true, [](const implementation& i) { return unlimited(i) && huge_pools(churn, i); },
+     [](const cache_config& c) { return c.capacity > std::size_t{1} << 16; }},
 };
 
 /// What the sequence an append names looked like before it.
