@@ -206,7 +206,9 @@ class basic_beam {
   /// bytes of a whole row over T).
   std::size_t bytes_per_token() const { return row_bytes() / max_len_; }
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
-  void set_scales(double k_scale, double v_scale) requires(storage::keys.scaled || storage::values.scaled) {
+  void set_scales(double k_scale, double v_scale)
+    requires(storage::keys.scaled || storage::values.scaled)
+  {
     for (auto& r : rows_) r->ks.set_scale(k_scale), r->vs.set_scale(v_scale);
   }
   /// Integer groups: the scales and minima of row b, kv head h of `layer`, in order (docs/numerics.md §6.2).

@@ -1,10 +1,10 @@
 // Production head dims and the choice of a property's long cases (docs/design.md §4.4).
 #include "properties/generate/shapes.h"
 
-#include "properties/executor/coverage.h"
-
 #include <cmath>
 #include <vector>
+
+#include "properties/executor/coverage.h"
 
 namespace kvconform {
 

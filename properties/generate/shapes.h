@@ -5,10 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <span>
-#include <type_traits>
 
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
