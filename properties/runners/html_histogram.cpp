@@ -6,6 +6,7 @@
 #include <string>
 
 #include "properties/runners/html_report.h"
+#include "properties/runners/report_text.h"
 
 namespace kvconform {
 
@@ -69,7 +70,7 @@ std::string histogram_svg(const ratio_histogram& h) {
     const char* tone = b == ratio_histogram::bins - 1 ? " over" : b == ratio_histogram::bins - 2 ? " near" : "";
     s << "<rect class=\"bar" << tone << "\" x=\"" << left + slot * static_cast<int>(b) + 2 << "\" y=\""
       << top + plot_h - bar_h << "\" width=\"" << bar_w << "\" height=\"" << bar_h << "\"><title>"
-      << html_escape(bin_label(b)) << ": " << h.counts[b] << " decode" << (h.counts[b] == 1 ? "" : "s")
+      << markup_escape(bin_label(b)) << ": " << h.counts[b] << " decode" << (h.counts[b] == 1 ? "" : "s")
       << "</title></rect>";
   }
   s << "</svg>";
@@ -78,8 +79,8 @@ std::string histogram_svg(const ratio_histogram& h) {
 
 namespace {
 void figure(const std::string& label, const ratio_histogram& h, std::ostringstream& s) {
-  s << "<figure>" << histogram_svg(h) << "<figcaption><b>" << html_escape(label) << "</b>: " << h.total() << " decode"
-    << (h.total() == 1 ? "" : "s") << "; highest: " << html_escape(worst_bin(h)) << "</figcaption></figure>\n";
+  s << "<figure>" << histogram_svg(h) << "<figcaption><b>" << markup_escape(label) << "</b>: " << h.total() << " decode"
+    << (h.total() == 1 ? "" : "s") << "; highest: " << markup_escape(worst_bin(h)) << "</figcaption></figure>\n";
 }
 }  // namespace
 

@@ -9,10 +9,6 @@
 
 namespace kvconform {
 
-/// `raw` made safe as HTML text or a quoted attribute value: first valid_utf8 (properties/trace/utf8.h),
-/// as every report does, so that no byte a port sent can break the page, then & < > " ' as entities.
-std::string html_escape(std::string_view raw);
-
 /// The whole page (`gate --html`, docs/design.md §7): the matrix, every failure's shrunk trace with its
 /// replay command, the coverage gaps, and per implementation its err/bound histograms by input class
 /// and its coverage table. Inline CSS and SVG only: no script, and a Content-Security-Policy that

@@ -40,30 +40,28 @@ std::vector<property_report> all_cells(const std::vector<impl_report>& r) {
   return cells;
 }
 
-namespace {
-/// The reported (never judged) end-to-end figure of a cache whose storage rounds (docs/numerics.md §6.4).
-std::string end_to_end_text(const property_report& p) {
-  return p.stats.end_to_end == 0 ? "" : "  end-to-end " + ratio_text(p.stats.worst_end_to_end);
-}
-
-std::string xml_escape(const std::string& raw) {
+std::string markup_escape(std::string_view raw) {
+  // valid_utf8 has turned every control character but newline and tab into text, which XML 1.0 needs.
   const std::string in = valid_utf8(raw);
   std::string out;
-  for (char c : in) {
+  out.reserve(in.size());
+  for (const char c : in) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t')
-          out += ' ';
-        else
-          out += c;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
     }
   }
   return out;
+}
+
+namespace {
+/// The reported (never judged) end-to-end figure of a cache whose storage rounds (docs/numerics.md §6.4).
+std::string end_to_end_text(const property_report& p) {
+  return p.stats.end_to_end == 0 ? "" : "  end-to-end " + ratio_text(p.stats.worst_end_to_end);
 }
 
 std::string trace_listing(const trace& t, std::size_t fail_at) {
@@ -137,22 +135,23 @@ void print_report(const std::vector<impl_report>& r, std::ostream& out) {
 namespace {
 /// One <testcase>: its properties, and a <failure>, <skipped> or <error> (INTERRUPTED) element.
 void junit_case(const impl_report& i, const property_report& p, std::ostringstream& x) {
-  x << "    <testcase classname=\"kvconform." << xml_escape(i.impl->name) << "\" name=\"" << xml_escape(p.property)
-    << "\" time=\"" << p.seconds << "\">\n";
+  x << "    <testcase classname=\"kvconform." << markup_escape(i.impl->name) << "\" name=\""
+    << markup_escape(p.property) << "\" time=\"" << p.seconds << "\">\n";
   x << "      <properties><property name=\"cases\" value=\"" << p.cases
     << "\"/><property name=\"worst_err_over_bound\" value=\"" << highest_ratio(p)
     << "\"/><property name=\"search_cases\" value=\"" << p.search_cases
     << "\"/><property name=\"search_worst_err_over_bound\" value=\"" << p.search_stats.worst_ratio
     << "\"/></properties>\n";
   if (p.result == status::not_supported)
-    x << "      <skipped message=\"NOT SUPPORTED: " << xml_escape(p.message) << "\"/>\n";
-  if (p.result == status::interrupted) x << "      <error message=\"INTERRUPTED: " << xml_escape(p.message) << "\"/>\n";
+    x << "      <skipped message=\"NOT SUPPORTED: " << markup_escape(p.message) << "\"/>\n";
+  if (p.result == status::interrupted)
+    x << "      <error message=\"INTERRUPTED: " << markup_escape(p.message) << "\"/>\n";
   if (p.result == status::fail) {
-    x << "      <failure type=\"" << xml_escape(p.fail ? p.fail->check : "error") << "\" message=\""
-      << xml_escape(p.message) << "\">";
-    if (p.counterexample) x << xml_escape(trace_listing(*p.counterexample, p.fail ? p.fail->op_index : SIZE_MAX));
-    if (!p.saved_path.empty()) x << xml_escape("replay: " + p.replay);
-    if (!p.save_error.empty()) x << xml_escape("\nNOT SAVED: " + p.save_error);
+    x << "      <failure type=\"" << markup_escape(p.fail ? p.fail->check : "error") << "\" message=\""
+      << markup_escape(p.message) << "\">";
+    if (p.counterexample) x << markup_escape(trace_listing(*p.counterexample, p.fail ? p.fail->op_index : SIZE_MAX));
+    if (!p.saved_path.empty()) x << markup_escape("replay: " + p.replay);
+    if (!p.save_error.empty()) x << markup_escape("\nNOT SAVED: " + p.save_error);
     x << "</failure>\n";
   }
   x << "    </testcase>\n";
@@ -163,9 +162,9 @@ void junit_gaps(const impl_report& i, std::ostringstream& x) {
   if (i.missing.empty()) return;
   std::string names;
   for (const std::string& e : i.missing) names += (names.empty() ? "" : ", ") + e;
-  x << "    <testcase classname=\"kvconform." << xml_escape(i.impl->name) << "\" name=\"coverage\" time=\"0\">\n"
-    << "      <failure type=\"coverage\" message=\"required events never occurred: " << xml_escape(names) << "\">"
-    << xml_escape("replay: " + i.rerun) << "</failure>\n    </testcase>\n";
+  x << "    <testcase classname=\"kvconform." << markup_escape(i.impl->name) << "\" name=\"coverage\" time=\"0\">\n"
+    << "      <failure type=\"coverage\" message=\"required events never occurred: " << markup_escape(names) << "\">"
+    << markup_escape("replay: " + i.rerun) << "</failure>\n    </testcase>\n";
 }
 
 std::size_t rows_with_gaps(const std::vector<impl_report>& r) {
@@ -179,18 +178,18 @@ void write_junit(const std::vector<impl_report>& r, const std::string& path) {
   const tally all(all_cells(r));
   const std::string partial = partial_reason(r);
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kvconform"
-    << (partial.empty() ? "" : " (partial: " + xml_escape(partial) + ")") << "\" tests=\""
+    << (partial.empty() ? "" : " (partial: " + markup_escape(partial) + ")") << "\" tests=\""
     << all.passed + all.failed + all.unsupported + all.interrupted + rows_with_gaps(r) << "\" failures=\""
     << all.failed + rows_with_gaps(r) << "\" errors=\"" << all.interrupted << "\" skipped=\"" << all.unsupported
     << "\" time=\"" << all.seconds << "\">\n";
   for (const auto& i : r) {
     const tally t(i.properties);
     const bool gaps = !i.missing.empty();
-    x << "  <testsuite name=\"" << xml_escape(i.impl->name) << "\" tests=\"" << i.properties.size() + gaps
+    x << "  <testsuite name=\"" << markup_escape(i.impl->name) << "\" tests=\"" << i.properties.size() + gaps
       << "\" failures=\"" << t.failed + gaps << "\" errors=\"" << t.interrupted << "\" skipped=\"" << t.unsupported
       << "\" time=\"" << t.seconds << "\">\n";
     if (!partial.empty())
-      x << "    <properties><property name=\"partial\" value=\"" << xml_escape(partial) << "\"/></properties>\n";
+      x << "    <properties><property name=\"partial\" value=\"" << markup_escape(partial) << "\"/></properties>\n";
     for (const auto& p : i.properties) junit_case(i, p, x);
     junit_gaps(i, x);
     x << "  </testsuite>\n";

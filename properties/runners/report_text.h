@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "properties/runners/gate.h"
@@ -20,6 +21,11 @@ std::string ratio_text(const decode_stats& d);
 std::string search_text(const property_report& p);
 /// The highest err/bound the cell saw, random cases and search together.
 double highest_ratio(const property_report& p);
+
+/// `raw` made safe as XML or HTML text or a quoted attribute value (JUnit, `--html`): first valid_utf8
+/// (properties/trace/utf8.h), as every report does, so that no byte a port sent can break the file,
+/// then & < > " ' as entities.
+std::string markup_escape(std::string_view raw);
 
 /// Counts of a run's cells by status.
 struct tally {

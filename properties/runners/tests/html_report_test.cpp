@@ -8,6 +8,7 @@
 #include "properties/runners/builtin.h"
 #include "properties/runners/html_report.h"
 #include "properties/runners/parallel.h"
+#include "properties/runners/report_text.h"
 
 namespace kv = kvconform;
 
@@ -48,14 +49,14 @@ std::vector<kv::impl_report> hostile_run(kv::implementation& impl) {
 }  // namespace
 
 TEST(HtmlReport, EscapesMarkupAndKeepsOnlyValidUtf8) {
-  EXPECT_EQ(kv::html_escape("<a href=\"x\" title='y'>&</a>"),
+  EXPECT_EQ(kv::markup_escape("<a href=\"x\" title='y'>&</a>"),
             "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
-  EXPECT_EQ(kv::html_escape("caf\xc3\xa9 \xe2\x89\xa4 1"), "caf\xc3\xa9 \xe2\x89\xa4 1");  // UTF-8 passes as it is
-  EXPECT_EQ(kv::html_escape("a\xff"
-                            "b\xc3"),
-            "a\\xffb\\xc3");                                 // as valid_utf8 makes it
-  EXPECT_EQ(kv::html_escape("\x1b[31m<"), "\\x1b[31m&lt;");  // no terminal escapes either
-  EXPECT_EQ(kv::html_escape("line\nand\ttab"), "line\nand\ttab");
+  EXPECT_EQ(kv::markup_escape("caf\xc3\xa9 \xe2\x89\xa4 1"), "caf\xc3\xa9 \xe2\x89\xa4 1");  // UTF-8 passes as it is
+  EXPECT_EQ(kv::markup_escape("a\xff"
+                              "b\xc3"),
+            "a\\xffb\\xc3");                                   // as valid_utf8 makes it
+  EXPECT_EQ(kv::markup_escape("\x1b[31m<"), "\\x1b[31m&lt;");  // no terminal escapes either
+  EXPECT_EQ(kv::markup_escape("line\nand\ttab"), "line\nand\ttab");
 }
 
 TEST(HtmlReport, AHostileNameNeverBecomesMarkup) {
