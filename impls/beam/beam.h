@@ -1,6 +1,7 @@
 // The reference beam KV cache (docs/design.md §2, beam): layers x batch x kv heads, double precision.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,6 +40,28 @@ class beam_view {
   std::vector<const double*> rows_;  // per batch row, its (H, T, D) block
   std::size_t max_len_;
   std::array<std::size_t, 4> dims_;
+};
+
+/// Leaves the elements of a vector default-initialised: a cache that reserves all of max_len up front
+/// touches only the memory it writes (the harness draws beam caches of more than 2^24 elements,
+/// docs/design.md §4.4); positions are never read before they are written.
+template <class T>
+struct untouched_allocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = untouched_allocator<U>;
+  };
+  untouched_allocator() = default;
+  template <class U>
+  untouched_allocator(const untouched_allocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
 };
 
 /// What a beam cache does on reorder and rollback. Mutants replace one rule (impls/mutants/beam_*.h).
@@ -94,6 +118,7 @@ class basic_beam {
     if (n > max_len_ - start) throw capacity_error("update: start + n exceeds max_len");
     for (std::size_t b = 0; b < batch_; ++b) {
       row_block& r = *rows_[layer * batch_ + b];
+      r.written = std::max(r.written, (start + n) * head_dim_);
       if constexpr (formats) {
         write_formats(r, k, v, b, start, n);
         continue;
@@ -206,9 +231,20 @@ class basic_beam {
   struct row_block {
     row_block(std::size_t n, std::size_t slots, std::size_t heads, std::size_t d)
         : k(n), v(n), ks(storage::keys, slots, d, 1), vs(storage::values, slots, d, 1), kst(heads), vst(heads) {}
-    std::vector<double> k, v;  // (H, T, D) each
-    side ks, vs;               // codes and scales of slot h T + t
-    std::vector<stream_state> kst, vst;  // per kv head
+    /// A repeated beam's copy: each head's positions written so far, the rest left untouched (a big cache's
+    /// copy would otherwise touch all of its max_len).
+    row_block(const row_block& o)
+        : k(o.k.size()), v(o.v.size()), ks(o.ks), vs(o.vs), kst(o.kst), vst(o.vst), written(o.written) {
+      const auto per_head = static_cast<std::ptrdiff_t>(k.size() / kst.size());
+      for (std::ptrdiff_t at = 0; at < static_cast<std::ptrdiff_t>(k.size()); at += per_head) {
+        std::copy_n(o.k.begin() + at, written, k.begin() + at);
+        std::copy_n(o.v.begin() + at, written, v.begin() + at);
+      }
+    }
+    std::vector<double, untouched_allocator<double>> k, v;  // (H, T, D) each
+    side ks, vs;                                            // codes and scales of slot h T + t
+    std::vector<stream_state> kst, vst;                     // per kv head
+    std::size_t written = 0;                                // elements of each head written (positions x D)
   };
   std::size_t row_bytes() const {
     if constexpr (!formats) return 2 * max_len_ * layers() * heads_ * head_dim_ * sizeof(double);
@@ -219,7 +255,8 @@ class basic_beam {
   void write_formats(row_block& r, const array_view& k, const array_view& v, std::size_t b, std::size_t start,
                      std::size_t n) {
     for (std::size_t h = 0; h < heads_; ++h)
-      for (auto [s, st, m, in] : {std::tuple{&r.ks, &r.kst[h], &r.k, k.data}, std::tuple{&r.vs, &r.vst[h], &r.v, v.data}}) {
+      for (auto [s, st, m, in] :
+           {std::tuple{&r.ks, &r.kst[h], &r.k, k.data}, std::tuple{&r.vs, &r.vst[h], &r.v, v.data}}) {
         s->truncate(*st, start);
         for (std::size_t t = 0; t < n; ++t) {
           const std::size_t slot = h * max_len_ + start + t;
@@ -233,8 +270,9 @@ class basic_beam {
   Eigen::MatrixXd exposed(std::size_t layer, std::size_t b, std::size_t h, bool keys, bool zeros) const {
     check_layer(layer, "scales");
     const row_block& r = *rows_[layer * batch_ + b];
-    return group_matrix(keys ? r.ks : r.vs, keys ? r.kst[h] : r.vst[h], 0, length_[layer],
-                        [&](std::size_t i) { return h * max_len_ + i; }, zeros);
+    return group_matrix(
+        keys ? r.ks : r.vs, keys ? r.kst[h] : r.vst[h], 0, length_[layer],
+        [&](std::size_t i) { return h * max_len_ + i; }, zeros);
   }
   std::size_t block_size() const { return heads_ * max_len_ * head_dim_; }
   void check_layer(std::size_t layer, const char* what) const {
@@ -243,7 +281,7 @@ class basic_beam {
   bool is_block(const array_view& a) const {
     return a.rank == 4 && a.dims[0] == batch_ && a.dims[1] == heads_ && a.dims[3] == head_dim_;
   }
-  beam_view view(std::size_t layer, std::vector<double> row_block::*part) const {
+  beam_view view(std::size_t layer, std::vector<double, untouched_allocator<double>> row_block::*part) const {
     check_layer(layer, "view");
     std::vector<const double*> rows;
     for (std::size_t b = 0; b < batch_; ++b) rows.push_back(((*rows_[layer * batch_ + b]).*part).data());

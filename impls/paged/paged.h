@@ -40,6 +40,8 @@ struct paged_rules {
     free.resize(free.size() - need);
     return taken;
   }
+  /// The pool row where block `block` begins.
+  static std::size_t block_start(std::size_t block, std::size_t block_size) { return block * block_size; }
 };
 
 /// A pool of num_blocks blocks of block_size rows, shared by sequences: each sequence has a
@@ -218,7 +220,9 @@ class basic_paged {
   sequence& find(seq_id s) { return entry(seqs_, s)->second; }
   const sequence& find(seq_id s) const { return entry(seqs_, s)->second; }
 
-  Eigen::Index first_row(std::size_t block) const { return static_cast<Eigen::Index>(block * block_size_); }
+  Eigen::Index first_row(std::size_t block) const {
+    return static_cast<Eigen::Index>(Rules::block_start(block, block_size_));
+  }
   Eigen::Index slot(const sequence& s, std::size_t i) const {
     return first_row(s.blocks[i / block_size_]) + static_cast<Eigen::Index>(i % block_size_);
   }

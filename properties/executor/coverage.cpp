@@ -21,6 +21,10 @@ bool decodes_rounded(const implementation& i) { return decodes(i) && i.profile.r
 const event config_event_list[] = {
     {"one-wide keys", "d_k = 1: every score is one product", false, nullptr,
      [](const cache_config& c) { return c.d_k == 1; }},
+    {"wide head", "d_k of 32 or more, as production models have (a production case, docs/design.md §4.4)", true,
+     unlimited, [](const cache_config& c) { return c.d_k >= 32; }},
+    {"long cache", "a capacity (window, growth step, a pool's blocks times their rows) above 256 rows (a long case)",
+     true, unlimited, [](const cache_config& c) { return c.capacity * std::max<std::size_t>(1, c.block_size) > 256; }},
 };
 
 /// A kind's whole list: its own events, "refused op", one per input class, the config events.
@@ -76,6 +80,7 @@ event_set config_events(const cache_config& c) {
 }
 
 bool event_applies(const event& e, const implementation& impl) { return !e.applies || e.applies(impl); }
+bool unlimited(const implementation& impl) { return impl.config_limits.empty(); }
 
 void coverage_counts::add(const event_set& e, std::size_t events) {
   ++traces;

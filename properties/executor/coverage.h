@@ -77,6 +77,9 @@ std::size_t class_event(cache_kind k, input_class c);
 event_set config_events(const cache_config& c);
 /// Whether event `e` applies to `impl` (its `applies`, else always).
 bool event_applies(const event& e, const implementation& impl);
+/// Whether `impl` declares no config limits (a port may, docs/port-protocol.md §3): then the production
+/// and long shapes of every profile reach it as drawn (docs/design.md §4.4), and their events apply.
+bool unlimited(const implementation& impl);
 
 /// How often a property's traces hit each event of its kind.
 struct coverage_counts {

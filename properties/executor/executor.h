@@ -29,6 +29,8 @@ struct failure {
 /// Decode accounting over a run.
 struct decode_stats {
   std::size_t decodes = 0, numeric = 0;
+  /// Decodes a long case's sampling left to their shape check (docs/design.md §4.4), not judged.
+  std::size_t unjudged = 0;
   double worst_ratio = 0;  ///< worst err/bound seen (the bound with F = 2; > 1 fails)
   /// The op of one session whose decode gave worst_ratio (the targeted search starts from it).
   std::size_t worst_op = 0;
@@ -61,6 +63,13 @@ class session {
   const snapshot& observe();
   /// The implementation under test, for a driver that compares with fresh caches of the same type.
   const implementation& impl() const { return impl_; }
+  /// Judges only a sample of the decodes against the oracle, for a long case of the quick profile
+  /// (docs/design.md §4.4): the first, about one in four of the others (chosen by `seed`) and the
+  /// last, which finish_decodes() judges; the others get their shape checked only.
+  void sample_decodes(std::uint64_t seed) { sample_seed_ = seed; }
+  /// Judges the last decode, when sampling left it unjudged; false when it diverged (then failed()
+  /// names that decode's op).
+  bool finish_decodes();
   /// Records a divergence a driver found outside the executor's own checks (a cached generation
   /// against a recompute) at the last op, so it is reported and saved like any other failure.
   bool report(std::string check, std::string message);
@@ -77,6 +86,16 @@ class session {
   bool call_implementation(const std::function<void()>& body, const char* when);
   /// Each decode problem's numbers against the oracle under the bound, with the run's statistics.
   bool check_decodes(const expectation& want, const op_outcome& got);
+  /// Each problem's output and weights of op `op_index` against the oracle (check_decodes after its
+  /// shape check), and with `end_to_end` the figures of a cache whose storage rounds.
+  bool judge_decodes(std::size_t op_index, const expectation& want, const std::vector<double>& output,
+                     const std::vector<double>& weights, bool end_to_end);
+  /// A decode sampling left unjudged: its op index, the model's problems and the answer.
+  struct unjudged {
+    std::size_t op_index;
+    expectation want;
+    std::vector<double> output, weights;
+  };
   const implementation& impl_;
   std::unique_ptr<model> model_;
   std::unique_ptr<subject> subject_;
@@ -90,6 +109,8 @@ class session {
   std::unique_ptr<event_probe> probe_;
   event_set events_;
   std::size_t refused_;  // the kind's "refused op" event
+  std::optional<std::uint64_t> sample_seed_;
+  std::optional<unjudged> unjudged_;
 };
 
 /// The result of running a whole trace.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -106,6 +107,9 @@ struct implementation : implementation_info {
   capability_set capabilities;
   std::string
       unavailable;  ///< non-empty: the implementation cannot serve its kind at all (every property NOT SUPPORTED)
+  /// The largest value of each limited config size, by the field's name: a port declares them in
+  /// hello (docs/port-protocol.md §3), and generated configs stay within them.
+  std::map<std::string, std::size_t> config_limits;
   std::function<subject_ptr(const cache_config&)> make;
   /// Called before each property runs, if set (a port forgets the failure it stopped retrying).
   std::function<void()> begin_property;

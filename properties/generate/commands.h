@@ -18,6 +18,7 @@
 #include "properties/generate/numeric_search.h"
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
+#include "properties/generate/shapes.h"
 
 namespace kvconform {
 
@@ -130,8 +131,8 @@ op append_op(const op_target& t, std::size_t n, int ranks, std::uint64_t seed);
 op bad_shape_op(const op_target& t, int variant, std::uint64_t seed);
 /// A decode of the class's query; with `bad`, variant 0 has rank 2 and variant 1 the wrong width.
 op decode_op(const op_target& t, bool bad, int variant);
-/// A key or value width: small in quick runs, up to 128 in deep ones. Picked by index (not
-/// elementOf) so that a failing case shrinks towards the smallest.
+/// A key or value width: small in quick runs, up to 128 in deep ones, and now and then a production
+/// head dim (shapes.h). Picked by index (not elementOf) so that a failing case shrinks towards the smallest.
 rc::Gen<std::size_t> width_gen(bool deep);
 
 /// What a kind's op generator gets besides the model state (its op mix it captures itself).
@@ -139,6 +140,14 @@ struct gen_context {
   std::shared_ptr<const row_source> src;  ///< the trace's input class and anchor
   bool can_decode = true;
   std::size_t max_steps = 4;  ///< steps of an ordinary append
+  /// A long case (shapes.h): the kind's long config, starting with a bulk append of most of its room.
+  bool long_case = false;
+};
+
+/// A kind's configs: its ordinary ones and those of its long cases (shapes.h, docs/design.md §4.4).
+struct config_gens {
+  rc::Gen<cache_config> ordinary;
+  rc::Gen<cache_config> long_shapes;
 };
 
 /// Runs `body` as a RapidCheck property with the run's seed, cases and size, and maps the
@@ -153,8 +162,12 @@ class case_runner {
   case_runner(const property& p, const implementation& impl, const run_options& o, property_run& out);
   /// Runs p.drive on a fresh session with a drawn seed and size; fails the case on a divergence.
   void drive(const cache_config& config);
+  /// A case's shape and config (the size decides, shapes.h), fitted to the implementation's declared
+  /// formats (docs/numerics.md §6.5) and config limits. One draw, so that the other cases draw
+  /// exactly what they would without long cases.
+  rc::Gen<std::pair<case_shape, cache_config>> configs(config_gens gens) const;
   /// The op generator's context: a drawn input class and anchor, the property's limits.
-  gen_context context(const cache_config& config);
+  gen_context context(const cache_config& config, bool long_case);
   /// Records the session's failure, if any, as the counterexample; true when there was one.
   bool keep_failure(const cache_config& config, session& s);
   /// After the ops ran: the rewrite's first difference fails the case, else on_trace, and the passed
@@ -171,31 +184,43 @@ class case_runner {
   const run_options& o_;
   property_run& out_;
   std::optional<input_class> class_;  // the current case's input class, when it drew one
+  bool long_case_ = false;            // the current case is a long one (shapes.h)
   std::unique_ptr<numeric_search> search_;
 };
 
-/// Runs a generated property: a config from `config_gen`, then either `p.drive` on a session,
-/// or commands from `op_gen(model, ctx)` starting at `make_model(config)`, run through the
-/// executor (run_all) and, for metamorphic properties, compared with the rewrite as they run.
-/// The last failing (hence minimal) trace becomes the counterexample. Traces hold up to
-/// `trace_scale` x (RapidCheck size + 1) ops.
+/// The command list of a case of `shape` (shapes.h): up to `trace_scale` x (RapidCheck size + 1)
+/// commands for an ordinary case, as many as at size production_case_size for a production one,
+/// long_case_min_ops to long_case_ops + 1 for a long one.
+template <class Commands>
+rc::Gen<Commands> case_commands(rc::Gen<Commands> list, case_shape shape, double trace_scale) {
+  if (shape == case_shape::long_case)
+    return rc::gen::suchThat(rc::gen::resize(long_case_ops, std::move(list)),
+                             [](const Commands& c) { return c.size() >= long_case_min_ops; });
+  if (shape == case_shape::production)
+    return rc::gen::resize(static_cast<int>(production_case_size * trace_scale), std::move(list));
+  return rc::gen::scale(trace_scale, std::move(list));
+}
+
+/// Runs a generated property: a config from `configs` (a long one on the property's long cases),
+/// then either `p.drive` on a session, or commands from `op_gen(model, ctx)` starting at
+/// `make_model(config)`, run through the executor (run_all) and, for metamorphic properties,
+/// compared with the rewrite as they run. The last failing (hence minimal) trace becomes the
+/// counterexample. A trace's length follows its shape (case_commands); the quick profile judges a
+/// sample of a long case's decodes (docs/design.md §4.4).
 template <class Model, class MakeModel, class OpGen>
-property_run run_commands(const property& p, const implementation& impl, const run_options& o,
-                          rc::Gen<cache_config> config_gen, MakeModel make_model, OpGen op_gen,
-                          double trace_scale = 1) {
+property_run run_commands(const property& p, const implementation& impl, const run_options& o, config_gens configs,
+                          MakeModel make_model, OpGen op_gen, double trace_scale = 1) {
   property_run out;
   case_runner run(p, impl, o, out);
-  if (impl.profile.rounds_storage())  // fitted to the declared formats (docs/numerics.md §6.5)
-    config_gen = rc::gen::apply(
-        [prof = impl.profile](cache_config c, std::uint64_t k, std::uint64_t v) { return fit_formats(c, prof, k, v); },
-        std::move(config_gen), uniform_in<std::uint64_t>(0, scale_codes), uniform_in<std::uint64_t>(0, scale_codes));
+  const auto drawn = run.configs(std::move(configs));
   run_rapidcheck(
       p, o,
       [&] {
         if (run.done()) return;
-        const cache_config config = *config_gen;
+        const auto [shape, config] = *drawn;
         if (p.drive) return run.drive(config);
-        const gen_context ctx = run.context(config);
+        const bool is_long = shape == case_shape::long_case;
+        const gen_context ctx = run.context(config, is_long);
         const Model initial = make_model(config, impl.profile);
         // RapidCheck asks for a command's generator once more than it draws from (nextEntry), and building
         // one is most of a kind's generation cost: build it only when drawn from, which happens at once.
@@ -203,8 +228,9 @@ property_run run_commands(const property& p, const implementation& impl, const r
           using gen = decltype(op_gen(m, ctx));
           return gen([&m, ctx, op_gen](const rc::Random& r, int size) { return op_gen(m, ctx)(r, size); });
         };
-        const auto commands = *rc::gen::scale(trace_scale, rc::state::gen::commands(initial, lazy));
+        const auto commands = *case_commands(rc::state::gen::commands(initial, lazy), shape, trace_scale);
         case_session s(p, config, impl);
+        if (is_long && !o.deep) s.s.sample_decodes(*rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
         try {
           run_all(commands, initial, s);
         } catch (...) {

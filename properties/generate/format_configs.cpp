@@ -41,8 +41,9 @@ std::size_t token_group(const storage_format& f) {
 }
 }  // namespace
 
-cache_config fit_formats(cache_config c, const numeric_profile& p, std::uint64_t k_code, std::uint64_t v_code) {
-  const std::size_t gk = token_group(p.keys), gv = token_group(p.values);
+cache_config fit_formats(cache_config c, const numeric_profile& p, std::uint64_t k_code, std::uint64_t v_code,
+                         bool long_case) {
+  const std::size_t gk = long_case ? 0 : token_group(p.keys), gv = long_case ? 0 : token_group(p.values);
   if (c.d_k == c.d_v && (gk || gv)) {
     c.d_k = c.d_v = group_width(c.d_k, std::max(gk, gv));  // a kind may need d_k = d_v (beam)
   } else {
@@ -50,7 +51,7 @@ cache_config fit_formats(cache_config c, const numeric_profile& p, std::uint64_t
     if (gv) c.d_v = group_width(c.d_v, gv);
   }
   const std::size_t chunk = std::max(p.keys.chunk(), p.values.chunk());
-  c.capacity *= (chunk + 3) / 4;
+  if (!long_case) c.capacity *= (chunk + 3) / 4;
   if (p.keys.scaled) c.k_scale = scale_of_code(k_code);
   if (p.values.scaled) c.v_scale = scale_of_code(v_code);
   return c;

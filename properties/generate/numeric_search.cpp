@@ -63,7 +63,8 @@ void numeric_search::round(int budget, bool first) {
     const bool scheduled = first && static_cast<std::size_t>(i) < std::size(schedule);
     const entry& parent = scheduled || (rng_() & 1) ? pool_.front() : pool_[rng_() % pool_.size()];
     search::candidate c = parent.c;
-    if (!search::apply(scheduled ? schedule[i] : random_move(rng_), c, rng_, impl_.profile, scheduled)) {
+    if (!search::apply(scheduled ? schedule[i] : random_move(rng_), c, rng_, impl_.profile, scheduled) ||
+        !within_limits(c.t.config, impl_)) {
       c = parent.c;  // the move does not apply to this trace: a reroll instead, so that the case is a new trace
       if (!search::apply(search::move::reroll, c, rng_, impl_.profile, false)) continue;
     }

@@ -1,5 +1,6 @@
 // RapidCheck stateful generation for the single-sequence kinds (flat, ring).
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 
 #include "properties/generate/commands.h"
@@ -19,6 +20,7 @@ struct gen_state {
   std::size_t size = 0;
   std::int64_t total = 0;
   std::size_t max_steps = 4;
+  bool long_case = false;
   op_target target() const { return {src, total, 0}; }
 };
 
@@ -41,11 +43,18 @@ rc::Gen<rows_command> decode_gen(const gen_state& s, bool bad) {
                       [t = s.target(), bad](int variant) { return command<rows_model>(decode_op(t, bad, variant)); });
 }
 
-/// One op drawn by weight from the property's mix, sized from the model's state.
+/// One op drawn by weight from the property's mix, sized from the model's state. A long case
+/// starts with one bulk append of most of the room (at least 7/8 of it).
 rc::Gen<rows_command> op_gen(const rows_mix& mix, const gen_state& s, bool can_decode) {
   const std::size_t cap = s.config.capacity;
   const bool refuses = s.rule == rows_model::full::refuse;
   const std::size_t room = refuses ? cap - s.size : cap;
+  if (s.long_case && s.total == 0)
+    return rc::gen::apply(
+        [t = s.target()](std::size_t n, std::uint64_t seed) { return command<rows_model>(append_op(t, n, 0, seed)); },
+        rc::gen::map(uniform_in<std::size_t>(0, room / 8 + 1),
+                     [room](std::size_t j) { return std::max<std::size_t>(room - j, 1); }),
+        rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
   std::vector<std::pair<int, rc::Gen<rows_command>>> choices;
   auto add = [&](int weight, rc::Gen<rows_command> g) {
     if (weight > 0) choices.emplace_back(weight, std::move(g));
@@ -71,26 +80,32 @@ rc::Gen<rows_command> op_gen(const rows_mix& mix, const gen_state& s, bool can_d
   return weighted(std::move(choices));
 }
 
-rc::Gen<cache_config> config_gen(cache_kind kind, bool long_traces, bool deep) {
+/// Capacities (windows, growth steps) up to 10, 24 for long traces, 300 deep; a long case's from
+/// long_rows_min to long_rows_max, with narrow rows (shapes.h).
+config_gens config_gen(cache_kind kind, bool long_traces, bool deep) {
   const std::size_t max_cap = deep ? 300 : (long_traces ? 24 : 10);
-  return rc::gen::apply(
-      [kind](std::size_t cap, std::size_t dk, std::size_t dv) {
-        return cache_config{kind, cap, dk, dv};
-      },
-      uniform_in<std::size_t>(1, max_cap + 1), width_gen(deep), width_gen(deep));
+  auto make = [kind](std::size_t cap, std::size_t dk, std::size_t dv) { return cache_config{kind, cap, dk, dv}; };
+  return {rc::gen::apply(make, uniform_in<std::size_t>(1, max_cap + 1), width_gen(deep), width_gen(deep)),
+          rc::gen::apply(make, long_rows_gen(), long_width_gen(), long_width_gen())};
 }
 
-/// A config with attention sinks half the time, for implementations that have them: keep in [1, W).
-rc::Gen<cache_config> with_sinks(rc::Gen<cache_config> configs) {
-  return rc::gen::mapcat(std::move(configs), [](cache_config c) {
+/// A config with attention sinks half the time, for implementations that have them: keep in [1, W),
+/// at most `most` (a long window keeps as few as models do, StreamingLLM's 4: every eviction moves
+/// the sinks in the model).
+rc::Gen<cache_config> sinks_of(rc::Gen<cache_config> configs, std::size_t most) {
+  return rc::gen::mapcat(std::move(configs), [most](cache_config c) {
     if (c.capacity < 2) return rc::gen::just(c);
-    return rc::gen::map(rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(1, c.capacity)),
-                        [c](std::size_t keep) {
-                          cache_config k = c;
-                          k.keep = keep;
-                          return k;
-                        });
+    return rc::gen::map(
+        rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(1, std::min(c.capacity - 1, most) + 1)),
+        [c](std::size_t keep) {
+          cache_config k = c;
+          k.keep = keep;
+          return k;
+        });
   });
+}
+config_gens with_sinks(config_gens c) {
+  return {sinks_of(std::move(c.ordinary), SIZE_MAX), sinks_of(std::move(c.long_shapes), 4)};
 }
 
 }  // namespace
@@ -103,7 +118,8 @@ case_generator rows_cases(rows_model::full rule, rows_mix mix) {
                                                  : config_gen(impl.kind, p.long_traces, o.deep),
         [rule](const cache_config& c, const numeric_profile& prof) { return rows_model(c, prof, rule); },
         [rule, mix](const rows_model& m, const gen_context& ctx) {
-          return op_gen(mix, gen_state{ctx.src, m.config(), rule, m.size(), m.total(), ctx.max_steps}, ctx.can_decode);
+          return op_gen(mix, gen_state{ctx.src, m.config(), rule, m.size(), m.total(), ctx.max_steps, ctx.long_case},
+                        ctx.can_decode);
         });
   };
 }

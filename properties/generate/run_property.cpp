@@ -2,6 +2,7 @@
 #include <rapidcheck/detail/TestListenerAdapter.h>
 
 #include "properties/generate/commands.h"
+#include "properties/trace/kind_spec.h"
 
 namespace kvconform {
 
@@ -44,8 +45,7 @@ op decode_op(const op_target& t, bool bad, int variant) {
 
 rc::Gen<std::size_t> width_gen(bool deep) {
   static const std::vector<std::size_t> quick_dims = {1, 2, 3, 4, 8, 16}, deep_dims = {1, 2, 3, 4, 5, 8, 16, 64, 128};
-  const std::vector<std::size_t>& dims = deep ? deep_dims : quick_dims;
-  return rc::gen::map(uniform_in<std::size_t>(0, dims.size()), [&dims](std::size_t i) { return dims[i]; });
+  return head_dim_gen(deep ? deep_dims : quick_dims);
 }
 
 void run_rapidcheck(const property& p, const run_options& o, const std::function<void()>& body, property_run& out) {
@@ -100,21 +100,76 @@ void case_runner::drive(const cache_config& config) {
   if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
 }
 
-gen_context case_runner::context(const cache_config& config) {
+bool within_limits(const cache_config& c, const implementation& impl) {
+  for (const config_field& f : spec_of(c.kind).config)
+    if (const auto l = impl.config_limits.find(f.name);
+        f.size && l != impl.config_limits.end() && c.*f.size > l->second)
+      return false;
+  return true;
+}
+
+namespace {
+/// `configs` with each of `limits` clamped to its limit, so that the limit itself is drawn often; a
+/// clamp that breaks a rule across fields (beam's q_heads a multiple of heads, ring's keep < W) is drawn again.
+rc::Gen<cache_config> within(rc::Gen<cache_config> configs, const std::map<std::string, std::size_t>& limits) {
+  if (limits.empty()) return configs;
+  return rc::gen::suchThat(
+      rc::gen::map(std::move(configs),
+                   [limits](cache_config c) {
+                     for (const config_field& f : spec_of(c.kind).config)
+                       if (const auto l = limits.find(f.name); f.size && l != limits.end())
+                         c.*f.size = std::min(c.*f.size, l->second);
+                     return c;
+                   }),
+      [](const cache_config& c) { return !spec_of(c.kind).check || spec_of(c.kind).check(c).empty(); });
+}
+}  // namespace
+
+rc::Gen<std::pair<case_shape, cache_config>> case_runner::configs(config_gens gens) const {
+  auto fitted = [this](rc::Gen<cache_config> g, bool long_case) {
+    if (impl_.profile.rounds_storage())
+      g = rc::gen::apply(
+          [prof = impl_.profile, long_case](cache_config c, std::uint64_t k, std::uint64_t v) {
+            return fit_formats(c, prof, k, v, long_case);
+          },
+          std::move(g), uniform_in<std::uint64_t>(0, scale_codes), uniform_in<std::uint64_t>(0, scale_codes));
+    return within(std::move(g), impl_.config_limits);
+  };
+  const auto long_size = long_case_size(p_, o_);
+  // Cases of the long size drawn so far: the quick profile's sizes cycle twice and more, and only the
+  // first of them is long (a generator runs once per case; shrinking reuses what it drew).
+  auto seen = std::make_shared<int>(0);
+  return rc::gen::withSize([ordinary = fitted(std::move(gens.ordinary), false),
+                            long_shapes = fitted(std::move(gens.long_shapes), true), long_size, seen, every = o_.deep,
+                            shapes = o_.production_shapes](int size) {
+    const bool is_long = long_size == size && (every || (*seen)++ == 0);
+    const case_shape shape = is_long                           ? case_shape::long_case
+                             : shapes && production_case(size) ? case_shape::production
+                                                               : case_shape::ordinary;
+    // Without production shapes a production size is drawn as the next one.
+    return rc::gen::map(rc::gen::resize(size + (!shapes && production_size(size)), is_long ? long_shapes : ordinary),
+                        [shape](cache_config c) {
+                          return std::pair{shape, std::move(c)};
+                        });
+  });
+}
+
+gen_context case_runner::context(const cache_config& config, bool long_case) {
   const std::span<const input_class> classes = p_.classes.empty() ? all_input_classes() : p_.classes;
   std::vector<input_class> drawn(classes.begin(), classes.end());
   // A cache whose storage rounds also draws its formats' edges, about a quarter of the time.
   const numeric_profile& prof = impl_.profile;
   if (prof.rounds_storage() && p_.classes.empty()) drawn.insert(drawn.end(), 5, input_class::format_edges);
   const input_class cls = *rc::gen::elementOf(drawn);
-  class_ = cls;
+  class_ = cls, long_case_ = long_case;
   const std::uint64_t anchor = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   gen_context ctx;
   auto src = std::make_shared<row_source>(cls, config.d_k, config.d_v, anchor);
   src->set_formats(prof.keys, prof.values, config.k_scale, config.v_scale);
   ctx.src = std::move(src);
   ctx.can_decode = impl_.capabilities.has(capability::decode);
-  ctx.max_steps = p_.long_traces ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
+  ctx.max_steps = p_.long_traces && !long_case ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
+  ctx.long_case = long_case;
   return ctx;
 }
 
@@ -133,14 +188,16 @@ bool case_runner::keep_failure(const cache_config& config, session& s) {
 
 void case_runner::finish(const cache_config& config, case_session& c) {
   const session& s = c.s;
-  keep_failure(config, c.s);
+  c.s.finish_decodes();  // a sampled session's last decode (docs/design.md §4.4)
+  if (keep_failure(config, c.s)) RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
   if (c.rewrite && c.rewrite->difference() && !stopped_early(*c.rewrite->difference())) {
     const failure& f = *c.rewrite->difference();
     out_.counterexample = trace{config, s.ops(), impl_.name, p_.name, f.message}, out_.fail = f;
     RC_FAIL(f.signature() + ": " + f.message);
   }
   if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
-  if (search_ && !s.failed()) search_->passed(config, s.ops(), s.stats());
+  // A long case's thousands of rows would make each search trace cost a hundred ordinary ones.
+  if (search_ && !s.failed() && !long_case_) search_->passed(config, s.ops(), s.stats());
 }
 
 property_run run_property(const property& p, const implementation& impl, const run_options& o) {

@@ -16,7 +16,8 @@ struct run_options {
   int max_size = 40;
   std::uint64_t seed = 1;
   bool deep = false;
-  bool shrink = true;  ///< off when only the number of cases to a failure matters (selftest)
+  bool shrink = true;             ///< off when only the number of cases to a failure matters (selftest)
+  bool production_shapes = true;  ///< production and long cases (docs/design.md §4.4); off: small only
   /// Traces the targeted numeric search runs per property that has it (docs/numerics.md §4.4; 0: none).
   int search = 12;
   std::function<void(const trace&)> on_trace;  ///< sees every generated trace that passed (seed corpora)
@@ -43,5 +44,9 @@ property_run run_property(const property& p, const implementation& impl, const r
 /// The seed a property runs with: the run's seed mixed with the property name, so each
 /// property's traces stay the same when others are added.
 std::uint64_t property_seed(std::uint64_t run_seed, const std::string& property);
+
+/// Whether each config size `impl` limits (a port's, docs/port-protocol.md §3) is within its limit: generated
+/// configs are clamped to them, and a search trace lengthened past them is not run.
+bool within_limits(const cache_config& c, const implementation& impl);
 
 }  // namespace kvconform

@@ -8,7 +8,6 @@
 #include "oracle/models/model.h"
 #include "properties/kinds/kind.h"
 #include "properties/trace/kind_spec.h"
-#include "properties/trace/trace_json.h"
 
 namespace kvconform::search {
 
@@ -115,7 +114,7 @@ bool lengthen(candidate& c, std::size_t n, const numeric_profile& p, std::size_t
   }
   auto longer = grow(c.t, k, v);
   // A trace the codec would refuse could not be saved and replayed.
-  if (!longer || spec_of(longer->config.kind).cells(longer->config) > static_cast<double>(max_config_cells))
+  if (!longer || spec_of(longer->config.kind).cells(longer->config) > spec_of(longer->config.kind).max_cells)
     return false;
   c.t = std::move(*longer);
   return examine(c, p) && c.accepted[c.t.ops.size() - 2];

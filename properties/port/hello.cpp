@@ -1,5 +1,7 @@
-// Reading a port's handshake into an implementation's profile and capabilities.
+// Reading a port's handshake into an implementation's profile, capabilities and config limits.
 #include "properties/port/hello.h"
+
+#include <algorithm>
 
 #include "properties/trace/json_codec.h"
 #include "properties/trace/kind_spec.h"
@@ -22,6 +24,22 @@ capability_set capabilities_from(const nlohmann::json& j, const std::string& whe
       codec::bad(where, "unknown capability " + c.dump() + " (known: decode, preempt, sinks)");
   }
   return caps;
+}
+
+/// The config sizes a kind's offer limits: each a size field of the kind, at least the field's minimum.
+std::map<std::string, std::size_t> limits_from(const nlohmann::json& j, cache_kind kind, const std::string& where) {
+  if (!j.is_object()) codec::bad(where, "expected an object of config sizes");
+  std::map<std::string, std::size_t> limits;
+  for (const auto& [name, value] : j.items()) {
+    const auto fields = spec_of(kind).config;
+    const auto f =
+        std::find_if(fields.begin(), fields.end(), [&](const config_field& c) { return c.size && name == c.name; });
+    if (f == fields.end())
+      codec::bad(where + "." + name, "not a size of the " + std::string(to_string(kind)) + " config");
+    limits[name] = codec::count_from(value, where + "." + name);
+    if (limits[name] < f->min) codec::bad(where + "." + name, "below the field's minimum " + std::to_string(f->min));
+  }
+  return limits;
 }
 }  // namespace
 
@@ -51,6 +69,7 @@ port_hello parse_hello(const nlohmann::json& a) {
     }
     k.capabilities = offer.contains("capabilities") ? capabilities_from(offer["capabilities"], where + ".capabilities")
                                                     : capability_set{capability::decode};
+    if (offer.contains("limits")) k.limits = limits_from(offer["limits"], *kind_from_string(name), where + ".limits");
     h.kinds[name] = k;
   }
   return h;
@@ -70,6 +89,7 @@ void apply_hello(const port_hello& h, cache_kind kind, implementation& impl) {
   }
   impl.profile = offer->second.profile;
   impl.capabilities = offer->second.capabilities;
+  impl.config_limits = offer->second.limits;
   if (!h.name.empty()) impl.note = h.name + " (" + impl.note + ")";
 }
 

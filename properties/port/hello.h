@@ -17,6 +17,7 @@ inline constexpr int port_protocol = 2;
 struct kind_offer {
   numeric_profile profile;
   capability_set capabilities;
+  std::map<std::string, std::size_t> limits;  ///< the largest config sizes it serves, by field name
 };
 
 /// A port's answer to `hello`.
@@ -31,7 +32,7 @@ struct port_hello {
 port_hello parse_hello(const nlohmann::json& answer);
 /// The handshake of a version 1 port: no digests, the default profile, decode only.
 port_hello version_1_hello();
-/// Sets `impl`'s profile and capabilities for `kind` from the handshake, or marks it unavailable
+/// Sets `impl`'s profile, capabilities and config limits for `kind` from the handshake, or marks it unavailable
 /// (every property NOT SUPPORTED) when the port does not serve that kind.
 void apply_hello(const port_hello& h, cache_kind kind, implementation& impl);
 

@@ -36,10 +36,12 @@ nlohmann::json port_protocol_schema() {
                          {"value_zeros", numbers}}}};
   json errors = schema::refusal_names();
   errors.push_back("unsupported");
-  const json offer = {{"type", "object"},
-                      {"properties",
-                       {{"profile", {{"type", "object"}}},
-                        {"capabilities", {{"type", "array"}, {"items", {{"enum", {"decode", "preempt", "sinks"}}}}}}}}};
+  const json offer = {
+      {"type", "object"},
+      {"properties",
+       {{"profile", {{"type", "object"}}},
+        {"capabilities", {{"type", "array"}, {"items", {{"enum", {"decode", "preempt", "sinks"}}}}}},
+        {"limits", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}, {"minimum", 0}}}}}}}};
   const json answer = {
       {"type", "object"},
       {"required", {"id", "ok"}},

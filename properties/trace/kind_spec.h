@@ -70,6 +70,9 @@ struct kind_spec {
   std::string (*check)(const cache_config&) = nullptr;
   /// Doubles the cache would hold, so that a hostile trace cannot make it allocate gigabytes.
   double (*cells)(const cache_config&) = nullptr;
+  /// The most cells a config may ask for: max_config_cells (properties/trace/trace_json.h), more only for a
+  /// kind whose caches reserve their storage and touch what they write (docs/reliability.md §2).
+  double max_cells = 0x1p24;
 
   /// The op's spec, or nullptr when the kind has no such op.
   const op_spec* find(op_kind k) const;

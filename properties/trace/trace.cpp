@@ -5,10 +5,10 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 
 #include "properties/trace/kind_spec.h"
 
@@ -49,7 +49,11 @@ std::string shape_string(const tensor& t) {
 /// Block tables and reference counts up to a renaming of block ids: the model's block a must
 /// be the same implementation block wherever it appears, and distinct model blocks distinct.
 std::string diff_blocks(const snapshot& e, const snapshot& o) {
-  std::map<std::int64_t, std::int64_t> to_impl, to_model;
+  // Hash maps: a pool of more than 2^16 blocks (docs/design.md §4.4) is compared after every op.
+  std::size_t held = 0;
+  for (const auto& st : e.streams) held += st.blocks.size();
+  std::unordered_map<std::int64_t, std::int64_t> to_impl, to_model;
+  to_impl.reserve(held), to_model.reserve(held);
   std::ostringstream s;
   for (std::size_t i = 0; i < e.streams.size(); ++i) {
     const auto &want = e.streams[i].blocks, &got = o.streams[i].blocks;
@@ -68,7 +72,7 @@ std::string diff_blocks(const snapshot& e, const snapshot& o) {
                ", which another table also holds where the model has separate blocks (shared where the model copied)";
     }
   }
-  std::map<std::int64_t, std::int64_t> refs(o.block_refs.begin(), o.block_refs.end());
+  std::unordered_map<std::int64_t, std::int64_t> refs(o.block_refs.begin(), o.block_refs.end());
   for (const auto& [block, count] : e.block_refs) {
     const std::int64_t mine = to_impl.count(block) ? to_impl[block] : -1;
     const std::int64_t got = refs.count(mine) ? refs[mine] : 0;
@@ -77,9 +81,10 @@ std::string diff_blocks(const snapshot& e, const snapshot& o) {
     if (!s.str().empty()) return s.str();
     refs.erase(mine);
   }
-  if (!refs.empty())
-    s << "block " << refs.begin()->first << " has reference count " << refs.begin()->second
-      << " but no table holds it (leaked)";
+  if (!refs.empty()) {
+    const auto leaked = std::min_element(refs.begin(), refs.end());  // the lowest id, whatever the hash order
+    s << "block " << leaked->first << " has reference count " << leaked->second << " but no table holds it (leaked)";
+  }
   return s.str();
 }
 }  // namespace

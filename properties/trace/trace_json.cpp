@@ -15,6 +15,7 @@ namespace kvconform::codec {
 
 namespace {
 constexpr const char* schema_name = "kvconform-trace";
+static_assert(kind_spec{}.max_cells == max_config_cells, "a kind's default cell limit is the codec's");
 constexpr std::size_t max_dim = 1 << 20;
 
 }  // namespace
@@ -139,8 +140,8 @@ cache_config config_from(const json& j) {
   if (spec.check)
     if (const std::string why = spec.check(c); !why.empty()) bad(where, why);
   // In double: a hostile file's product of sizes may not fit 64 bits.
-  if (spec.cells(c) > static_cast<double>(max_config_cells))
-    bad(where, "the cache would exceed " + std::to_string(max_config_cells) + " cells");
+  if (spec.cells(c) > spec.max_cells)
+    bad(where, "the cache would exceed " + std::to_string(static_cast<std::size_t>(spec.max_cells)) + " cells");
   return c;
 }
 

@@ -15,8 +15,8 @@ struct trace_format_error : std::runtime_error {
 
 /// The largest trace file read (docs/reliability.md): its size is checked before it is read.
 inline constexpr std::size_t max_trace_bytes = std::size_t{64} << 20;
-/// The most cells a trace's config may ask for (kind_spec::cells): keeps a hostile file from making a
-/// cache allocate gigabytes before the first op.
+/// The most cells a trace's config may ask for (kind_spec::cells), unless its kind allows more
+/// (kind_spec::max_cells): keeps a hostile file from making a cache allocate gigabytes before the first op.
 inline constexpr std::size_t max_config_cells = std::size_t{1} << 24;
 
 /// Serialises a trace. Finite doubles are written as shortest round-trip decimals.

@@ -98,6 +98,7 @@ std::vector<test_case> generated_tests(const implementation& ref, const std::str
   if (!base) return tests;
   run_options o;
   o.seed = seed, o.cases = 10, o.max_size = 12;  // short traces: they are read by people and ports
+  o.production_shapes = false;                   // the mutants' kill traces bring them where they matter (below)
   // A refusal test must contain a refused op; the model says which ops are.
   auto has_refusal = [&](const trace& t) {
     auto m = make_model(t.config, ref.profile);
@@ -126,17 +127,20 @@ std::vector<test_case> generated_tests(const implementation& ref, const std::str
   return tests;
 }
 
-/// The shrunk trace that kills each mutant of `kind`, from the property registered to kill it.
+/// The shrunk trace that kills each mutant of `kind`, from the property registered to kill it: with small
+/// shapes where they kill it (short traces), else with the production and long ones (docs/design.md §4.4).
 std::vector<test_case> mutant_tests(cache_kind kind, const std::string& profile,
                                     const std::vector<implementation>& impls, std::uint64_t seed) {
   std::vector<test_case> tests;
-  run_options o;
-  o.seed = seed;
+  run_options small, shapes;
+  small.seed = shapes.seed = seed;
+  small.production_shapes = false;
   for (const implementation& impl : impls) {
     if (impl.group != impl_group::mutant || impl.kind != kind || impl.profile.to_json() != profile) continue;
     const property* p = find_property(impl.killer, kind);
     if (!p) continue;
-    const property_run run = run_property(*p, impl, o);
+    property_run run = run_property(*p, impl, small);
+    if (!run.counterexample) run = run_property(*p, impl, shapes);
     if (!run.counterexample) continue;
     trace t = *run.counterexample;
     t.note.clear();

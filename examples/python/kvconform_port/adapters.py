@@ -18,6 +18,8 @@ class Adapter:
       {"storage": "f32", "working": "f32"}; empty means double storage and arithmetic.
     - `refusals`: {exception class: reason} for caches that raise their own exceptions, e.g.
       {CacheFullError: "capacity", ValueError: "shape"}; checked in order with isinstance.
+    - `limits`: the largest config sizes the cache serves, declared in hello, e.g. {"capacity": 1024,
+      "d_k": 128}; the harness generates no config beyond them (docs/port-protocol.md §3).
 
     The constructor receives the config dict of docs/port-protocol.md §4, optional fields filled in.
     """
@@ -25,6 +27,7 @@ class Adapter:
     kind = None
     profile = {}
     refusals = {}
+    limits = {}
     config_fields = ()  # required config fields of the kind, after "kind"
     config_defaults = {}  # optional config fields and their values when absent
     driver = None  # the drivers.Driver subclass that calls it and observes it

@@ -119,6 +119,8 @@ class Port:
             kinds[kind] = {"capabilities": cls.capabilities()}
             if cls.profile:
                 kinds[kind]["profile"] = dict(cls.profile)
+            if cls.limits:
+                kinds[kind]["limits"] = dict(cls.limits)
         return {"protocol": PROTOCOL, "name": self.name, "digest": self.digest, "kinds": kinds}
 
     def open(self, cache, config):

@@ -30,6 +30,7 @@ enum event_index : std::size_t {
   newest_masked_event,
   single_key_event,
   fully_masked_event,
+  big_event,
   per_batch_events  ///< then, for B = 2 .. 8, one event per reorder shape of per_batch_shapes
 };
 constexpr event fixed_events[] = {
@@ -49,6 +50,11 @@ constexpr event fixed_events[] = {
     {"mask hides the newest", "a decode mask row whose last position is masked while another is live", true, decodes},
     {"single live key", "a decode mask row with exactly one live position of two or more", true, decodes},
     {"fully masked row", "a decode mask row with no live position (zeros by the contract)", true, decodes},
+    {"beyond 2^24 elements", "L B H T D above 2^24, past the integers a float holds exactly (a long case)", true,
+     unlimited,
+     [](const cache_config& c) {
+       return double(c.layers) * double(c.batch) * double(c.heads) * double(c.capacity) * double(c.d_k) > 0x1p24;
+     }},
 };
 
 /// The reorder shapes counted per batch size, so that --stats shows each at every B from 2 to 8,

@@ -20,6 +20,7 @@ struct gen_state {
   cache_config config;
   std::vector<std::size_t> lengths;  // per layer
   std::size_t max_steps = 4;
+  bool long_case = false;
 };
 
 /// Sets a shape and sizes the data to match, so a deliberately wrong shape still makes a valid trace.
@@ -155,7 +156,18 @@ rc::Gen<beam_command> decode_gen(const gen_state& s, bool bad) {
 /// One op drawn by weight from the property's mix. For beam, `append` is an update at the
 /// layer's length of up to max_steps (never past max_len), `fill` ends exactly at max_len,
 /// `overfill` goes past it, `empty` writes 0 steps, `bad_shape` covers shapes, layers and starts.
-rc::Gen<beam_command> op_gen(const beam_mix& mix, const gen_state& s, bool can_decode) {
+rc::Gen<beam_command> op_gen(beam_mix mix, const gen_state& s, bool can_decode) {
+  if (s.long_case) {
+    // A big cache (config_gen) starts in its last layer, which begins past 2^24 elements, and writes
+    // a few positions per op: a fill of its max_len would write 2^24 / L elements at once.
+    mix.fill = mix.overfill = 0;
+    if (std::all_of(s.lengths.begin(), s.lengths.end(), [](std::size_t n) { return n == 0; }))
+      return rc::gen::apply(
+          [s](std::size_t n, std::uint64_t seed) {
+            return command<beam_model>(update_op(s, static_cast<std::int64_t>(s.config.layers - 1), 0, n, seed));
+          },
+          uniform_in<std::size_t>(1, 5), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+  }
   std::vector<std::pair<int, rc::Gen<beam_command>>> choices;
   auto add = [&](int weight, rc::Gen<beam_command> g) {
     if (weight > 0) choices.emplace_back(weight, std::move(g));
@@ -181,28 +193,43 @@ rc::Gen<beam_command> op_gen(const beam_mix& mix, const gen_state& s, bool can_d
   return weighted(std::move(choices));
 }
 
-/// L, B, H, Hq = G H, T, D. H = Hq, H = 1 (multi-query) and grouped heads all occur; picking
-/// by index lets a failing case shrink towards the smallest shape. B reaches 8, so that reorders
-/// show every cycle shape at every batch size, and B x H stays within max_count^2 to keep the cost.
-rc::Gen<cache_config> config_gen(bool long_traces, bool deep) {
+/// L, B, H, Hq = G H, T, D. H = Hq, H = 1 (multi-query) and grouped heads all occur, and now and
+/// then a production head dim or group (shapes.h); picking by index lets a failing case shrink
+/// towards the smallest shape. B reaches 8, so that reorders show every cycle shape at every batch
+/// size, and B x H stays within max_count^2 to keep the cost. A long case's cache is big: more than
+/// 2^24 elements, its last layer alone beginning past 2^24 in (L, B, H, T, D) order, with a
+/// production head dim; B <= 2 and H <= 4 keep its decodes to a few dozen attention problems.
+config_gens config_gen(bool long_traces, bool deep) {
   static const std::vector<std::size_t> quick_dims = {1, 2, 3, 4, 8, 16}, deep_dims = {1, 2, 3, 4, 5, 8, 16, 32, 64};
-  static const std::vector<std::size_t> groups = {1, 2, 4};
-  const std::vector<std::size_t>& dims = deep ? deep_dims : quick_dims;
+  static const std::vector<std::size_t> groups = {1, 2, 4}, small_heads = {1, 2, 4};
   const std::size_t max_cap = deep ? 64 : (long_traces ? 24 : 10),
                     max_count = deep ? 4 : 3;  // of layers, rows and kv heads
-  auto pick = [](const std::vector<std::size_t>& from) {
-    return rc::gen::map(uniform_in<std::size_t>(0, from.size()), [&from](std::size_t i) { return from[i]; });
+  auto make = [](std::size_t layers, std::size_t batch, std::size_t kv_heads, std::size_t group, std::size_t cap,
+                 std::size_t d) {
+    cache_config c{cache_kind::beam, cap, d, d};
+    c.layers = layers, c.batch = batch, c.heads = kv_heads, c.q_heads = kv_heads * group;
+    return c;
   };
   auto count = uniform_in<std::size_t>(1, max_count + 1);
-  return rc::gen::apply(
-      [max_count](std::size_t layers, std::size_t batch, std::size_t heads, std::size_t group, std::size_t cap,
-                  std::size_t d) {
-        cache_config c{cache_kind::beam, cap, d, d};
-        heads = std::min(heads, std::max<std::size_t>(1, max_count * max_count / batch));
-        c.layers = layers, c.batch = batch, c.heads = heads, c.q_heads = heads * group;
-        return c;
+  auto group = production_or(groups, production_groups);
+  auto big = rc::gen::apply(
+      [make](std::size_t layers, std::size_t batch, std::size_t kv_heads, std::size_t g, std::size_t d) {
+        const std::size_t t = big_beam_elements / ((layers - 1) * batch * kv_heads * d) + 1;
+        return make(layers, batch, kv_heads, g, t, d);
       },
-      count, uniform_in<std::size_t>(1, 9), count, pick(groups), uniform_in<std::size_t>(1, max_cap + 1), pick(dims));
+      uniform_in<std::size_t>(4, 9), uniform_in<std::size_t>(1, 3), rc::gen::elementOf(small_heads), group,
+      rc::gen::elementOf(std::vector<std::size_t>(std::begin(production_dims), std::end(production_dims))));
+  // A production case's heads are wide and grouped: B and H at most 2 keep its decodes to a few dozen
+  // problems (the ordinary cases vary the batch).
+  static const std::vector<std::size_t> batches = {1, 2, 3, 4, 5, 6, 7, 8}, kv_heads = {1, 2, 3, 4}, few = {1, 2};
+  auto ordinary = rc::gen::apply(
+      [make, max_count](std::size_t layers, std::size_t batch, std::size_t heads, std::size_t g, std::size_t cap,
+                        std::size_t d) {
+        return make(layers, batch, std::min(heads, std::max<std::size_t>(1, max_count * max_count / batch)), g, cap, d);
+      },
+      count, production_or(batches, few), production_or(std::span(kv_heads).first(max_count), few), group,
+      uniform_in<std::size_t>(1, max_cap + 1), head_dim_gen(deep ? deep_dims : quick_dims));
+  return {ordinary, big};
 }
 
 }  // namespace
@@ -213,7 +240,7 @@ case_generator beam_cases(beam_mix mix) {
         p, impl, o, config_gen(p.long_traces, o.deep),
         [](const cache_config& c, const numeric_profile& prof) { return beam_model(c, prof); },
         [mix](const beam_model& m, const gen_context& ctx) {
-          gen_state s{ctx.src, m.config(), {}, ctx.max_steps};
+          gen_state s{ctx.src, m.config(), {}, ctx.long_case ? 4 : ctx.max_steps, ctx.long_case};
           for (std::size_t l = 0; l < m.config().layers; ++l) s.lengths.push_back(m.length(l));
           return op_gen(mix, s, ctx.can_decode);
         });

@@ -31,12 +31,11 @@ double cells(const cache_config& c) { return rows_cells(c) * double(c.layers) * 
 }  // namespace
 
 extern const kind_spec beam_spec = {
-    cache_kind::beam,
-    "beam",
-    "layers x batch x kv heads with prefill, rollback, reorder, grouped-query attention and masks",
-    ops,
-    config,
-    check,
-    cells};
+    cache_kind::beam, "beam",
+    "layers x batch x kv heads with prefill, rollback, reorder, grouped-query attention and masks", ops, config, check,
+    cells,
+    // The long cases exceed 2^24 elements, keys and values each (docs/design.md §4.4); the reference reserves
+    // them and touches only the positions written.
+    0x1p26};
 
 }  // namespace kvconform::kinds

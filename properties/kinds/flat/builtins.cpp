@@ -10,6 +10,7 @@
 #include "impls/flat/mutants/partial_write.h"
 #include "impls/flat/mutants/row_count_bugs.h"
 #include "impls/flat/mutants/row_zero.h"
+#include "impls/flat/mutants/size_paths.h"
 #include "impls/flat/mutants/strict_capacity.h"
 #include "impls/flat/mutants/whole_buffer_views.h"
 #include "impls/flat/variants/decode_variants.h"
@@ -59,6 +60,9 @@ std::vector<implementation> flat_builtins() {
                                      "weights below 1e-300 dropped from the normaliser and the output"),
       mutant<flat_extra_zero_row>("flat-extra-zero-row", bound, "decode over an extra zero row"),
       mutant<flat_last_row_dropped>("flat-last-row-dropped", bound, "decode drops the newest row"),
+      mutant<flat_wide_lane_dropped>("flat-wide-lane-dropped", "generation_fills_capacity",
+                                     "a wide path for heads >= 32 drops a lane"),
+      mutant<flat_bulk_count_u8>("flat-bulk-count-u8", stored, "a uint8_t row count in bulk appends"),
       mutant<flat_fp16_half_away>("flat-fp16-half-away", stored, "fp16 ties rounded half away from zero"),
       mutant<flat_fp16_flush_subnormals>("flat-fp16-flush-subnormals", stored, "fp16 subnormals flushed to zero"),
       mutant<flat_q8_signed_max>("flat-q8-signed-max", stored, "q8_0 scale from max(x), not max|x|"),

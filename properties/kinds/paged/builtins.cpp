@@ -1,5 +1,6 @@
 // The built-in paged caches: the reference and its mutants (docs/mutants.md).
 #include "impls/paged/formats.h"
+#include "impls/paged/mutants/block_index_u16.h"
 #include "impls/paged/mutants/e4m3_nan_overflow.h"
 #include "impls/paged/mutants/fork_without_cow.h"
 #include "impls/paged/mutants/leak_on_refusal.h"
@@ -16,10 +17,13 @@ std::vector<implementation> paged_builtins() {
           format_reference<paged_stored<formats::e4m3_scaled>>("paged-e4m3",
                                                                "paged, vLLM-style fp8 e4m3 with per-tensor "
                                                                "scales, saturating"),
-          mutant<paged_e4m3_nan_overflow>("paged-e4m3-nan-overflow", "order_preserved", "e4m3 NaN where saturation is declared"),
+          mutant<paged_e4m3_nan_overflow>("paged-e4m3-nan-overflow", "order_preserved",
+                                          "e4m3 NaN where saturation is declared"),
           mutant<paged_leak_on_refusal>("paged-leak-on-refusal", "refused_append_unchanged", "a refusal leaks"),
           mutant<paged_fork_without_cow>("paged-fork-without-cow", "paged_copy_on_write", "no copy-on-write"),
-          mutant<paged_refcount_per_entry>("paged-refcount-per-entry", "paged_block_accounting", "vLLM #1556")};
+          mutant<paged_refcount_per_entry>("paged-refcount-per-entry", "paged_block_accounting", "vLLM #1556"),
+          mutant<paged_block_index_u16>("paged-block-index-u16", "paged_block_accounting",
+                                        "block numbers kept in a uint16_t wrap past 2^16 blocks")};
 }
 
 }  // namespace kvconform::kinds

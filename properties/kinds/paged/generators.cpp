@@ -161,8 +161,25 @@ void add_sequence_ops(choices& c, const paged_mix& mix, const paged_model& m, co
   }
 }
 
+/// The first ops of a long case (shapes.h): a sequence, then one bulk append of most of the pool,
+/// past 2^16 blocks in a huge pool whatever order the blocks are handed out in.
+std::optional<rc::Gen<paged_command>> long_prologue(const paged_model& m, const gen_context& ctx) {
+  const cache_config& c = m.config();
+  if (!ctx.long_case || m.free_blocks() < c.capacity) return std::nullopt;
+  if (m.live().empty()) return rc::gen::just(command<paged_model>(sequence_op(op_kind::create, 0)));
+  const std::size_t room = m.room(m.live().back());
+  const std::size_t slack = room > huge_pool_blocks ? room - huge_pool_blocks - 1 : room / 8;
+  // A concrete op, not a deferred one: the prologue's ops stay what they were drawn as.
+  return rc::gen::apply(
+      [t = op_target{ctx.src, 0, m.live().back()}, room](std::size_t j, std::uint64_t seed) {
+        return command<paged_model>(append_op(t, room - j, 0, seed));
+      },
+      uniform_in<std::size_t>(0, slack + 1), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+}
+
 /// One op drawn by weight from the property's mix.
 rc::Gen<paged_command> op_gen(const paged_mix& mix, const paged_model& m, const gen_context& ctx) {
+  if (auto first = long_prologue(m, ctx)) return *first;
   const auto src = ctx.src;
   const std::size_t live = m.live().size();
   choices c;
@@ -182,19 +199,35 @@ rc::Gen<paged_command> op_gen(const paged_mix& mix, const paged_model& m, const 
   return weighted(std::move(c));
 }
 
-rc::Gen<cache_config> config_gen(bool preempt, bool long_traces, bool deep) {
+/// Pools of up to 16 blocks of up to 4 rows (32 blocks for long traces; 64 of 16 deep). A long
+/// case's pool holds long_rows_min to long_rows_max rows in blocks of up to 16, or with `huge` is
+/// 2^16 + 1 to 2^16 + 64 one-row blocks; its rows are narrow (shapes.h).
+config_gens config_gen(bool preempt, bool long_traces, bool deep, bool huge) {
   const std::size_t max_blocks = deep ? 64 : (long_traces ? 32 : 16), max_block_size = deep ? 16 : 4;
-  return rc::gen::apply(
-      [preempt](std::size_t blocks, std::size_t block_size, std::size_t dk, std::size_t dv) {
-        cache_config c{cache_kind::paged, blocks, dk, dv};
-        c.block_size = block_size, c.preempt = preempt;
-        return c;
+  auto make = [preempt](std::size_t blocks, std::size_t block_size, std::size_t dk, std::size_t dv) {
+    cache_config c{cache_kind::paged, blocks, dk, dv};
+    c.block_size = block_size, c.preempt = preempt;
+    return c;
+  };
+  auto long_rows = rc::gen::apply(
+      [make](std::size_t rows, std::size_t block_size, std::size_t dk, std::size_t dv) {
+        return make(std::max<std::size_t>(rows / block_size, 1), block_size, dk, dv);
       },
-      uniform_in<std::size_t>(1, max_blocks + 1), uniform_in<std::size_t>(1, max_block_size + 1), width_gen(deep),
-      width_gen(deep));
+      long_rows_gen(), uniform_in<std::size_t>(1, 17), long_width_gen(), long_width_gen());
+  // Rows one wide: the number of blocks is what a huge pool is about, and each row is written, rounded and
+  // compared several times.
+  auto huge_pool = rc::gen::map(uniform_in<std::size_t>(1, 65),
+                                [make](std::size_t extra) { return make(huge_pool_blocks + extra, 1, 1, 1); });
+  return {rc::gen::apply(make, uniform_in<std::size_t>(1, max_blocks + 1),
+                         uniform_in<std::size_t>(1, max_block_size + 1), width_gen(deep), width_gen(deep)),
+          huge ? huge_pool : long_rows};
 }
 
 }  // namespace
+
+bool huge_pools(const paged_mix& mix, const implementation& impl) {
+  return mix.huge_pools && !impl.profile.rounds_storage();
+}
 
 case_generator paged_cases(paged_mix mix) {
   return [mix](const property& p, const implementation& impl, const run_options& o) {
@@ -203,7 +236,7 @@ case_generator paged_cases(paged_mix mix) {
     // Several sequences need longer traces than one: to exhaust the pool, fork chains, release and reuse.
     const double trace_scale = p.long_traces ? 4 : 2;
     return run_commands<paged_model>(
-        p, impl, o, config_gen(preempt, p.long_traces, o.deep),
+        p, impl, o, config_gen(preempt, p.long_traces, o.deep, huge_pools(mix, impl)),
         [](const cache_config& c, const numeric_profile& prof) { return paged_model(c, prof); },
         [mix](const paged_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, trace_scale);
   };

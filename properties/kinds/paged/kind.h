@@ -22,8 +22,15 @@ struct paged_mix {
   int fork = 1;        ///< a fork of a live sequence
   int release = 1;     ///< a release of a live sequence
   int stale = 0;       ///< an append, decode, fork or release naming a released or never-issued handle
+  /// Long cases draw pools of more than 2^16 one-row blocks (shapes.h); each costs a comparison of
+  /// as many blocks after every op, so one property does.
+  bool huge_pools = false;
 };
 
+/// Whether the long cases of `mix` on `impl` draw huge pools: not for a cache whose storage rounds (its
+/// format is orthogonal to block numbers, which the double reference covers, and its checks of 2^16 rows
+/// cost three times as much); the coverage event "pool past 2^16 blocks" follows.
+bool huge_pools(const paged_mix& mix, const implementation& impl);
 /// The cases of a paged property drawn from `mix` (with the preempt policy when it needs it).
 case_generator paged_cases(paged_mix mix);
 void add_paged_properties(std::vector<property>& ps);

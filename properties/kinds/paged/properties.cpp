@@ -34,9 +34,17 @@ constexpr const char* memory =
     "length";
 }  // namespace summaries
 
-/// Sequences come and go: forks, releases and refusals around a pool that runs dry.
-constexpr paged_mix churn{
-    .append = 4, .fill = 2, .overfill = 2, .decode = 0, .create = 2, .fork = 3, .release = 3, .stale = 1};
+/// Sequences come and go: forks, releases and refusals around a pool that runs dry (in long cases,
+/// a pool of more than 2^16 blocks).
+constexpr paged_mix churn{.append = 4,
+                          .fill = 2,
+                          .overfill = 2,
+                          .decode = 0,
+                          .create = 2,
+                          .fork = 3,
+                          .release = 3,
+                          .stale = 1,
+                          .huge_pools = true};
 }  // namespace
 
 void add_paged_properties(std::vector<property>& ps) {
@@ -64,7 +72,7 @@ void add_paged_properties(std::vector<property>& ps) {
 
 namespace {
 /// The paged kind's own boundary events (docs/design.md §4.6), in the order of `event_index`.
-enum event_index : std::size_t { exact_fill_event, boundary_event, cow_event, preempt_event, full_event };
+enum event_index : std::size_t { exact_fill_event, boundary_event, cow_event, preempt_event, full_event, huge_event };
 constexpr event events[] = {
     {"exact fill", "an accepted append takes the pool's last free slot: no free block, the last block full", true},
     {"block boundary crossed", "an accepted append writes rows into two or more blocks", true},
@@ -72,6 +80,9 @@ constexpr event events[] = {
     {"preemption", "an accepted append releases other sequences to fit", true,
      [](const implementation& i) { return i.capabilities.has(capability::preempt); }},
     {"refused: pool exhausted", "an append refused for capacity alone: the pool lacks the blocks", true},
+    {"pool past 2^16 blocks", "a pool of more than 65536 blocks, whose numbers need more than 16 bits (a long case)",
+     true, [](const implementation& i) { return unlimited(i) && huge_pools(churn, i); },
+     [](const cache_config& c) { return c.capacity > std::size_t{1} << 16; }},
 };
 
 /// What the sequence an append names looked like before it.

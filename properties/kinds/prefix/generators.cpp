@@ -30,9 +30,11 @@ op token_append(const row_source& src, std::int64_t seq, const std::vector<std::
   o.kind = op_kind::append, o.seq = seq, o.tokens = tokens;
   std::string prefix;
   for (std::int64_t t : before) prefix += static_cast<char>('a' + t);
+  // fnv1a(prefix + c) continued from fnv1a(prefix) one byte at a time: long prefixes stay linear.
+  std::uint64_t hash = fnv1a(prefix);
   for (std::size_t i = 0; i < tokens.size(); ++i) {
-    prefix += static_cast<char>('a' + tokens[i]);
-    src.rows(static_cast<std::int64_t>(before.size() + i), 1, fnv1a(prefix), o.k.data, o.v.data);
+    hash = (hash ^ static_cast<unsigned char>('a' + tokens[i])) * 1099511628211ull;
+    src.rows(static_cast<std::int64_t>(before.size() + i), 1, hash, o.k.data, o.v.data);
   }
   const std::size_t n = tokens.size();
   o.k.shape = {n, src.d_k()}, o.v.shape = {n, src.d_v()};
@@ -161,23 +163,43 @@ void add_sequence_ops(choices& c, const prefix_mix& mix, const prefix_model& m, 
 }
 
 rc::Gen<prefix_command> op_gen(const prefix_mix& mix, const prefix_model& m, const gen_context& ctx) {
+  // A long case (shapes.h) starts with a sequence and one bulk append of most of the pool.
+  if (ctx.long_case && m.available_blocks() == m.config().capacity) {
+    if (m.live().empty()) return rc::gen::just(create_command(0, 0, {}));
+    const std::int64_t h = m.live().back();
+    const std::size_t room = m.room(h);
+    return rc::gen::apply(
+        [src = ctx.src, h, room, before = m.tokens(h)](std::size_t j, std::uint64_t bits) {
+          return command<prefix_model>(token_append(*src, h, before, tokens_of(bits, room - j), 0));
+        },
+        uniform_in<std::size_t>(0, room / 8 + 1), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+  }
   choices c;
   add_sequence_ops(c, mix, m, ctx.can_decode, ctx.src);
   if (!m.live().empty()) add_appends(c, mix, m.live().size(), m.config().block_size, ctx.src);
   return weighted(std::move(c));
 }
 
-/// Small pools and blocks, so that the pool runs dry and blocks are evicted within a short trace.
-rc::Gen<cache_config> config_gen(bool long_traces, bool deep) {
+/// The most rows of a long case's pool: the model keys each full block by its whole token prefix,
+/// so its cost grows with the square of the rows.
+constexpr std::size_t long_prefix_rows = 1024;
+
+/// Small pools and blocks, so that the pool runs dry and blocks are evicted within a short trace;
+/// a long case's pool holds long_rows_min to long_prefix_rows rows in blocks of 4 to 16 (shapes.h).
+config_gens config_gen(bool long_traces, bool deep) {
   const std::size_t max_blocks = deep ? 32 : (long_traces ? 10 : 6), max_block_size = deep ? 8 : 3;
-  return rc::gen::apply(
-      [](std::size_t blocks, std::size_t block_size, std::size_t dk, std::size_t dv) {
-        cache_config c{cache_kind::prefix, blocks, dk, dv};
-        c.block_size = block_size;
-        return c;
-      },
-      uniform_in<std::size_t>(1, max_blocks + 1), uniform_in<std::size_t>(1, max_block_size + 1), width_gen(deep),
-      width_gen(deep));
+  auto make = [](std::size_t blocks, std::size_t block_size, std::size_t dk, std::size_t dv) {
+    cache_config c{cache_kind::prefix, blocks, dk, dv};
+    c.block_size = block_size;
+    return c;
+  };
+  return {rc::gen::apply(make, uniform_in<std::size_t>(1, max_blocks + 1),
+                         uniform_in<std::size_t>(1, max_block_size + 1), width_gen(deep), width_gen(deep)),
+          rc::gen::apply(
+              [make](std::size_t rows, std::size_t block_size, std::size_t dk, std::size_t dv) {
+                return make(std::min(rows, long_prefix_rows) / block_size, block_size, dk, dv);
+              },
+              long_rows_gen(), uniform_in<std::size_t>(4, 17), long_width_gen(), long_width_gen())};
 }
 }  // namespace
 

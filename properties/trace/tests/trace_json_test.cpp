@@ -84,6 +84,19 @@ TEST(TraceJson, MalformedInputNamesTheProblem) {
   expect_rejected(good + R"({"op":"decode","q":{"shape":[1],"data":[1e999]}}]})", "not valid JSON");
 }
 
+// A config's cells are limited per kind: 2^24 doubles, 2^26 for beam, whose long cases exceed 2^24 elements.
+TEST(TraceJson, CellLimitsPerKind) {
+  const auto config = [](const std::string& c) {
+    return R"({"schema":"kvconform-trace","version":1,"config":{)" + c + R"(},"ops":[]})";
+  };
+  EXPECT_EQ(kv::trace_from_json(config(R"("kind":"flat","capacity":262144,"d_k":32,"d_v":32)")).config.capacity,
+            262144u);  // 2^24 cells
+  expect_rejected(config(R"("kind":"flat","capacity":262145,"d_k":32,"d_v":32)"), "exceed 16777216 cells");
+  const std::string beam = R"("kind":"beam","d_k":256,"d_v":256,"layers":8,"batch":2,"heads":4,"q_heads":4)";
+  EXPECT_EQ(kv::trace_from_json(config(beam + R"(,"capacity":2048)")).config.capacity, 2048u);  // 2^26 cells
+  expect_rejected(config(beam + R"(,"capacity":2049)"), "exceed 67108864 cells");
+}
+
 TEST(TraceJson, PagedAndBeamFieldsRoundTrip) {
   kv::trace paged;
   paged.config = {.kind = kv::cache_kind::paged, .capacity = 4, .d_k = 2, .d_v = 1, .block_size = 3, .preempt = true};
