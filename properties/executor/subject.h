@@ -95,8 +95,6 @@ struct implementation_info {
   impl_group group = impl_group::reference;
   std::string note = {};    ///< one line: what it is, or the bug it models and where it comes from
   std::string killer = {};  ///< mutants: the property expected to kill it (checked against the catalogue)
-  /// The share of the run's cases the gate gives each of its properties (at least one case).
-  double case_share = 1;
 };
 
 /// A registered implementation: who it is, its kind, its declared numeric profile and capabilities,

@@ -18,15 +18,6 @@ template <class C>
 implementation reference(const char* name, const char* note) {
   return make_implementation<C>({name, impl_group::reference, note});
 }
-/// A reference in a storage format other than f64. It runs a sixteenth of the gate's cases: the
-/// kind's contract is gated in full on its f64 reference, and every case checks the stored rows
-/// from its first append, so the format needs fewer cases (and the quick gate stays a few seconds).
-template <class C>
-implementation format_reference(const char* name, const char* note) {
-  implementation i = make_implementation<C>({name, impl_group::reference, note});
-  i.case_share = 0.0625;
-  return i;
-}
 template <class C>
 implementation mutant(const char* name, const char* killer, const char* note) {
   return make_implementation<C>({name, impl_group::mutant, note, killer});

@@ -14,9 +14,9 @@ namespace kvconform::kinds {
 std::vector<implementation> beam_builtins() {
   using namespace mutants;
   return {reference<beam>("beam", "layers x batch x kv heads, rollback, reorder, GQA, masks; double, two-pass softmax"),
-          format_reference<beam_stored<formats::fp16>>("beam-fp16", "beam, keys and values stored in fp16"),
+          reference<beam_stored<formats::fp16>>("beam-fp16", "beam, keys and values stored in fp16"),
           mutant<beam_bf16_truncate>("beam-bf16-truncate", "order_preserved", "bf16 by truncation, not rounding"),
-          format_reference<beam_stored<formats::bf16>>("beam-bf16", "beam, keys and values stored in bf16"),
+          reference<beam_stored<formats::bf16>>("beam-bf16", "beam, keys and values stored in bf16"),
           mutant<beam_reorder_layer0_only>("beam-reorder-layer0-only", "beam_reorder_gathers", "transformers #46612"),
           mutant<beam_reorder_aliases>("beam-reorder-aliases", "beam_reorder_gathers", "repeated rows share storage"),
           mutant<beam_truncate_stale_length>("beam-truncate-stale-length", "beam_rollback_truncates", "a stale length"),

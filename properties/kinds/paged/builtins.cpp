@@ -14,7 +14,7 @@ namespace kvconform::kinds {
 std::vector<implementation> paged_builtins() {
   using namespace mutants;
   return {reference<paged>("paged", "block pool with fork, copy-on-write and preemption; double, two-pass softmax"),
-          format_reference<paged_stored<formats::e4m3_scaled>>("paged-e4m3",
+          reference<paged_stored<formats::e4m3_scaled>>("paged-e4m3",
                                                                "paged, vLLM-style fp8 e4m3 with per-tensor "
                                                                "scales, saturating"),
           mutant<paged_e4m3_nan_overflow>("paged-e4m3-nan-overflow", "order_preserved",
