@@ -11,9 +11,9 @@ namespace {
 using codec::json;
 
 /// The parsed answer, or answer_error naming what is wrong with an excerpt of the line.
-json envelope(std::string_view line, std::int64_t id) {
+codec::parsed_json envelope(std::string_view line, std::int64_t id) {
   const std::string excerpt = ": " + valid_utf8(line, 200);
-  json a;
+  codec::parsed_json a{json()};
   try {
     a = codec::parse_limited(line, "");
   } catch (const trace_format_error& e) {
@@ -115,7 +115,7 @@ snapshot observation(const json& a, ReadStream&& read_stream) {
 void check_answer(std::string_view line, std::int64_t id) { envelope(line, id); }
 
 void open_answer(std::string_view line, std::int64_t id) {
-  const json a = envelope(line, id);
+  const codec::parsed_json a = envelope(line, id);
   if (a["ok"].get<bool>()) return;
   const std::string why = a.contains("message") && a["message"].is_string()
                               ? ": " + valid_utf8(a["message"].get<std::string>(), max_refusal_message_bytes)
@@ -126,7 +126,7 @@ void open_answer(std::string_view line, std::int64_t id) {
 }
 
 op_outcome op_answer(std::string_view line, std::int64_t id, op_kind kind) {
-  const json a = envelope(line, id);
+  const codec::parsed_json a = envelope(line, id);
   return fields((std::string("answer to ") + to_string(kind)).c_str(), [&] {
     op_outcome r;
     r.accepted = a["ok"].get<bool>();

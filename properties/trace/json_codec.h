@@ -20,8 +20,21 @@ inline constexpr std::size_t max_json_values = std::size_t{1} << 21;
 /// The parsed tree's estimated heap bytes (strings, object members and values, counted on the text): with the
 /// text itself at most max_trace_bytes, a parse stays within 200 MB of memory.
 inline constexpr std::size_t max_json_tree_bytes = std::size_t{96} << 20;
+/// A parsed tree that frees itself bottom-up. nlohmann's destructor first moves all children of a
+/// container onto one growing stack: for a 2^21-value array that is up to 88 MB more at the moment
+/// of freeing it, the peak of a parse (docs/reliability.md §2).
+class parsed_json : public json {
+ public:
+  explicit parsed_json(json&& j) noexcept : json(std::move(j)) {}
+  parsed_json(parsed_json&&) noexcept = default;
+  parsed_json& operator=(parsed_json&&) noexcept = default;
+  ~parsed_json() { release(*this); }
+
+ private:
+  static void release(json& j) noexcept;  // recursion bounded by max_json_depth
+};
 /// Parses `text` within those limits; throws trace_format_error naming `where` and the limit.
-json parse_limited(std::string_view text, const std::string& where);
+parsed_json parse_limited(std::string_view text, const std::string& where);
 
 /// Throws trace_format_error naming the field (`where`) and the problem.
 [[noreturn]] void bad(const std::string& where, const std::string& what);

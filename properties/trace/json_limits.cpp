@@ -57,7 +57,7 @@ measures measure(std::string_view text) {
 }
 }  // namespace
 
-json parse_limited(std::string_view text, const std::string& where) {
+parsed_json parse_limited(std::string_view text, const std::string& where) {
   const auto fail = [&](const std::string& what) {
     throw trace_format_error(where.empty() ? what : where + ": " + what);
   };
@@ -68,11 +68,21 @@ json parse_limited(std::string_view text, const std::string& where) {
     fail("its strings, members and values would take more than the limit of " +
          std::to_string(max_json_tree_bytes >> 20) + " MiB once parsed");
   try {
-    return json::parse(text);
+    return parsed_json(json::parse(text));
   } catch (const json::exception& e) {
     fail(std::string("not valid JSON: ") + e.what());
   }
-  return {};
+  return parsed_json(json());
+}
+
+void parsed_json::release(json& j) noexcept {
+  if (j.is_array()) {
+    for (json& child : j) release(child);
+    json::array_t().swap(j.get_ref<json::array_t&>());  // children are leaves or empty now: no stack
+  } else if (j.is_object()) {
+    for (auto& member : j.get_ref<json::object_t&>()) release(member.second);
+    j.get_ref<json::object_t&>().clear();
+  }
 }
 
 }  // namespace kvconform::codec

@@ -240,8 +240,8 @@ std::string to_json(const trace& t, int indent) {
   return j.dump(indent) + "\n";
 }
 
-trace trace_from_json(const std::string& text) {
-  const json j = parse_limited(text, "");
+namespace {
+trace trace_from_tree(const json& j) {
   const json& schema = field(j, "schema", "trace");
   if (schema != schema_name) bad("trace.schema", std::string("expected \"") + schema_name + "\"");
   const json& version = field(j, "version", "trace");
@@ -276,16 +276,22 @@ trace trace_from_json(const std::string& text) {
   }
   return t;
 }
+}  // namespace
+
+trace trace_from_json(const std::string& text) { return trace_from_tree(parse_limited(text, "")); }
 
 trace load_trace(const std::string& path) {
-  std::string text;
+  const parsed_json j = [&] {
+    try {
+      return parse_limited(read_bounded(path, max_trace_bytes), "");  // the text is freed before the tree is read
+    } catch (const file_error& e) {
+      throw trace_format_error(e.what());
+    } catch (const trace_format_error& e) {
+      throw trace_format_error(path + ": " + e.what());
+    }
+  }();
   try {
-    text = read_bounded(path, max_trace_bytes);
-  } catch (const file_error& e) {
-    throw trace_format_error(e.what());
-  }
-  try {
-    return trace_from_json(text);
+    return trace_from_tree(j);
   } catch (const trace_format_error& e) {
     throw trace_format_error(path + ": " + e.what());
   }
