@@ -30,7 +30,9 @@ capability_set capabilities_from(const nlohmann::json& j, const std::string& whe
 std::map<std::string, std::size_t> limits_from(const nlohmann::json& j, cache_kind kind, const std::string& where) {
   if (!j.is_object()) codec::bad(where, "expected an object of config sizes");
   std::map<std::string, std::size_t> limits;
-  for (const auto& [name, value] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string& name = item.key();  // not a structured binding: clang before 16 cannot capture one
+    const nlohmann::json& value = item.value();
     const auto fields = spec_of(kind).config;
     const auto f =
         std::find_if(fields.begin(), fields.end(), [&](const config_field& c) { return c.size && name == c.name; });
