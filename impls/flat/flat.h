@@ -50,14 +50,11 @@ class basic_flat {
   /// Throws shape_error on a wrong rank or width or a step mismatch, capacity_error when
   /// len + n > max_len (an append that ends exactly at max_len is accepted).
   void append(array_view k, array_view v) {
-    const steps_of ks(k), vs(v);
-    if (!ks.ok || !vs.ok) throw shape_error("append: k and v must be 1-D or 2-D");
-    if (ks.width != d_k() || vs.width != d_v()) throw shape_error("append: wrong width");
-    if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
-    if (len_ + ks.steps > max_len()) throw capacity_error("append: cache full");
-    for (std::size_t i = 0; i < ks.steps; ++i)
-      write_row(len_ + i, k.data + i * d_k(), v.data + i * d_v(), i + 1 == ks.steps);
-    len_ += ks.steps;
+    const std::size_t steps = append_steps(k, v, d_k(), d_v());
+    if (len_ + steps > max_len()) throw capacity_error("append: cache full");
+    for (std::size_t i = 0; i < steps; ++i)
+      write_row(len_ + i, k.data + i * d_k(), v.data + i * d_v(), i + 1 == steps);
+    len_ += steps;
   }
 
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).

@@ -35,17 +35,14 @@ class basic_growing {
 
   /// Appends one step (1-D) or n steps (2-D); n = 0 is a no-op.
   void append(array_view k, array_view v) {
-    const steps_of ks(k), vs(v);
-    if (!ks.ok || !vs.ok) throw shape_error("append: k and v must be 1-D or 2-D");
-    if (ks.width != d_k() || vs.width != d_v()) throw shape_error("append: wrong width");
-    if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
-    if (len_ + ks.steps > reserved()) grow(Rules::reserve(len_ + ks.steps, reserved(), step_));
-    for (std::size_t i = 0; i < ks.steps; ++i) {
+    const std::size_t steps = append_steps(k, v, d_k(), d_v());
+    if (len_ + steps > reserved()) grow(Rules::reserve(len_ + steps, reserved(), step_));
+    for (std::size_t i = 0; i < steps; ++i) {
       const auto row = static_cast<Eigen::Index>(len_ + i);
       k_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(k.data + i * d_k(), k_.cols());
       v_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), v_.cols());
     }
-    len_ += ks.steps;
+    len_ += steps;
   }
 
   std::size_t size() const { return len_; }

@@ -102,14 +102,11 @@ class basic_paged {
   /// sequence gone, it is refused with nothing released.
   std::vector<seq_id> append(seq_id s, array_view k, array_view v) {
     sequence& q = find(s);
-    const steps_of ks(k), vs(v);
-    if (!ks.ok || !vs.ok) throw shape_error("append: k and v must be 1-D or 2-D");
-    if (ks.width != d_k() || vs.width != d_v()) throw shape_error("append: wrong width");
-    if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
-    if (ks.steps == 0) return {};
-    const std::vector<seq_id> victims = preempt_ ? victims_for(s, ks.steps) : std::vector<seq_id>{};
+    const std::size_t steps = append_steps(k, v, d_k(), d_v());
+    if (steps == 0) return {};
+    const std::vector<seq_id> victims = preempt_ ? victims_for(s, steps) : std::vector<seq_id>{};
     for (seq_id x : victims) drop(seqs_.find(x));
-    const std::vector<std::size_t> fresh = Rules::take(free_, blocks_needed(q, ks.steps, refs_));
+    const std::vector<std::size_t> fresh = Rules::take(free_, blocks_needed(q, steps, refs_));
     auto next = fresh.begin();
     if (must_copy(q, refs_)) {
       const std::size_t from = q.blocks.back();
@@ -123,7 +120,7 @@ class basic_paged {
       }
       --refs_[from], refs_[q.blocks.back()] = 1;
     }
-    for (std::size_t i = 0; i < ks.steps; ++i, ++q.len) {
+    for (std::size_t i = 0; i < steps; ++i, ++q.len) {
       if (q.len % block_size_ == 0) q.blocks.push_back(*next), refs_[*next++] = 1;
       if constexpr (formats) {
         store(ks_, q.keys, k_, q, k.data + i * d_k());

@@ -106,14 +106,12 @@ class basic_prefix {
   /// and capacity_error when free and evictable blocks together do not suffice (nothing changes).
   void append(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens) {
     sequence& q = find(s);
-    const steps_of ks(k), vs(v);
-    if (!ks.ok || !vs.ok) throw shape_error("append: k and v must be 1-D or 2-D");
-    if (ks.width != d_k() || vs.width != d_v()) throw shape_error("append: wrong width");
-    if (ks.steps != vs.steps || tokens.size() != ks.steps) throw shape_error("append: k, v and tokens differ in steps");
-    if (ks.steps == 0) return;
-    std::vector<std::size_t> fresh = take(blocks_needed(q, ks.steps));
+    const std::size_t steps = append_steps(k, v, d_k(), d_v());
+    if (tokens.size() != steps) throw shape_error("append: k, v and tokens differ in steps");
+    if (steps == 0) return;
+    std::vector<std::size_t> fresh = take(blocks_needed(q, steps));
     if (must_copy(q)) copy_last(q, fresh.back()), fresh.pop_back();
-    for (std::size_t i = 0; i < ks.steps; ++i) {
+    for (std::size_t i = 0; i < steps; ++i) {
       if (q.tokens.size() % block_size_ == 0)
         q.blocks.push_back(fresh.back()), blocks_[fresh.back()].refs = 1, fresh.pop_back();
       const Eigen::Index row = slot(q, q.tokens.size());

@@ -58,12 +58,9 @@ class basic_ring {
 
   /// Appends one step (1-D) or n steps (2-D), crossing the wrap point as needed.
   void append(array_view k, array_view v) {
-    const steps_of ks(k), vs(v);
-    if (!ks.ok || !vs.ok) throw shape_error("append: k and v must be 1-D or 2-D");
-    if (ks.width != d_k() || vs.width != d_v()) throw shape_error("append: wrong width");
-    if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
+    const std::size_t steps = append_steps(k, v, d_k(), d_v());
     const auto [first, last] =
-        stepwise ? std::pair<std::size_t, std::size_t>{0, ks.steps} : Rules::kept(ks.steps, window());
+        stepwise ? std::pair<std::size_t, std::size_t>{0, steps} : Rules::kept(steps, window());
     for (std::size_t i = first; i < last; ++i) {
       const std::size_t p = static_cast<std::size_t>(total_) + i;
       const auto slot = static_cast<Eigen::Index>(write_slot(p));
@@ -75,7 +72,7 @@ class basic_ring {
         v_.row(slot) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), static_cast<Eigen::Index>(d_v()));
       }
     }
-    total_ += static_cast<std::int64_t>(ks.steps);
+    total_ += static_cast<std::int64_t>(steps);
   }
 
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).

@@ -53,14 +53,11 @@ inline decode_result decode_step(array_view q, const flat_wide_lane_dropped& c) 
 struct flat_bulk_count_u8 : flat {
   using basic_flat::basic_flat;
   void append(array_view k, array_view v) {
-    const steps_of ks(k), vs(v);
-    if (!ks.ok || !vs.ok) throw shape_error("append: k and v must be 1-D or 2-D");
-    if (ks.width != d_k() || vs.width != d_v()) throw shape_error("append: wrong width");
-    if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
-    if (len_ + ks.steps > max_len()) throw capacity_error("append: cache full");
-    const auto rows = static_cast<std::uint8_t>(ks.steps);
+    const std::size_t steps = append_steps(k, v, d_k(), d_v());
+    if (len_ + steps > max_len()) throw capacity_error("append: cache full");
+    const auto rows = static_cast<std::uint8_t>(steps);
     for (std::uint8_t i = 0; i < rows; ++i) write_row(len_ + i, k.data + i * d_k(), v.data + i * d_v());
-    len_ += ks.steps;
+    len_ += steps;
   }
 };
 
