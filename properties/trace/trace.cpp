@@ -128,8 +128,8 @@ bool operator==(const row_data& a, const std::vector<double>& b) {
   return a.size() == b.size() && a.mismatch(row_data(b)) == a.size();
 }
 
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t h = 1469598103934665603ull;
+std::uint64_t fnv1a(std::string_view text, std::uint64_t from) {
+  std::uint64_t h = from;
   for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
   return h;
 }

@@ -107,8 +107,9 @@ struct trace {
 };
 
 /// FNV-1a of `text`, and the same as 16 hex digits: stable names for stored traces, fuzz
-/// artifacts and corpus files, and per-property seeds.
-std::uint64_t fnv1a(std::string_view text);
+/// artifacts and corpus files, and per-property seeds. `from` continues the hash of a prefix:
+/// fnv1a(b, fnv1a(a)) == fnv1a(a + b).
+std::uint64_t fnv1a(std::string_view text, std::uint64_t from = 1469598103934665603ull);
 std::string content_hash(std::string_view text);
 
 /// A short human-readable rendering of an op (shapes, not data), for messages and `show`.

@@ -30,10 +30,11 @@ op token_append(const row_source& src, std::int64_t seq, const std::vector<std::
   o.kind = op_kind::append, o.seq = seq, o.tokens = tokens;
   std::string prefix;
   for (std::int64_t t : before) prefix += static_cast<char>('a' + t);
-  // fnv1a(prefix + c) continued from fnv1a(prefix) one byte at a time: long prefixes stay linear.
+  // Each row's seed is the hash of its whole prefix, continued one token at a time: long prefixes stay linear.
   std::uint64_t hash = fnv1a(prefix);
   for (std::size_t i = 0; i < tokens.size(); ++i) {
-    hash = (hash ^ static_cast<unsigned char>('a' + tokens[i])) * 1099511628211ull;
+    const char token = static_cast<char>('a' + tokens[i]);
+    hash = fnv1a({&token, 1}, hash);
     src.rows(static_cast<std::int64_t>(before.size() + i), 1, hash, o.k.data, o.v.data);
   }
   const std::size_t n = tokens.size();

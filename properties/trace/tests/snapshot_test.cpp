@@ -66,3 +66,11 @@ TEST(SnapshotDiff, NamesTheFirstRowThatDiffersAcrossPieces) {
   EXPECT_EQ(kv::diff(e, one_stream(pieces(got, {3}), kv::row_data(want))), "key row 2 is [5, 9], expected [5, 6]");
   EXPECT_EQ(kv::diff(e, one_stream(kv::row_data(want), kv::row_data(got))), "value row 2 is [5, 9], expected [5, 6]");
 }
+
+// The prefix generator seeds each row by its whole token prefix, continued a token at a time: the
+// same seeds as hashing each prefix whole, so stored traces and vectors keep their rows.
+TEST(Fnv1a, ContinuesTheHashOfAPrefix) {
+  EXPECT_EQ(kv::fnv1a("cd", kv::fnv1a("ab")), kv::fnv1a("abcd"));
+  EXPECT_EQ(kv::fnv1a(""), 1469598103934665603ull);
+  EXPECT_NE(kv::fnv1a("ab"), kv::fnv1a("ba"));
+}
