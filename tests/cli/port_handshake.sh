@@ -2,9 +2,6 @@
 # naming the cause; a kind the port does not serve, or a config it answers "unsupported", is NOT SUPPORTED.
 # Usage: port_handshake.sh KVCONFORM ROOT
 source "$(dirname "$0")/port_python_lib.sh"
-hello_port() {  # hello_port ANSWER: answers the first request with ANSWER, then waits
-  port=("${tracked[@]}" bash -c 'read -r l; echo "$1"; exec sleep 100' hello "$1")
-}
 hello_port '{"id":1,"ok":true,"protocol":3,"name":"future","kinds":{}}'
 run 2 "$kvconform" port --kind flat -- "${port[@]}"
 contains err.txt "the port speaks protocol version 3; this harness speaks version 2"

@@ -24,9 +24,10 @@ print(kind, len(opens), "opens, largest", most)
 sys.exit(0 if opens and any(most[f] > limits[f] for f in limits) else 1)
 PY
 }
-limits='{"flat": {"capacity": 40, "d_k": 16, "d_v": 12}, "paged": {"capacity": 100, "block_size": 2, "d_k": 8},
-         "beam": {"capacity": 64, "d_k": 16, "d_v": 16, "q_heads": 6}}'
-for kind in flat paged beam; do
+limits='{"flat": {"capacity": 40, "d_k": 16, "d_v": 12}, "ring": {"capacity": 30, "keep": 3, "d_k": 16},
+         "growing": {"step": 20, "d_k": 8, "d_v": 16}, "paged": {"capacity": 100, "block_size": 2, "d_k": 8},
+         "prefix": {"capacity": 12, "block_size": 3, "d_k": 16}, "beam": {"capacity": 64, "d_k": 16, "d_v": 16, "q_heads": 6}}'
+for kind in flat ring growing paged prefix beam; do
   limited_port "$limits"
   rm -f requests.jsonl
   run 0 "$kvconform" port --kind $kind --cases 30 --store "" -- \
@@ -41,9 +42,6 @@ rm -f requests.jsonl
 run 0 "$kvconform" port --kind flat --property order_preserved --store "" -- \
   "${tracked[@]}" bash -c 'tee -a requests.jsonl | "$0" "$@"' "${port[@]}"
 beyond flat '{"flat": {"capacity": 299}}' || fail "no long case reached the port without limits"
-hello_port() {  # hello_port ANSWER: answers the first request with ANSWER, then waits
-  port=("${tracked[@]}" bash -c 'read -r l; echo "$1"; exec sleep 100' hello "$1")
-}
 hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"flat":{"limits":{"window":8}}}}'
 run 2 "$kvconform" port --kind flat -- "${port[@]}"
 contains err.txt "hello.kinds.flat.limits.window"
