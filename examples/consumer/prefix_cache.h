@@ -26,7 +26,7 @@ struct tokens_hash {
 };
 
 /// block_cache's pool (fork shares, copy-on-write of a shared, partly filled last block), plus
-/// prefix caching: a block that fills is cached under every token of its sequence up to its end,
+/// prefix caching: a block that fills is cached under its sequence's tokens up to its end (the hash chain),
 /// unless that prefix is cached already; create(tokens) starts with the cached blocks of the
 /// longest cached prefix of whole blocks; a cached block no table holds stays evictable until an
 /// append needs it (free blocks go first, then the least recently released). Every refusal is
@@ -50,7 +50,8 @@ class prefix_cache {
   sequence_id create(std::span<const std::int64_t> tokens) {
     sequence q;
     for (std::size_t end = bs_; end <= tokens.size(); end += bs_) {
-      const auto it = cached_.find(std::vector<std::int64_t>(tokens.begin(), tokens.begin() + end));
+      const auto it =
+          cached_.find(std::vector<std::int64_t>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(end)));
       if (it == cached_.end()) break;
       const std::size_t b = it->second;
       if (refs_[b]++ == 0) evictable_.erase(std::find(evictable_.begin(), evictable_.end(), b));
