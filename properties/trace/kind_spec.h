@@ -98,7 +98,7 @@ double rows_cells(const cache_config& c);
 std::span<const kind_spec* const> kind_specs();
 const kind_spec& spec_of(cache_kind k);
 std::optional<cache_kind> kind_from_string(std::string_view name);
-/// "flat, ring, paged, beam".
+/// The kinds' names in table order, comma-separated ("flat, ring, paged, beam, growing, prefix").
 std::string kind_names();
 
 }  // namespace kvconform
