@@ -52,9 +52,7 @@ rc::Gen<rows_command> op_gen(const rows_mix& mix, const gen_state& s, bool can_d
   if (s.long_case && s.total == 0)
     return rc::gen::apply(
         [t = s.target()](std::size_t n, std::uint64_t seed) { return command<rows_model>(append_op(t, n, 0, seed)); },
-        rc::gen::map(uniform_in<std::size_t>(0, room / 8 + 1),
-                     [room](std::size_t j) { return std::max<std::size_t>(room - j, 1); }),
-        rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+        long_fill_gen(room), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
   std::vector<std::pair<int, rc::Gen<rows_command>>> choices;
   auto add = [&](int weight, rc::Gen<rows_command> g) {
     if (weight > 0) choices.emplace_back(weight, std::move(g));

@@ -1,6 +1,7 @@
 // Production head dims and the choice of a property's long cases (docs/design.md §4.4).
 #include "properties/generate/shapes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -25,6 +26,12 @@ rc::Gen<std::size_t> long_rows_gen() {
     const double ratio = double(long_rows_max) / double(long_rows_min);
     return static_cast<std::size_t>(std::lround(double(long_rows_min) * std::pow(ratio, double(i) / steps)));
   });
+}
+
+rc::Gen<std::size_t> long_fill_gen(std::size_t room, std::size_t least) {
+  const std::size_t slack = room - std::min(room, std::max(room - room / 8, least));
+  return rc::gen::map(rc::gen::resize(100, rc::gen::inRange<std::size_t>(0, slack + 1)),
+                      [room](std::size_t j) { return room - j; });
 }
 
 std::optional<int> long_case_size(const property& p, const run_options& o) {

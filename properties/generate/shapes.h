@@ -49,6 +49,10 @@ inline constexpr std::size_t big_beam_elements = std::size_t{1} << 24;
 /// The rows of a long case: long_rows_min to long_rows_max, log-uniform (a long case's cost grows
 /// with its rows; every magnitude is reached as often), shrinking towards long_rows_min.
 rc::Gen<std::size_t> long_rows_gen();
+/// The rows of a long case's first bulk append into `room` rows: at least 7/8 of them and at least
+/// `least` (a huge pool's 2^16 + 1, so that a block past 2^16 is taken whatever order blocks come
+/// in), shrinking towards all of them.
+rc::Gen<std::size_t> long_fill_gen(std::size_t room, std::size_t least = 0);
 /// Row widths of a long case (beam's big cache excepted): 1 to 4, so that its bulk ops stay cheap
 /// and within the trace codec's limits when a failure is saved; wide heads come in production cases.
 inline rc::Gen<std::size_t> long_width_gen() { return rc::gen::resize(100, rc::gen::inRange<std::size_t>(1, 5)); }

@@ -168,13 +168,13 @@ std::optional<rc::Gen<paged_command>> long_prologue(const paged_model& m, const 
   if (!ctx.long_case || m.free_blocks() < c.capacity) return std::nullopt;
   if (m.live().empty()) return rc::gen::just(command<paged_model>(sequence_op(op_kind::create, 0)));
   const std::size_t room = m.room(m.live().back());
-  const std::size_t slack = room > huge_pool_blocks ? room - huge_pool_blocks - 1 : room / 8;
   // A concrete op, not a deferred one: the prologue's ops stay what they were drawn as.
   return rc::gen::apply(
-      [t = op_target{ctx.src, 0, m.live().back()}, room](std::size_t j, std::uint64_t seed) {
-        return command<paged_model>(append_op(t, room - j, 0, seed));
+      [t = op_target{ctx.src, 0, m.live().back()}](std::size_t n, std::uint64_t seed) {
+        return command<paged_model>(append_op(t, n, 0, seed));
       },
-      uniform_in<std::size_t>(0, slack + 1), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+      long_fill_gen(room, room > huge_pool_blocks ? huge_pool_blocks + 1 : 0),
+      rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
 /// One op drawn by weight from the property's mix.

@@ -168,12 +168,11 @@ rc::Gen<prefix_command> op_gen(const prefix_mix& mix, const prefix_model& m, con
   if (ctx.long_case && m.available_blocks() == m.config().capacity) {
     if (m.live().empty()) return rc::gen::just(create_command(0, 0, {}));
     const std::int64_t h = m.live().back();
-    const std::size_t room = m.room(h);
     return rc::gen::apply(
-        [src = ctx.src, h, room, before = m.tokens(h)](std::size_t j, std::uint64_t bits) {
-          return command<prefix_model>(token_append(*src, h, before, tokens_of(bits, room - j), 0));
+        [src = ctx.src, h, before = m.tokens(h)](std::size_t n, std::uint64_t bits) {
+          return command<prefix_model>(token_append(*src, h, before, tokens_of(bits, n), 0));
         },
-        uniform_in<std::size_t>(0, room / 8 + 1), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+        long_fill_gen(m.room(h)), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
   }
   choices c;
   add_sequence_ops(c, mix, m, ctx.can_decode, ctx.src);
