@@ -5,8 +5,6 @@
 #include <cstddef>
 #include <initializer_list>
 
-#include "impls/common/errors.h"
-
 namespace kvconform {
 
 /// A read-only row-major view of rank 0..4. Caches must copy what they keep: the caller may
@@ -40,16 +38,5 @@ struct steps_of {
     if (a.rank == 2) ok = true, steps = a.dims[0], width = a.dims[1];
   }
 };
-
-/// The steps of an append of k and v to rows of widths d_k and d_v, the checks every rows cache
-/// makes before it changes anything: each 1-D (one step) or 2-D, the right widths, as many steps.
-/// Throws shape_error naming the first that fails.
-inline std::size_t append_steps(const array_view& k, const array_view& v, std::size_t d_k, std::size_t d_v) {
-  const steps_of ks(k), vs(v);
-  if (!ks.ok || !vs.ok) throw shape_error("append: k and v must be 1-D or 2-D");
-  if (ks.width != d_k || vs.width != d_v) throw shape_error("append: wrong width");
-  if (ks.steps != vs.steps) throw shape_error("append: k and v differ in steps");
-  return ks.steps;
-}
 
 }  // namespace kvconform

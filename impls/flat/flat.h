@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "impls/common/append_steps.h"
 #include "impls/common/array_view.h"
 #include "impls/common/attention.h"
 #include "impls/common/errors.h"
@@ -50,7 +51,7 @@ class basic_flat {
   /// Throws shape_error on a wrong rank or width or a step mismatch, capacity_error when
   /// len + n > max_len (an append that ends exactly at max_len is accepted).
   void append(array_view k, array_view v) {
-    const std::size_t steps = append_steps(k, v, d_k(), d_v());
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
     if (len_ + steps > max_len()) throw capacity_error("append: cache full");
     for (std::size_t i = 0; i < steps; ++i)
       write_row(len_ + i, k.data + i * d_k(), v.data + i * d_v(), i + 1 == steps);

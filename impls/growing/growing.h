@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <limits>
 
+#include "impls/common/append_steps.h"
 #include "impls/common/array_view.h"
 #include "impls/common/attention.h"
 #include "impls/common/errors.h"
@@ -35,7 +36,7 @@ class basic_growing {
 
   /// Appends one step (1-D) or n steps (2-D); n = 0 is a no-op.
   void append(array_view k, array_view v) {
-    const std::size_t steps = append_steps(k, v, d_k(), d_v());
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
     if (len_ + steps > reserved()) grow(Rules::reserve(len_ + steps, reserved(), step_));
     for (std::size_t i = 0; i < steps; ++i) {
       const auto row = static_cast<Eigen::Index>(len_ + i);

@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "impls/common/append_steps.h"
 #include "impls/common/array_view.h"
 #include "impls/common/attention.h"
 #include "impls/common/errors.h"
@@ -102,7 +103,7 @@ class basic_paged {
   /// sequence gone, it is refused with nothing released.
   std::vector<seq_id> append(seq_id s, array_view k, array_view v) {
     sequence& q = find(s);
-    const std::size_t steps = append_steps(k, v, d_k(), d_v());
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
     if (steps == 0) return {};
     const std::vector<seq_id> victims = preempt_ ? victims_for(s, steps) : std::vector<seq_id>{};
     for (seq_id x : victims) drop(seqs_.find(x));

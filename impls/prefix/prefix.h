@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "impls/common/append_steps.h"
 #include "impls/common/array_view.h"
 #include "impls/common/attention.h"
 #include "impls/common/errors.h"
@@ -106,7 +107,7 @@ class basic_prefix {
   /// and capacity_error when free and evictable blocks together do not suffice (nothing changes).
   void append(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens) {
     sequence& q = find(s);
-    const std::size_t steps = append_steps(k, v, d_k(), d_v());
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
     if (tokens.size() != steps) throw shape_error("append: k, v and tokens differ in steps");
     if (steps == 0) return;
     std::vector<std::size_t> fresh = take(blocks_needed(q, steps));

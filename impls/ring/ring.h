@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "impls/common/append_steps.h"
 #include "impls/common/array_view.h"
 #include "impls/common/attention.h"
 #include "impls/common/errors.h"
@@ -58,7 +59,7 @@ class basic_ring {
 
   /// Appends one step (1-D) or n steps (2-D), crossing the wrap point as needed.
   void append(array_view k, array_view v) {
-    const std::size_t steps = append_steps(k, v, d_k(), d_v());
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
     const auto [first, last] =
         stepwise ? std::pair<std::size_t, std::size_t>{0, steps} : Rules::kept(steps, window());
     for (std::size_t i = first; i < last; ++i) {

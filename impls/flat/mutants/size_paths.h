@@ -53,7 +53,7 @@ inline decode_result decode_step(array_view q, const flat_wide_lane_dropped& c) 
 struct flat_bulk_count_u8 : flat {
   using basic_flat::basic_flat;
   void append(array_view k, array_view v) {
-    const std::size_t steps = append_steps(k, v, d_k(), d_v());
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
     if (len_ + steps > max_len()) throw capacity_error("append: cache full");
     const auto rows = static_cast<std::uint8_t>(steps);
     for (std::uint8_t i = 0; i < rows; ++i) write_row(len_ + i, k.data + i * d_k(), v.data + i * d_v());
