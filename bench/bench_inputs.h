@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-#include "impls/common/array_view.h"
+#include <kvconform/array_view.h>
 #include "oracle/numeric/attention_problem.h"
 #include "properties/generate/input_classes.h"
 

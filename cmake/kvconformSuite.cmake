@@ -4,7 +4,7 @@
 #
 # KIND is a row of the kind table (KVCONFORM_KINDS in kinds.cmake: flat, ring, paged, beam, growing,
 # prefix). Builds <target> from a generated main that registers TYPE (which only has to satisfy
-# kvconform::<kind>_cache, from properties/plugin.h) and runs the kvconform command line over it, and
+# kvconform::<kind>_cache, from <kvconform/plugin.h>) and runs the kvconform command line over it, and
 # registers `<target> gate --profile PROFILE` with ctest (failing traces go to <target>-failures/ in the
 # build folder).
 set(_kvconform_suite_template "${CMAKE_CURRENT_LIST_DIR}/kvconform_suite.cpp.in")

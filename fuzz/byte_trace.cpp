@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "properties/generate/fuzz_ops.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 #include "properties/runners/builtin.h"
 
 namespace kvconform::fuzz {

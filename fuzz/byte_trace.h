@@ -10,7 +10,7 @@
 
 namespace kvconform::fuzz {
 
-/// Decodes fuzz bytes into a trace of `kind` through the kind's fuzz strategy (properties/kinds/kind.h).
+/// Decodes fuzz bytes into a trace of `kind` through the kind's fuzz strategy (properties/executor/kind_table.h).
 /// Every input decodes: sizes are drawn in range, and doubles outside the numeric domain are folded
 /// into it rather than rejected.
 trace decode_bytes(cache_kind kind, const std::uint8_t* data, std::size_t size);

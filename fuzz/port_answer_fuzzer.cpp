@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 #include "properties/port/port_answer.h"
 #include "properties/trace/kind_spec.h"
 

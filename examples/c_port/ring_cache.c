@@ -1,4 +1,4 @@
-/* A sliding-window KV cache in plain C behind kvconform's C ABI (properties/port/kvconform_port.h).
+/* A sliding-window KV cache in plain C behind kvconform's C ABI (include/kvconform/c_port.h).
  * Built as is, and with -DRING_BUG_HEAD_OFF_BY_ONE, which reads the oldest row from the wrong slot
  * once the ring has wrapped. */
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kvconform_port.h"
+#include <kvconform/c_port.h>
 
 struct kvc_cache {
   size_t window, d_k, d_v, total;

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "properties/plugin.h"
+#include <kvconform/plugin.h>
 
 namespace acme {
 

@@ -2,7 +2,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "properties/plugin.h"
+#include <kvconform/plugin.h>
 #include "tiny_cache.h"
 
 namespace acme {

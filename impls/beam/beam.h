@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "impls/common/array_view.h"
+#include <kvconform/array_view.h>
 #include "impls/common/attention.h"
-#include "impls/common/errors.h"
+#include <kvconform/errors.h>
 #include "impls/common/row_storage.h"
 
 namespace kvconform {

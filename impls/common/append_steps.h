@@ -3,8 +3,8 @@
 
 #include <cstddef>
 
-#include "impls/common/array_view.h"
-#include "impls/common/errors.h"
+#include <kvconform/array_view.h>
+#include <kvconform/errors.h>
 
 namespace kvconform {
 

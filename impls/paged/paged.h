@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "impls/common/append_steps.h"
-#include "impls/common/array_view.h"
+#include <kvconform/array_view.h>
 #include "impls/common/attention.h"
-#include "impls/common/errors.h"
+#include <kvconform/errors.h>
 #include "impls/common/row_storage.h"
 
 namespace kvconform {

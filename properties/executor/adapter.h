@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "impls/common/errors.h"
+#include <kvconform/errors.h>
 #include "oracle/numeric/numeric_profile.h"
 #include "properties/executor/subject.h"
 #include "properties/trace/refusal.h"

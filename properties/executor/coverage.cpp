@@ -7,8 +7,8 @@
 #include <string>
 
 #include "properties/executor/subject.h"
-#include "properties/generate/input_classes.h"
-#include "properties/kinds/kind.h"
+#include "oracle/numeric/input_class.h"
+#include "properties/executor/kind_table.h"
 
 namespace kvconform {
 

@@ -13,7 +13,7 @@
 
 #include "properties/executor/decode_check.h"
 #include "properties/executor/stop.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 
 namespace kvconform {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "impls/common/array_view.h"
+#include <kvconform/array_view.h>
 #include "properties/executor/adapter.h"
 
 namespace kvconform {

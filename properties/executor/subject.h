@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "impls/common/array_view.h"
+#include <kvconform/array_view.h>
 #include "oracle/numeric/numeric_profile.h"
 #include "properties/trace/trace.h"
 

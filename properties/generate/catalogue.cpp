@@ -3,7 +3,7 @@
 
 #include "properties/generate/lockstep.h"
 #include "properties/generate/statements.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 
 namespace kvconform {
 

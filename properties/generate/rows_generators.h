@@ -7,7 +7,7 @@
 #include "properties/generate/fuzz_ops.h"
 #include "properties/generate/lengthen.h"
 #include "properties/generate/property.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 
 namespace kvconform {
 

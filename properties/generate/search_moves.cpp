@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "oracle/models/model.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 #include "properties/trace/kind_spec.h"
 
 namespace kvconform::search {

@@ -1,5 +1,5 @@
-// The harness's kind table: one row per kind, defined in each kind's folder (properties/kinds/KIND/kind.cpp).
-#include "properties/kinds/kind.h"
+// The harness's kind table: one row per kind, defined in each kind's folder (properties/kinds/KIND/properties.cpp).
+#include "properties/executor/kind_table.h"
 
 #include <iterator>
 #include <stdexcept>

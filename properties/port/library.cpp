@@ -1,4 +1,4 @@
-// A cache behind the C ABI of properties/port/kvconform_port.h, loaded with dlopen and driven in process.
+// A cache behind the C ABI of include/kvconform/c_port.h, loaded with dlopen and driven in process.
 #include "properties/port/library.h"
 
 #include <dlfcn.h>
@@ -10,7 +10,7 @@
 
 #include "properties/executor/handles.h"
 #include "properties/port/hello.h"
-#include "properties/port/kvconform_port.h"
+#include <kvconform/c_port.h>
 #include "properties/trace/kind_spec.h"
 
 namespace kvconform {

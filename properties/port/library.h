@@ -1,4 +1,4 @@
-// A cache behind the C ABI of properties/port/kvconform_port.h, driven in process (docs/port-protocol.md §12).
+// A cache behind the C ABI of include/kvconform/c_port.h, driven in process (docs/port-protocol.md §12).
 #pragma once
 
 #include <string>

@@ -277,7 +277,7 @@ struct subcommands {
         ->check(CLI::Range(1, 3600000))
         ->capture_default_str();
     port->add_option("--library", port_library,
-                     "Load a cache behind the C ABI of kvconform_port.h instead of a command");
+                     "Load a cache behind the C ABI of <kvconform/c_port.h> instead of a command");
     port->add_option("--replay", port_replay, "Replay this trace file on the port instead of generating (repeatable)")
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

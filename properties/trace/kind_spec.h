@@ -58,7 +58,7 @@ inline constexpr config_field v_scale_field{
 inline constexpr double min_scale = 0x1p-40, max_scale = 0x1p40;
 
 /// A cache kind's vocabulary: what the trace codec, the schemas, the port protocol and the fuzz
-/// byte format need to know about it. The harness's part of the kind table (properties/kinds/kind.h)
+/// byte format need to know about it. The harness's part of the kind table (properties/executor/kind_table.h)
 /// adds its model, generators, properties and fuzz strategy.
 struct kind_spec {
   cache_kind kind;
@@ -94,7 +94,7 @@ constexpr std::array<config_field, 5> sized_config(const char* capacity) {
 /// capacity x (d_k + d_v): the cells of a cache of one sequence.
 double rows_cells(const cache_config& c);
 
-/// The spec of every kind, in table order (properties/kinds/kind_list.h).
+/// The spec of every kind, in table order (properties/trace/kind_list.h).
 std::span<const kind_spec* const> kind_specs();
 const kind_spec& spec_of(cache_kind k);
 std::optional<cache_kind> kind_from_string(std::string_view name);

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "impls/common/array_view.h"
-#include "properties/kinds/kind_list.h"
+#include <kvconform/array_view.h>
+#include "properties/trace/kind_list.h"
 
 namespace kvconform {
 

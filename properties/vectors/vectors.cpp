@@ -12,7 +12,7 @@
 #include "oracle/numeric/bound.h"
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 #include "properties/trace/file_io.h"
 #include "properties/trace/json_codec.h"
 

@@ -62,12 +62,15 @@ run 1 consumer/acme_zoo replay kvconform-failures/acme-tiny-strict/exact_fill-*.
 run 0 ctest --test-dir consumer --output-on-failure
 contains out.txt "100% tests passed, 0 tests failed out of 11"
 
-# The plug-in header stays light: an outside build must not need RapidCheck or Boost headers.
-eigen=$(pkg-config --cflags-only-I eigen3 2>/dev/null || echo -I/usr/include/eigen3)
-# shellcheck disable=SC2086  # $eigen is a list of flags
-echo '#include "properties/plugin.h"' |
-  g++ -std=c++20 -E -I"$prefix/include/kvconform" $eigen -x c++ - >plugin.i 2>err.txt ||
-  { cat err.txt >&2; fail "the installed properties/plugin.h does not preprocess"; }
-heavy=$(grep -ioE '^# [0-9]+ "[^"]*(rapidcheck|boost)[^"]*"' plugin.i | sort -u)
-[ -z "$heavy" ] || fail "properties/plugin.h pulls in: $heavy"
-grep -qF "\"$prefix/include/kvconform/properties/plugin.h\"" plugin.i || fail "plugin.h did not come from the install"
+# The installed interface: the public headers and internal/, nothing else; the consumer includes only <kvconform/...>.
+installed=$(ls "$prefix/include/kvconform" | tr '\n' ' ')
+[ "$installed" = "array_view.h c_port.h errors.h internal plugin.h " ] || fail "include/kvconform holds: $installed"
+own=$(grep -rhE '^#include' "$root/examples/consumer" | grep -vE '^#include (<[a-z_]+>|<kvconform/[a-z_]+\.h>|"[a-z_]+\.h")$' || true)
+[ -z "$own" ] || fail "the consumer includes more than <kvconform/...>: $own"
+# The installed plug-in header stays light: an outside build needs no RapidCheck, Boost, Eigen or nlohmann headers.
+echo '#include <kvconform/plugin.h>' |
+  g++ -std=c++20 -E -I"$prefix/include" -I"$prefix/include/kvconform/internal" -x c++ - >plugin.i 2>err.txt ||
+  { cat err.txt >&2; fail "the installed <kvconform/plugin.h> does not preprocess"; }
+heavy=$(grep -ioE '^# [0-9]+ "[^"]*(rapidcheck|boost|eigen|nlohmann)[^"]*"' plugin.i | sort -u)
+[ -z "$heavy" ] || fail "<kvconform/plugin.h> pulls in: $heavy"
+grep -qF "\"$prefix/include/kvconform/plugin.h\"" plugin.i || fail "plugin.h did not come from the install"

@@ -9,7 +9,7 @@
 #include "properties/executor/executor.h"
 #include "properties/generate/input_classes.h"
 #include "properties/generate/run_property.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 #include "properties/runners/builtin.h"
 
 namespace kv = kvconform;

@@ -10,7 +10,7 @@
 #include "properties/executor/stop.h"
 #include "properties/generate/numeric_search.h"
 #include "properties/kinds/flat/adapter.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 #include "properties/runners/builtin.h"
 #include "properties/trace/trace_json.h"
 

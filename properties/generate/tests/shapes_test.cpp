@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "properties/generate/run_property.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 #include "properties/runners/builtin.h"
 
 namespace kv = kvconform;

@@ -11,7 +11,7 @@
 #include <tuple>
 #include <utility>
 
-#include "impls/common/array_view.h"
+#include <kvconform/array_view.h>
 #include "oracle/models/beam_model.h"
 #include "properties/executor/adapter.h"
 

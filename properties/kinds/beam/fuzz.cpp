@@ -1,6 +1,6 @@
 // The beam kind's fuzz strategy: updates at, below and past a layer's length, reorders, masked decodes.
 #include "oracle/models/beam_model.h"
-#include "properties/kinds/beam/kind.h"
+#include "properties/kinds/beam/parts.h"
 
 namespace kvconform::kinds {
 

@@ -7,7 +7,7 @@
 #include "oracle/models/beam_model.h"
 #include "properties/generate/commands.h"
 #include "properties/kinds/beam/inputs.h"
-#include "properties/kinds/beam/kind.h"
+#include "properties/kinds/beam/parts.h"
 
 namespace kvconform::kinds {
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "oracle/models/beam_model.h"
-#include "properties/kinds/beam/kind.h"
+#include "properties/kinds/beam/parts.h"
 
 namespace kvconform::kinds {
 

@@ -5,8 +5,8 @@
 #include "properties/generate/statements.h"
 #include "properties/kinds/beam/generation.h"
 #include "properties/kinds/beam/inputs.h"
-#include "properties/kinds/beam/kind.h"
-#include "properties/kinds/kind.h"
+#include "properties/kinds/beam/parts.h"
+#include "properties/executor/kind_table.h"
 
 namespace kvconform::kinds {
 
@@ -155,7 +155,7 @@ void add_beam_properties(std::vector<property>& ps) {
   add_own(ps);
 }
 
-/// The kind's row of the kind table (properties/kinds/kind.h).
+/// The kind's row of the kind table (properties/executor/kind_table.h).
 extern const kind_spec beam_spec;
 extern const kind_descriptor beam_kind = {beam_spec,           model_of<beam_model>,
                                           add_beam_properties, {beam_fuzz_config, beam_fuzz_ops},

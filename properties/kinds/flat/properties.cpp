@@ -2,7 +2,7 @@
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
 #include "properties/generate/statements.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 
 namespace kvconform::kinds {
 
@@ -77,7 +77,7 @@ struct probe final : event_probe {
 };
 }  // namespace
 
-/// The kind's row of the kind table (properties/kinds/kind.h).
+/// The kind's row of the kind table (properties/executor/kind_table.h).
 extern const kind_spec flat_spec;
 extern const kind_descriptor flat_kind =
     rows_kind<rows_model::full::refuse>(flat_spec, add_flat_properties, {events, make_probe<probe>});

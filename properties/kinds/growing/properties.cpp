@@ -2,7 +2,7 @@
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
 #include "properties/generate/statements.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 
 namespace kvconform::kinds {
 
@@ -59,7 +59,7 @@ struct probe final : event_probe {
 }  // namespace
 
 extern const kind_spec growing_spec;
-/// The kind's row of the kind table (properties/kinds/kind.h).
+/// The kind's row of the kind table (properties/executor/kind_table.h).
 extern const kind_descriptor growing_kind =
     rows_kind<grow>(growing_spec, add_growing_properties, {events, make_probe<probe>});
 

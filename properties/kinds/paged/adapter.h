@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "impls/common/array_view.h"
+#include <kvconform/array_view.h>
 #include "properties/executor/adapter.h"
 #include "properties/executor/handles.h"
 

@@ -4,7 +4,7 @@
 #include "oracle/models/paged_model.h"
 #include "properties/generate/lengthen.h"
 #include "properties/generate/statements.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 #include "properties/kinds/paged/kind.h"
 
 namespace kvconform::kinds {
@@ -114,7 +114,7 @@ std::optional<trace> lengthen(const trace& t, const tensor& k, const tensor& v) 
 }
 }  // namespace
 
-/// The kind's row of the kind table (properties/kinds/kind.h).
+/// The kind's row of the kind table (properties/executor/kind_table.h).
 extern const kind_spec paged_spec;
 extern const kind_descriptor paged_kind = {paged_spec,
                                            model_of<paged_model>,

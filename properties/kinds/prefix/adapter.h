@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "impls/common/array_view.h"
+#include <kvconform/array_view.h>
 #include "properties/executor/adapter.h"
 #include "properties/executor/handles.h"
 

@@ -4,7 +4,7 @@
 #include "oracle/models/prefix_model.h"
 #include "properties/generate/lengthen.h"
 #include "properties/generate/statements.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 #include "properties/kinds/prefix/kind.h"
 
 namespace kvconform::kinds {
@@ -106,7 +106,7 @@ std::optional<trace> lengthen(const trace& t, const tensor& k, const tensor& v) 
 }  // namespace
 
 extern const kind_spec prefix_spec;
-/// The kind's row of the kind table (properties/kinds/kind.h).
+/// The kind's row of the kind table (properties/executor/kind_table.h).
 extern const kind_descriptor prefix_kind = {prefix_spec,
                                             model_of<prefix_model>,
                                             add_prefix_properties,

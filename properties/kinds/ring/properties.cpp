@@ -2,7 +2,7 @@
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
 #include "properties/generate/statements.h"
-#include "properties/kinds/kind.h"
+#include "properties/executor/kind_table.h"
 
 namespace kvconform::kinds {
 
@@ -74,7 +74,7 @@ void add_ring_properties(std::vector<property>& ps) {
       {.append = 2, .fill = 3, .overfill = 1, .empty = 5, .decode = 1});
 }
 
-/// The kind's row of the kind table (properties/kinds/kind.h).
+/// The kind's row of the kind table (properties/executor/kind_table.h).
 extern const kind_spec ring_spec;
 namespace {
 /// The sizes, then the sinks: keep in [0, W).

@@ -1,8 +1,9 @@
 // A type with only what growing_cache requires compiles into a working adapter that reports its reserved rows.
 #include <gtest/gtest.h>
 
-#include "properties/kinds/archetypes.h"
-#include "properties/plugin.h"
+#include <kvconform/plugin.h>
+
+#include "properties/kinds/tests/archetypes.h"
 
 namespace kv = kvconform;
 namespace arch = kvconform::archetypes;

@@ -5,7 +5,7 @@
 
 #include "impls/paged/paged.h"
 #include "properties/executor/executor.h"
-#include "properties/plugin.h"
+#include <kvconform/plugin.h>
 
 namespace kv = kvconform;
 

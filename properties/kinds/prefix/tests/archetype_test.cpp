@@ -5,8 +5,9 @@
 #include <span>
 #include <vector>
 
-#include "properties/kinds/archetypes.h"
-#include "properties/plugin.h"
+#include <kvconform/plugin.h>
+
+#include "properties/kinds/tests/archetypes.h"
 
 namespace kv = kvconform;
 namespace arch = kvconform::archetypes;

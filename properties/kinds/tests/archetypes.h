@@ -6,7 +6,7 @@
 #include <optional>
 #include <utility>
 
-#include "properties/trace/refusal.h"
+#include <kvconform/plugin.h>
 
 namespace kvconform::archetypes {
 

@@ -1,4 +1,4 @@
-/* kvconform_port.h: the C ABI of a cache under test, loaded by `kvconform port --library` (docs/port-protocol.md §12).
+/* <kvconform/c_port.h>: the C ABI of a cache under test, loaded by `kvconform port --library` (docs/port-protocol.md §12).
  */
 #ifndef KVCONFORM_PORT_H
 #define KVCONFORM_PORT_H

@@ -48,7 +48,7 @@ std::unique_ptr<model> model_of(const cache_config& c, const numeric_profile& p)
   return std::make_unique<Model>(c, p);
 }
 
-/// Every row, in table order (properties/kinds/kind_list.h).
+/// Every row, in table order (properties/trace/kind_list.h).
 std::span<const kind_descriptor* const> all_kinds();
 const kind_descriptor& kind_of(cache_kind k);
 /// The model for a config and an implementation's profile: the kind's own.
