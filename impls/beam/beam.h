@@ -64,7 +64,7 @@ struct untouched_allocator : std::allocator<T> {
   }
 };
 
-/// What a beam cache does on reorder and rollback. Mutants replace one rule (impls/mutants/beam_*.h).
+/// What a beam cache does on reorder and rollback. Mutants replace one rule (impls/beam/mutants/*.h).
 struct beam_rules {
   using storage = storage_policy<>;  ///< the formats keys and values are stored in (docs/numerics.md §6)
   /// The decode arithmetic, masking included.

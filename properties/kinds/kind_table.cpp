@@ -1,4 +1,4 @@
-// The harness's kind table: one row per kind, defined in each kind's folder (properties/kinds/KIND/kind.cpp).
+// The harness's kind table: one row per kind, defined in each kind's folder (properties/kinds/KIND/properties.cpp).
 #include "properties/kinds/kind.h"
 
 #include <iterator>
