@@ -1,4 +1,4 @@
-// The reference beam KV cache (docs/design.md §2, beam): layers x batch x kv heads, double precision.
+// The reference beam KV cache (docs/kinds/beam.md): layers x batch x kv heads, double precision.
 #pragma once
 
 #include <algorithm>

@@ -18,7 +18,7 @@
 namespace kvconform {
 
 #define KVCONFORM_KIND_ENUMERATOR(name) name,
-/// The cache kinds, one per row of the kind table (docs/design.md §2); their vocabularies are in
+/// The cache kinds, one per row of the kind table (docs/design.md §3); their vocabularies are in
 /// properties/trace/kind_spec.h.
 enum class cache_kind : unsigned char { KVCONFORM_KINDS(KVCONFORM_KIND_ENUMERATOR) };
 #undef KVCONFORM_KIND_ENUMERATOR
