@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Comments and docs that name a file or a section must match the tree: (a) every repository path named in a
-C++/CMake/shell/python comment or in the Markdown docs exists, (b) every "docs/X.md §N" (and a doc's own bare
-"§N") names a heading of that doc. Usage: docs_match_tree.py ROOT; prints each stale mention, exits 1 if any."""
+C++/CMake/shell/python comment or in the Markdown docs exists, and so does every relative Markdown link with its
+#heading; (b) every section a doc is cited by ("docs/numerics.md §3", a doc's own bare "§3", a link
+"[§3](numerics.md#3-the-bound)") is a numbered heading of that doc.
+Usage: docs_match_tree.py ROOT; prints each stale mention, exits 1 if any."""
 import glob
 import os
 import re
@@ -32,8 +34,14 @@ ALLOWED_PREFIXES = {
 
 
 def tracked_files():
-    out = subprocess.run(["git", "-C", ROOT, "ls-files"], capture_output=True, text=True, check=True).stdout
-    return [f for f in out.splitlines() if os.path.exists(os.path.join(ROOT, f))]
+    """The tree's files: git's view (tracked and new, ignored ones left out), or a walk without build folders."""
+    git = ["git", "-C", ROOT, "ls-files", "--cached", "--others", "--exclude-standard"]
+    try:
+        out = subprocess.run(git, capture_output=True, text=True, check=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        out = [os.path.relpath(os.path.join(d, f), ROOT) for d, _, files in os.walk(ROOT) for f in files
+               if not os.path.relpath(d, ROOT).split(os.sep)[0].startswith(("build", ".git"))]
+    return [f for f in out if os.path.exists(os.path.join(ROOT, f))]
 
 
 FILES = tracked_files()
@@ -101,6 +109,7 @@ HEADING = re.compile(r"^#+\s+(\d+(?:\.\d+)*)\.?\s", re.M)
 SECTION = r"§(\d+(?:\.\d+)*)"
 CITATION = re.compile(r"(docs/[\w/-]+\.md)\]?(?:\([^)]*\))?\s*" + SECTION + r"((?:(?:,\s*|\s+and\s+|\s+or\s+|/)" +
                       SECTION + r")*)")
+LINK_TEXT = re.compile(r"\[([^\[\]\n]*§[^\[\]\n]*)\]\(([^()\s#]+\.md)(?:#[^()\s]*)?\)")
 _sections = {}
 
 
@@ -119,12 +128,19 @@ def check_citations(path, lines):
     starts = [0]
     for _, t in lines:
         starts.append(starts[-1] + len(t) + 1)
-    line_of = lambda offset: lines[max(i for i, s in enumerate(starts) if s <= offset)][0]
+
+    def line_of(offset):
+        return lines[max(i for i, s in enumerate(starts) if s <= offset)][0]
+
     cited = []
     for m in CITATION.finditer(text):
         cited += [(m.start(), m.group(1), s) for s in [m.group(2)] + re.findall(SECTION, m.group(3))]
+    spans = [m.span() for m in CITATION.finditer(text)]
+    for m in LINK_TEXT.finditer(text):  # a link's own § cites the linked doc
+        spans.append(m.span())
+        doc = os.path.relpath(os.path.normpath(os.path.join(ROOT, os.path.dirname(path), m.group(2))), ROOT)
+        cited += [(m.start(), doc, sec) for sec in re.findall(SECTION, m.group(1))]
     if own:
-        spans = [m.span() for m in CITATION.finditer(text)]
         cited += [(m.start(), own, m.group(1)) for m in re.finditer(SECTION, text)
                   if not any(a <= m.start() < b for a, b in spans)]
     for at, doc, sec in cited:
@@ -133,6 +149,31 @@ def check_citations(path, lines):
             problems.append(f"{path}:{line_of(at)}: cites {doc} §{sec}, and there is no {doc}")
         elif sec not in have:
             problems.append(f"{path}:{line_of(at)}: cites {doc} §{sec}, which is no heading of {doc}")
+    return problems
+
+
+LINK = re.compile(r"\]\(([^()\s#]*)(?:#([^()\s]+))?\)")
+
+
+def slugs(doc):
+    """The anchors GitHub gives a Markdown file's headings."""
+    text = open(doc, encoding="utf-8").read()
+    titles = re.findall(r"^#+\s+(.*?)\s*$", text, re.M)
+    return {re.sub(r"\s", "-", re.sub(r"[^\w\s-]", "", t.lower())) for t in titles}
+
+
+def check_links(path, lines):
+    problems = []
+    for n, text in lines:
+        for m in LINK.finditer(text):
+            target, anchor = m.group(1), m.group(2)
+            if re.match(r"[a-z]+:", target):
+                continue
+            full = os.path.normpath(os.path.join(ROOT, os.path.dirname(path), target or os.path.basename(path)))
+            if not os.path.exists(full):
+                problems.append(f"{path}:{n}: links {target}, which is not in the tree")
+            elif anchor and full.endswith(".md") and anchor not in slugs(full):
+                problems.append(f"{path}:{n}: links {target}#{anchor}, which is no heading there")
     return problems
 
 
@@ -154,6 +195,8 @@ def main():
         text = open(os.path.join(ROOT, path), encoding="utf-8", errors="replace").read()
         lines = comments(path, text)
         problems += check_paths(path, lines) + check_citations(path, lines)
+        if path.endswith(".md"):
+            problems += check_links(path, lines)
     for p in problems:
         print(p)
     print(f"{len(problems)} stale mention(s) of files or sections" if problems else "comments and docs match the tree")
