@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Comments and docs that name a file or a section must match the tree: (a) every repository path named in a
-C++/CMake/shell/python comment or in the Markdown docs exists, and so does every relative Markdown link with its
-#heading; (b) every section a doc is cited by ("docs/numerics.md §3", a doc's own bare "§3", a link
-"[§3](numerics.md#3-the-bound)") is a numbered heading of that doc.
+"""Checks that comments and docs name only files, links and sections the tree has.
+
+(a) Every repository path named in a C++/CMake/shell/python comment or in the Markdown docs exists, and so does
+every relative Markdown link with its #heading; (b) every section a doc is cited by ("docs/numerics.md §3", a
+doc's own bare "§3", a link "[§3](numerics.md#3-the-bound)") is a numbered heading of that doc.
 Usage: docs_match_tree.py ROOT; prints each stale mention, exits 1 if any."""
 import glob
 import os
