@@ -1,4 +1,4 @@
-// The reference beam KV cache (docs/design.md §2, beam): layers x batch x kv heads, double precision.
+// The reference beam KV cache (docs/kinds/beam.md): layers x batch x kv heads, double precision.
 #pragma once
 
 #include <algorithm>
@@ -64,7 +64,7 @@ struct untouched_allocator : std::allocator<T> {
   }
 };
 
-/// What a beam cache does on reorder and rollback. Mutants replace one rule (impls/mutants/beam_*.h).
+/// What a beam cache does on reorder and rollback. Mutants replace one rule (impls/beam/mutants/*.h).
 struct beam_rules {
   using storage = storage_policy<>;  ///< the formats keys and values are stored in (docs/numerics.md §6)
   /// The decode arithmetic, masking included.

@@ -1,4 +1,4 @@
-// The reference fixed-capacity KV cache (docs/design.md §2, flat), double precision.
+// The reference fixed-capacity KV cache (docs/kinds/flat.md), double precision.
 #pragma once
 
 #include <Eigen/Core>

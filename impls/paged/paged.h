@@ -24,7 +24,7 @@ inline constexpr bool poison_free_slots = false;
 inline constexpr bool poison_free_slots = true;
 #endif
 
-/// The allocation rules of a paged cache. Mutants replace one of them (impls/mutants/paged_*.h).
+/// The allocation rules of a paged cache. Mutants replace one of them (impls/paged/mutants/*.h).
 struct paged_rules {
   /// The formats keys and values are stored in (docs/numerics.md §6): element formats and per-token
   /// groups quantized on arrival (a pool block holds final rows only).

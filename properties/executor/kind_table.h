@@ -23,7 +23,7 @@ struct fuzz_strategy {
   std::unique_ptr<fuzz_ops> (*ops)(byte_io& io, const cache_config& c) = nullptr;
 };
 
-/// One row of the kind table (docs/design.md §2). Nothing outside a kind's own folders switches
+/// One row of the kind table (docs/design.md §3.3). Nothing outside a kind's own folders switches
 /// over kinds: the executor, the gate, the CLI, the codec, the port, the vectors and the fuzz
 /// targets all go through these rows.
 struct kind_descriptor {

@@ -25,7 +25,7 @@ struct call {
 };
 
 /// What an implementation did: accepted (with decode results) or refused with a reason from
-/// the `refusal` set of oracle/model.h.
+/// the `refusal` set of properties/trace/refusal.h.
 struct op_outcome {
   bool accepted = true;
   unsigned reason = 0;

@@ -1,4 +1,4 @@
-// The tiny decoder and the single-sequence generation loop that drives flat and ring caches (docs/design.md §2).
+// The tiny decoder and the single-sequence generation loop that drives flat, ring and growing caches (docs/design.md §2.2).
 #include "properties/generate/generation.h"
 
 #include <random>

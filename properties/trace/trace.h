@@ -18,7 +18,7 @@
 namespace kvconform {
 
 #define KVCONFORM_KIND_ENUMERATOR(name) name,
-/// The cache kinds, one per row of the kind table (docs/design.md §2); their vocabularies are in
+/// The cache kinds, one per row of the kind table (docs/design.md §3); their vocabularies are in
 /// properties/trace/kind_spec.h.
 enum class cache_kind : unsigned char { KVCONFORM_KINDS(KVCONFORM_KIND_ENUMERATOR) };
 #undef KVCONFORM_KIND_ENUMERATOR
@@ -164,8 +164,8 @@ class row_data {
 };
 
 /// Everything observable about a cache between ops, in a form every kind shares: named
-/// streams of rows (flat and ring have one, paged one per live sequence, beam one per layer,
-/// row and head), named integer counters (size, total, free_blocks, ...) and, for block
+/// streams of rows (flat, ring and growing have one, paged and prefix one per live sequence,
+/// beam one per layer, row and head), named integer counters (size, total, free_blocks, ...) and, for block
 /// pools, each stream's block table and every referenced block's reference count.
 /// One side of a stream stored in integer groups (docs/numerics.md §6.2). The implementation
 /// fills `scales` and `zeros` (minima; asymmetric only) with what it exposes; the model fills them

@@ -1,4 +1,4 @@
-"""Unit tests of the numpy caches on the contracts' worked examples (docs/design.md §2), where the harness's
+"""Unit tests of the numpy caches on the contracts' worked examples (docs/kinds/), where the harness's
 version 1 cannot reach them (sinks, preemption) and on their twins' bugs."""
 import unittest
 

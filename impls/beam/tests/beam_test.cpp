@@ -1,4 +1,4 @@
-// Unit tests of the reference beam cache against the beam contract (docs/design.md §2).
+// Unit tests of the reference beam cache against the beam contract (docs/kinds/beam.md).
 #include <gtest/gtest.h>
 
 #include <cmath>

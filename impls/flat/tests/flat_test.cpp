@@ -1,4 +1,4 @@
-// Unit tests of the reference flat cache against the flat contract (docs/design.md §2).
+// Unit tests of the reference flat cache against the flat contract (docs/kinds/flat.md).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -105,8 +105,6 @@ constexpr const char* search =
     "beam search of width B through reorder equals a beam search that recomputes every beam from scratch, bit for bit";
 }  // namespace summaries
 
-/// Beam's own properties, in the gate's order; three are drivers (masks, and generation loops
-/// compared with a recompute).
 /// Every op beam has, refusals included.
 constexpr beam_mix every_op{.append = 4,
                             .fill = 1,
@@ -118,6 +116,8 @@ constexpr beam_mix every_op{.append = 4,
                             .reorder = 2,
                             .bad_reorder = 1};
 
+/// Beam's own properties, in the gate's order; three are drivers (masks, and generation loops
+/// compared with a recompute).
 void add_own(std::vector<property>& ps) {
   auto add = [&](const char* name, const char* summary, beam_mix mix) -> property& {
     property& p = add_property(ps, beam, name, summary);
