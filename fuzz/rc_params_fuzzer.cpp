@@ -4,7 +4,7 @@
 #include <iostream>
 #include <string>
 
-#include "properties/runners/run_params.h"
+#include "properties/cli/run_params.h"
 
 namespace kv = kvconform;
 

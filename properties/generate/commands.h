@@ -115,26 +115,6 @@ rc::Gen<T> weighted(std::vector<std::pair<int, rc::Gen<T>>> choices) {
   });
 }
 
-/// Where a generated op goes: its rows continue a stream at position `first` (several input
-/// classes depend on the position), in sequence `seq` (paged; 0 for the other kinds).
-struct op_target {
-  std::shared_ptr<const row_source> src;
-  std::int64_t first = 0;
-  std::int64_t seq = 0;
-};
-
-/// An append of n rows of the target's input class; for n = 1, bit 0 of `ranks` makes k 1-D
-/// and bit 1 makes v 1-D (mixed ranks are valid: both are one step).
-op append_op(const op_target& t, std::size_t n, int ranks, std::uint64_t seed);
-/// An append with shape error `variant` in [0, 6): a wrong key or value width, k and v that
-/// differ in steps, rank 3, rank 0, or a 1-D k with a 2-row v.
-op bad_shape_op(const op_target& t, int variant, std::uint64_t seed);
-/// A decode of the class's query; with `bad`, variant 0 has rank 2 and variant 1 the wrong width.
-op decode_op(const op_target& t, bool bad, int variant);
-/// A key or value width: small in quick runs, up to 128 in deep ones, and now and then a production
-/// head dim (shapes.h). Picked by index (not elementOf) so that a failing case shrinks towards the smallest.
-rc::Gen<std::size_t> width_gen(bool deep);
-
 /// What a kind's op generator gets besides the model state (its op mix it captures itself).
 struct gen_context {
   std::shared_ptr<const row_source> src;  ///< the trace's input class and anchor

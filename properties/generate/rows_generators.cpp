@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "properties/generate/commands.h"
+#include "properties/generate/op_builders.h"
 #include "properties/generate/rows_generators.h"
 #include "properties/generate/statements.h"
 

@@ -1,4 +1,4 @@
-// Running a property (its fixed trace or its kind's generators), RapidCheck's result, and the shared op builders.
+// Running a property: its fixed trace, or its kind's generated cases (case_runner) and RapidCheck's result.
 #include <rapidcheck/detail/TestListenerAdapter.h>
 
 #include "properties/generate/commands.h"
@@ -8,47 +8,8 @@ namespace kvconform {
 
 std::uint64_t property_seed(std::uint64_t run_seed, const std::string& property) { return run_seed ^ fnv1a(property); }
 
-op append_op(const op_target& t, std::size_t n, int ranks, std::uint64_t seed) {
-  op o;
-  o.kind = op_kind::append;
-  o.seq = t.seq;
-  t.src->rows(t.first, n, seed, o.k.data, o.v.data);
-  o.k.shape = {n, t.src->d_k()}, o.v.shape = {n, t.src->d_v()};
-  if (n == 1 && (ranks & 1)) o.k.shape = {t.src->d_k()};
-  if (n == 1 && (ranks & 2)) o.v.shape = {t.src->d_v()};
-  return o;
-}
-
-op bad_shape_op(const op_target& t, int variant, std::uint64_t seed) {
-  const std::size_t dk = t.src->d_k(), dv = t.src->d_v();
-  op o = append_op(t, 2, 0, seed);
-  switch (variant) {
-    case 0: o.k.shape = {1, 2 * dk}; break;                                                 // wrong key width
-    case 1: o.v.shape = {1, 2 * dv}; break;                                                 // wrong value width
-    case 2: o.v.shape = {1, dv}, o.v.data.resize(dv); break;                                // 2 key steps, 1 value step
-    case 3: o.k.shape = {1, 2, dk}, o.v.shape = {1, 2, dv}; break;                          // rank 3
-    case 4: o.k.shape = {}, o.k.data.resize(1), o.v.shape = {}, o.v.data.resize(1); break;  // rank 0
-    default: o.k.shape = {dk}, o.k.data.resize(dk); break;                                  // 1-D k, 2-row v
-  }
-  return o;
-}
-
-op decode_op(const op_target& t, bool bad, int variant) {
-  op o;
-  o.kind = op_kind::decode;
-  o.seq = t.seq;
-  o.q = tensor::vector(t.src->query());
-  if (bad && variant == 0) o.q.shape = {1, t.src->d_k()};                            // rank 2
-  if (bad && variant == 1) o.q.data.push_back(0.5), o.q.shape = {t.src->d_k() + 1};  // wrong width
-  return o;
-}
-
-rc::Gen<std::size_t> width_gen(bool deep) {
-  static const std::vector<std::size_t> quick_dims = {1, 2, 3, 4, 8, 16}, deep_dims = {1, 2, 3, 4, 5, 8, 16, 64, 128};
-  return head_dim_gen(deep ? deep_dims : quick_dims);
-}
-
 void run_rapidcheck(const property& p, const run_options& o, const std::function<void()>& body, property_run& out) {
+  // rc::detail, as RapidCheck's public rc::check takes its parameters from RC_PARAMS, prints, and returns a bool only.
   rc::detail::TestParams params;
   params.seed = property_seed(o.seed, p.name);
   params.maxSuccess = o.cases;

@@ -20,6 +20,11 @@ rc::Gen<std::size_t> production_or(std::span<const std::size_t> ordinary, std::s
   });
 }
 
+rc::Gen<std::size_t> width_gen(bool deep) {
+  static const std::vector<std::size_t> quick_dims = {1, 2, 3, 4, 8, 16}, deep_dims = {1, 2, 3, 4, 5, 8, 16, 64, 128};
+  return head_dim_gen(deep ? deep_dims : quick_dims);
+}
+
 rc::Gen<std::size_t> long_rows_gen() {
   constexpr int steps = 1000;
   return rc::gen::map(rc::gen::resize(100, rc::gen::inRange(0, steps + 1)), [](int i) {

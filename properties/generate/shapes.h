@@ -39,6 +39,9 @@ rc::Gen<std::size_t> production_or(std::span<const std::size_t> ordinary, std::s
 inline rc::Gen<std::size_t> head_dim_gen(std::span<const std::size_t> ordinary) {
   return production_or(ordinary, production_dims);
 }
+/// A key or value width: small in quick runs, up to 128 in deep ones, and now and then a production
+/// head dim. Picked by index (not elementOf) so that a failing case shrinks towards the smallest.
+rc::Gen<std::size_t> width_gen(bool deep);
 
 /// What a long case reaches, whatever the profile: appends past 256 rows and windows, capacities
 /// and steps up to 4096 rows; a paged pool of more than 2^16 one-row blocks; a beam cache of more

@@ -21,25 +21,28 @@
 
 namespace kvconform::kinds {
 
-std::vector<implementation> flat_builtins() {
-  using namespace mutants;
-  using namespace variants;
-  constexpr const char *refused = "refused_append_unchanged", *bound = "decode_within_bound";
-  constexpr const char* stored = "order_preserved";  // checks every stored row after many appends
+namespace {
+std::vector<implementation> reference_list() {
   return {
       reference<flat>("flat", "fixed-capacity cache, double, two-pass softmax"),
       reference<flat_stored<formats::f32>>("flat-f32-storage", "flat, keys and values stored in f32"),
       reference<flat_stored<formats::fp16>>("flat-fp16", "flat, keys and values stored in fp16"),
       reference<flat_stored<formats::bf16>>("flat-bf16", "flat, keys and values stored in bf16"),
-      reference<flat_stored<formats::e4m3>>("flat-e4m3",
-                                                   "flat, keys and values stored in fp8 e4m3 (NaN on overflow)"),
+      reference<flat_stored<formats::e4m3>>("flat-e4m3", "flat, keys and values stored in fp8 e4m3 (NaN on overflow)"),
       reference<flat_stored<formats::e5m2>>("flat-e5m2", "flat, keys and values stored in fp8 e5m2"),
       reference<flat_stored<formats::q8_0>>("flat-q8_0", "flat, llama.cpp-style q8_0 blocks of 32"),
-      reference<flat_stored<formats::q4_1>>("flat-q4_1",
-                                                   "flat, llama.cpp-style q4_1 blocks of 32 with a minimum"),
+      reference<flat_stored<formats::q4_1>>("flat-q4_1", "flat, llama.cpp-style q4_1 blocks of 32 with a minimum"),
       reference<flat_stored<kivi_keys, kivi_values>>("flat-kivi",
-                                                            "flat, KIVI-style int4: keys per channel, values per "
-                                                            "token, fp16 residual of 8 tokens"),
+                                                     "flat, KIVI-style int4: keys per channel, values per "
+                                                     "token, fp16 residual of 8 tokens"),
+  };
+}
+
+std::vector<implementation> mutant_list() {
+  using namespace mutants;
+  constexpr const char *refused = "refused_append_unchanged", *bound = "decode_within_bound";
+  constexpr const char* stored = "order_preserved";  // checks every stored row after many appends
+  return {
       mutant<flat_strict_capacity>("flat-strict-capacity", "exact_fill", "a `>=` capacity check wastes the last slot"),
       mutant<flat_counter_before_check>("flat-counter-before-check", refused, "length bumped before the check"),
       mutant<flat_whole_buffer_views>("flat-whole-buffer-views", "views_filled_rows", "views show all max_len rows"),
@@ -71,6 +74,12 @@ std::vector<implementation> flat_builtins() {
       mutant<flat_q4_fp16_range>("flat-q4-fp16-range", stored, "q4_1 range max - min in fp16 overflows"),
       mutant<flat_kivi_residual_never>("flat-kivi-residual-never", stored, "residual checked once per append"),
       mutant<flat_kivi_stale_scales>("flat-kivi-stale-scales", stored, "a completed group reuses old channel scales"),
+  };
+}
+
+std::vector<implementation> variant_list() {
+  using namespace variants;
+  return {
       variant<flat_f32>("flat-f32", "float32 storage and arithmetic, declared f32"),
       variant<flat_online>("flat-online", "online softmax, declared block of 4 keys"),
       variant<flat_exp2_fma>("flat-exp2-fma", "FlashAttention-style exp2 with the scale folded into an FMA"),
@@ -82,6 +91,13 @@ std::vector<implementation> flat_builtins() {
       variant<flat_q4_lut>("flat-q4-lut", "q4_1 codes unpacked through a lookup table"),
       variant<flat_e4m3_table>("flat-e4m3-table", "e4m3 conversion by search in the table of its values"),
   };
+}
+}  // namespace
+
+std::vector<implementation> flat_builtins() {
+  std::vector<implementation> all = reference_list();
+  for (const auto& part : {mutant_list(), variant_list()}) all.insert(all.end(), part.begin(), part.end());
+  return all;
 }
 
 }  // namespace kvconform::kinds

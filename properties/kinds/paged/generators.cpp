@@ -8,6 +8,7 @@
 
 #include "oracle/models/paged_model.h"
 #include "properties/generate/commands.h"
+#include "properties/generate/op_builders.h"
 #include "properties/kinds/paged/kind.h"
 
 namespace kvconform::kinds {

@@ -1,5 +1,5 @@
 // Strict parsing of counts, seeds and RC_PARAMS: every value in its range, or an error naming it.
-#include "properties/runners/run_params.h"
+#include "properties/cli/run_params.h"
 
 #include <cstdlib>
 #include <limits>

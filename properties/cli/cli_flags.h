@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/runners/run_params.h"
+#include "properties/cli/run_params.h"
 
 namespace kvconform {
 

@@ -1,7 +1,7 @@
 // Counts, seeds and RC_PARAMS: digits only, within range, each key once, unknown keys refused.
 #include <gtest/gtest.h>
 
-#include "properties/runners/run_params.h"
+#include "properties/cli/run_params.h"
 
 namespace kv = kvconform;
 

@@ -1,6 +1,6 @@
 // The kvconform executable: the shared command line over every built-in implementation.
+#include "properties/cli/cli.h"
 #include "properties/runners/builtin.h"
-#include "properties/runners/cli.h"
 
 int main(int argc, char** argv) {
   return kvconform::run_cli(argc, argv, kvconform::builtin_implementations(),
