@@ -28,7 +28,7 @@ int main() {
   }
 }
 CPP
-g++ -std=c++20 -O1 -I "$root" -I "$3/generated" digest_main.cpp "$root/properties/trace/digest.cpp" \
+g++ -std=c++20 -O1 -I "$root/include" -I "$root" -I "$3/generated" digest_main.cpp "$root/properties/trace/digest.cpp" \
   -o digest_main 2>compile.txt || { cat compile.txt >&2; fail "cannot compile the C++ digest"; }
 PYTHONPATH=$ex "$py" - <<'PY' || fail "the Python and C++ digests differ"
 import random, struct, subprocess
