@@ -24,6 +24,7 @@ The conventions a document follows so that its examples are found (nothing else 
 - A command (an inline span or a `sh` line starting with `kvconform` or `PATH/kvconform`) names a subcommand of
   `kvconform --help` and only options of `kvconform SUBCOMMAND --help` (after `--` comes the port's command, up to
   a `|` of a synopsis); lowercase values of `--impl`, `--kind` and `--property` are names `kvconform list` prints.
+  A `cmake` or `ctest` command's `--preset` is one of CMakePresets.json (configure, build or test presets).
 """
 import glob
 import json
@@ -43,7 +44,7 @@ EXPECTED_FAILURES = {"int8 group 32 token symmetric scale f16 residual 0":
                      "the storage-format parser does not read the long form of docs/port-protocol.md §3 yet"}
 FORMAT = re.compile(r'^"?((?:f64|f32|fp16|bf16|e4m3|e5m2|int8|int4)(?: [^"]*)?)"?$')
 FIELD = re.compile(r'^(?:"(profile|limits)": |(profile|limits) = )(\{.*\})$')
-COMMAND = re.compile(r"^(?:\S*/)?kvconform$")
+COMMAND = re.compile(r"^(?:(?:\S*/)?kvconform|cmake|ctest)$")
 PY = "/usr/bin/python3"  # Debian's python, with numpy and jsonschema: the first python3 on PATH may be another
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -153,8 +154,9 @@ def check_format(where, text):
                  EXPECTED_FAILURES.get(text))
 
 
+presets = json.load(open(f"{ROOT}/CMakePresets.json"))
 listing = harness("list").stdout
-known_names = set(re.findall(r"^  ([a-z0-9_-]+)", listing, re.M)) | set(re.findall(r"^(\w+) properties:", listing, re.M))
+known_names = {*re.findall(r"^  ([a-z0-9_-]+)", listing, re.M), *re.findall(r"^(\w+) properties:", listing, re.M)}
 helps = {}
 
 
@@ -169,7 +171,17 @@ def options_of(subcommand):
     return helps[subcommand]
 
 
+def check_preset(where, words):
+    which = "testPresets" if words[0] == "ctest" else "buildPresets" if "--build" in words else "configurePresets"
+    names = [p["name"] for p in presets[which]]
+    for option, value in zip(words, words[1:] + [""]):
+        if option == "--preset" and value not in names:
+            fail(where, f"{' '.join(words)}: no such preset in CMakePresets.json's {which} ({', '.join(names)})")
+
+
 def check_command(where, words):
+    if words[0] in ("cmake", "ctest"):
+        return check_preset(where, words)
     subcommand = words[1] if len(words) > 1 else ""
     if subcommand not in options_of(None):
         return fail(where, f"kvconform has no subcommand {subcommand!r} (it has {', '.join(sorted(options_of(None)))})")
@@ -195,7 +207,8 @@ def check_commands(where, line):
         depth += word.count("[") + word.count("(") - word.count("]") - word.count(")")
         if word in ("&&", "||", ";") or (word == "|" and depth == 0):
             if command and COMMAND.match(command[0]):
-                count(where.split(":")[0], "command")
+                tool = "cmake/ctest" if command[0] in ("cmake", "ctest") else "kvconform"
+                count(where.split(":")[0], f"{tool} command")
                 check_command(where, command)
             command = []
         else:
@@ -221,15 +234,18 @@ def check_exchange(where, args, lines):
         os.remove("requests.jsonl")
     run = harness("port", *args.split(), "--store", "", "--", PY, f"{HERE}/doc_port.py", "exchange", "exchange.json",
                   "requests.jsonl", env=env)
-    if run.returncode != 0 or " 0 failed" not in run.stdout or " 0 not supported" not in run.stdout:
+    passed = run.returncode == 0 and " 0 failed" in run.stdout and " 0 not supported" in run.stdout
+    if not passed:
         fail(where, f"kvconform port {args} does not pass with the answers shown:\n{run.stdout}{run.stderr}")
     sent = {json.loads(r)["id"]: r.strip() for r in open("requests.jsonl")} if os.path.exists("requests.jsonl") else {}
     shown = {json.loads(t)["id"]: (t, n) for d, t, n in transcript if d == ">"}
     for ident, (text, n) in shown.items():
-        if sent.get(ident) != text:
-            fail(f"{doc}:{n}", f"the harness sent {sent.get(ident)!r}, not the request shown")
+        if ident in sent and sent[ident] != text:
+            fail(f"{doc}:{n}", f"the harness sent {sent[ident]!r}, not the request shown")
+        elif ident not in sent and passed:  # a failed run stops early
+            fail(f"{doc}:{n}", "the harness never sent the request shown")
     for ident, text in sent.items():
-        if ident not in shown and json.loads(text).get("op") != "observe":
+        if passed and ident not in shown and json.loads(text).get("op") != "observe":
             fail(where, f"the example leaves out a request that is not an observe: {text}")
 
 
