@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "oracle/models/paged_model.h"
-#include "properties/kinds/paged/kind.h"
+#include "properties/kinds/paged/parts.h"
 
 namespace kvconform::kinds {
 

@@ -8,7 +8,7 @@
 
 #include "oracle/models/paged_model.h"
 #include "properties/generate/commands.h"
-#include "properties/kinds/paged/kind.h"
+#include "properties/kinds/paged/parts.h"
 
 namespace kvconform::kinds {
 

@@ -5,7 +5,7 @@
 #include "properties/generate/lengthen.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/kind.h"
-#include "properties/kinds/paged/kind.h"
+#include "properties/kinds/paged/parts.h"
 
 namespace kvconform::kinds {
 

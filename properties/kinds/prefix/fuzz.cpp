@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "oracle/models/prefix_model.h"
-#include "properties/kinds/prefix/kind.h"
+#include "properties/kinds/prefix/parts.h"
 
 namespace kvconform::kinds {
 

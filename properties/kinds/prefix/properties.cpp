@@ -5,7 +5,7 @@
 #include "properties/generate/lengthen.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/kind.h"
-#include "properties/kinds/prefix/kind.h"
+#include "properties/kinds/prefix/parts.h"
 
 namespace kvconform::kinds {
 
