@@ -102,7 +102,7 @@ struct probe final : event_probe {
     const auto& pool = model_as<paged_model>(m);
     const std::size_t bs = pool.config().block_size, size = e.accepted ? pool.size(o.seq) : before_size;
     if (!e.accepted || size == before_size) return;
-    if (pool.free_blocks() == 0 && size % bs == 0) hit.set(exact_fill_event);
+    if (pool.available_blocks() == 0 && size % bs == 0) hit.set(exact_fill_event);
     if (before_size / bs != (size - 1) / bs) hit.set(boundary_event);
     if (copies) hit.set(cow_event);
     if (!e.preempted.empty()) hit.set(preempt_event);
