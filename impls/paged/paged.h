@@ -12,6 +12,7 @@
 #include "impls/common/array_view.h"
 #include "impls/common/attention.h"
 #include "impls/common/errors.h"
+#include "impls/common/formats.h"
 #include "impls/common/row_storage.h"
 
 namespace kvconform {
@@ -281,5 +282,8 @@ class basic_paged {
 };
 
 using paged = basic_paged<>;
+/// The paged reference storing keys in K and values in V (impls/common/formats.h).
+template <storage_format K, storage_format V = K, class Rules = storage_rules>
+using paged_stored = stored<basic_paged, paged_rules, K, V, Rules>;
 
 }  // namespace kvconform
