@@ -164,7 +164,7 @@ class row_data {
 };
 
 /// Everything observable about a cache between ops, in a form every kind shares: named
-/// streams of rows (flat and ring have one, paged one per live sequence, beam one per layer,
+/// streams of rows (flat, ring and growing have one, paged one per live sequence, beam one per layer,
 /// row and head), named integer counters (size, total, free_blocks, ...) and, for block
 /// pools, each stream's block table and every referenced block's reference count.
 /// One side of a stream stored in integer groups (docs/numerics.md §6.2). The implementation
