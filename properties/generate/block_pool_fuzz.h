@@ -29,19 +29,20 @@ class block_pool_fuzz : public model_fuzz_ops<Model> {
 
   op make(int which) final {
     op o;
-    if (!name_sequence(o, which)) return o;
+    const std::vector<std::int64_t> live = this->model_.live();
+    if (!name_sequence(o, which, live)) return o;
     if (which == 2) return o.kind = this->io_.range(0, 1, 0) ? op_kind::fork : op_kind::release, o;
     if (which == 3) return this->decode_op(o);
-    append(o, which == 5);
+    append(o, which == 5, live);
     return o;
   }
 
  protected:
-  /// Sets o.seq for an op of flavour `which`, or makes `o` a create (flavour 1, or no live
+  /// Sets o.seq for an op of flavour `which`, or makes `o` a create (flavour 1, or no `live`
   /// sequence) and gives false.
-  virtual bool name_sequence(op& o, int which) = 0;
-  /// Makes `o` an append to o.seq; a `malformed` one is refused for its shape.
-  virtual void append(op& o, bool malformed) = 0;
+  virtual bool name_sequence(op& o, int which, const std::vector<std::int64_t>& live) = 0;
+  /// Makes `o` an append to o.seq, which need not be `live`; a `malformed` one is refused for its shape.
+  virtual void append(op& o, bool malformed, const std::vector<std::int64_t>& live) = 0;
   /// One of the live handles `live` (not empty).
   std::int64_t one_of(const std::vector<std::int64_t>& live) { return live[this->io_.range(0, live.size() - 1, 0)]; }
 };

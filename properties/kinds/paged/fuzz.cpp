@@ -14,16 +14,14 @@ class paged_fuzz final : public block_pool_fuzz<paged_model> {
 
  private:
   /// A live sequence, or one time in eight the next handle, never issued (an index refusal).
-  bool name_sequence(op& o, int which) override {
-    const std::vector<std::int64_t> live = model_.live();
+  bool name_sequence(op& o, int which, const std::vector<std::int64_t>& live) override {
     const std::int64_t stale = model_.handles();
     const std::int64_t h = live.empty() ? stale : one_of(live);
     if (which == 1 || live.empty()) return o.kind = op_kind::create, false;
     o.seq = io_.range(0, 7, 0) == 0 ? stale : h;
     return true;
   }
-  void append(op& o, bool malformed) override {
-    const std::vector<std::int64_t> live = model_.live();
+  void append(op& o, bool malformed, const std::vector<std::int64_t>& live) override {
     const bool alive = std::find(live.begin(), live.end(), o.seq) != live.end();
     const std::size_t bs = c_.block_size, len = alive ? model_.size(o.seq) : 0;
     const std::size_t room = alive ? model_.room(o.seq) : 1, to_edge = bs - len % bs;

@@ -11,14 +11,13 @@ class prefix_fuzz final : public block_pool_fuzz<prefix_model> {
   using block_pool_fuzz::block_pool_fuzz;
 
  private:
-  bool name_sequence(op& o, int which) override {
-    const std::vector<std::int64_t> live = model_.live();
+  bool name_sequence(op& o, int which, const std::vector<std::int64_t>& live) override {
     if (which == 1 || live.empty()) return create(o), false;
     o.seq = one_of(live);
     return true;
   }
   /// Appends of a token per step; a malformed one has a token too many or a broken shape.
-  void append(op& o, bool malformed) override {
+  void append(op& o, bool malformed, const std::vector<std::int64_t>&) override {
     const std::size_t room = model_.room(o.seq), bs = c_.block_size;
     const std::size_t n = pick({1, 2, bs, room, room + 1, 0});
     rows_of(o, static_cast<std::int64_t>(model_.size(o.seq)), n);
