@@ -1,9 +1,8 @@
 // The paged kind's properties (what traces each generates; the executor judges every op) and its table row.
 #include "oracle/models/paged_model.h"
 #include "properties/executor/block_pool_probe.h"
-#include "properties/generate/lengthen.h"
 #include "properties/generate/statements.h"
-#include "properties/kinds/kind.h"
+#include "properties/kinds/block_pool_kind.h"
 #include "properties/kinds/paged/parts.h"
 
 namespace kvconform::kinds {
@@ -97,11 +96,7 @@ struct probe final : block_pool_probe {
 
 /// The kind's row of the kind table (properties/kinds/kind.h).
 extern const kind_spec paged_spec;
-extern const kind_descriptor paged_kind = {paged_spec,
-                                           model_of<paged_model>,
-                                           add_paged_properties,
-                                           {paged_fuzz_config, paged_fuzz_ops},
-                                           {events, make_probe<probe>},
-                                           pool_lengthen};
+extern const kind_descriptor paged_kind = block_pool_kind<paged_model>(
+    paged_spec, add_paged_properties, {paged_fuzz_config, paged_fuzz_ops}, {events, make_probe<probe>});
 
 }  // namespace kvconform::kinds

@@ -1,9 +1,8 @@
 // The prefix kind's properties (hits, rows from the cache, LRU eviction, held blocks, accounting) and its table row.
 #include "oracle/models/prefix_model.h"
 #include "properties/executor/block_pool_probe.h"
-#include "properties/generate/lengthen.h"
 #include "properties/generate/statements.h"
-#include "properties/kinds/kind.h"
+#include "properties/kinds/block_pool_kind.h"
 #include "properties/kinds/prefix/parts.h"
 
 namespace kvconform::kinds {
@@ -87,11 +86,7 @@ struct probe final : block_pool_probe {
 
 extern const kind_spec prefix_spec;
 /// The kind's row of the kind table (properties/kinds/kind.h).
-extern const kind_descriptor prefix_kind = {prefix_spec,
-                                            model_of<prefix_model>,
-                                            add_prefix_properties,
-                                            {prefix_fuzz_config, prefix_fuzz_ops},
-                                            {events, make_probe<probe>},
-                                            pool_lengthen};
+extern const kind_descriptor prefix_kind = block_pool_kind<prefix_model>(
+    prefix_spec, add_prefix_properties, {prefix_fuzz_config, prefix_fuzz_ops}, {events, make_probe<probe>});
 
 }  // namespace kvconform::kinds
