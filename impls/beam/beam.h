@@ -16,6 +16,7 @@
 #include <kvconform/array_view.h>
 #include "impls/common/attention.h"
 #include <kvconform/errors.h>
+#include "impls/common/formats.h"
 #include "impls/common/row_storage.h"
 
 namespace kvconform {
@@ -294,5 +295,8 @@ class basic_beam {
 };
 
 using beam = basic_beam<>;
+/// The beam reference storing keys in K and values in V (impls/common/formats.h).
+template <storage_format K, storage_format V = K, class Rules = storage_rules>
+using beam_stored = stored<basic_beam, beam_rules, K, V, Rules>;
 
 }  // namespace kvconform

@@ -10,6 +10,7 @@
 #include <kvconform/array_view.h>
 #include "impls/common/attention.h"
 #include <kvconform/errors.h>
+#include "impls/common/formats.h"
 #include "impls/common/row_storage.h"
 
 namespace kvconform {
@@ -114,6 +115,9 @@ class basic_flat {
 };
 
 using flat = basic_flat<>;
+/// The flat reference storing keys in K and values in V (impls/common/formats.h).
+template <storage_format K, storage_format V = K, class Rules = storage_rules>
+using flat_stored = stored<basic_flat, flat_rules, K, V, Rules>;
 
 /// Checks q (1-D of width d_k) and emptiness, then runs `run(n, d_k, d_v, q, key, value)`
 /// over the stored rows; decode variants and mutants pass their own `run`.

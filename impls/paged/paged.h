@@ -12,7 +12,9 @@
 #include <kvconform/array_view.h>
 #include "impls/common/attention.h"
 #include <kvconform/errors.h>
+#include "impls/common/formats.h"
 #include "impls/common/row_storage.h"
+#include "impls/common/sequences.h"
 
 namespace kvconform {
 
@@ -93,7 +95,7 @@ class basic_paged {
   }
 
   /// Releases s: blocks no other table holds go back to the pool. index_error if s is unknown.
-  void release(seq_id s) { drop(entry(seqs_, s)); }
+  void release(seq_id s) { drop(find_sequence(seqs_, s, "paged")); }
 
   /// Appends one step (1-D) or n steps (2-D) to s; n = 0 is a no-op. Throws index_error for an
   /// unknown or released s, shape_error for a wrong rank, width or step mismatch, and
@@ -209,14 +211,8 @@ class basic_paged {
   }
   static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 
-  template <class Map>
-  static auto entry(Map& seqs, seq_id s) {
-    const auto it = seqs.find(s);
-    if (it == seqs.end()) throw index_error("paged: unknown or released sequence");
-    return it;
-  }
-  sequence& find(seq_id s) { return entry(seqs_, s)->second; }
-  const sequence& find(seq_id s) const { return entry(seqs_, s)->second; }
+  sequence& find(seq_id s) { return find_sequence(seqs_, s, "paged")->second; }
+  const sequence& find(seq_id s) const { return find_sequence(seqs_, s, "paged")->second; }
 
   Eigen::Index first_row(std::size_t block) const {
     return static_cast<Eigen::Index>(Rules::block_start(block, block_size_));
@@ -281,5 +277,8 @@ class basic_paged {
 };
 
 using paged = basic_paged<>;
+/// The paged reference storing keys in K and values in V (impls/common/formats.h).
+template <storage_format K, storage_format V = K, class Rules = storage_rules>
+using paged_stored = stored<basic_paged, paged_rules, K, V, Rules>;
 
 }  // namespace kvconform

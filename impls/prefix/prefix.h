@@ -17,6 +17,7 @@
 #include <kvconform/array_view.h>
 #include "impls/common/attention.h"
 #include <kvconform/errors.h>
+#include "impls/common/sequences.h"
 
 namespace kvconform {
 
@@ -97,7 +98,7 @@ class basic_prefix {
   /// Releases s, its blocks from the last to the first: a registered block no table holds becomes
   /// evictable (most recently released last), any other unheld block free.
   void release(seq_id s) {
-    const auto it = entry(seqs_, s);
+    const auto it = find_sequence(seqs_, s, "prefix");
     for (auto b = it->second.blocks.rbegin(); b != it->second.blocks.rend(); ++b) unuse(*b);
     seqs_.erase(it);
   }
@@ -161,14 +162,8 @@ class basic_prefix {
   };
   static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 
-  template <class Map>
-  static auto entry(Map& seqs, seq_id s) {
-    const auto it = seqs.find(s);
-    if (it == seqs.end()) throw index_error("prefix: unknown or released sequence");
-    return it;
-  }
-  sequence& find(seq_id s) { return entry(seqs_, s)->second; }
-  const sequence& find(seq_id s) const { return entry(seqs_, s)->second; }
+  sequence& find(seq_id s) { return find_sequence(seqs_, s, "prefix")->second; }
+  const sequence& find(seq_id s) const { return find_sequence(seqs_, s, "prefix")->second; }
   Eigen::Index first_row(std::size_t b) const { return static_cast<Eigen::Index>(b * block_size_); }
   Eigen::Index slot(const sequence& s, std::size_t i) const {
     return first_row(s.blocks[i / block_size_]) + static_cast<Eigen::Index>(i % block_size_);

@@ -14,6 +14,7 @@
 #include <kvconform/array_view.h>
 #include "impls/common/attention.h"
 #include <kvconform/errors.h>
+#include "impls/common/formats.h"
 #include "impls/common/row_storage.h"
 
 namespace kvconform {
@@ -188,6 +189,9 @@ class basic_ring {
 };
 
 using ring = basic_ring<>;
+/// The ring reference storing keys in K and values in V (impls/common/formats.h).
+template <storage_format K, storage_format V = K, class Rules = storage_rules>
+using ring_stored = stored<basic_ring, ring_rules, K, V, Rules>;
 
 /// One decode step over the held rows. Throws empty_error on an empty cache and shape_error
 /// unless q is 1-D of width d_k.

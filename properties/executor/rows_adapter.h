@@ -1,4 +1,4 @@
-// The adapter every single-sequence kind shares (flat, ring, growing): append, decode and the views of one stream.
+// The adapter of the rows family (flat, ring, growing): append, decode and the views of one stream.
 #pragma once
 
 #include <concepts>

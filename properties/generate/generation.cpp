@@ -1,4 +1,4 @@
-// The tiny decoder and the single-sequence generation loop that drives flat, ring and growing caches (docs/design.md §2.2).
+// The tiny decoder and the generation loop that drives a rows-family cache (flat, ring, growing; docs/design.md §2.2).
 #include "properties/generate/generation.h"
 
 #include <random>

@@ -1,6 +1,8 @@
 // Lengthening a trace for the targeted numeric search (docs/numerics.md §4.4): rows kinds and block pools.
 #include "properties/generate/lengthen.h"
 
+#include "properties/trace/kind_spec.h"
+
 namespace kvconform {
 
 namespace {
@@ -27,14 +29,14 @@ std::optional<trace> rows_lengthen(const trace& t, const tensor& k, const tensor
   return out;
 }
 
-std::optional<trace> pool_lengthen(const trace& t, const tensor& k, const tensor& v,
-                                   const std::vector<std::int64_t>* tokens) {
+std::optional<trace> pool_lengthen(const trace& t, const tensor& k, const tensor& v) {
   trace out = t;
   const std::optional<op> decode = take_decode(out);
   const std::size_t bs = t.config.block_size;
   if (!decode || k.shape.size() != 2 || bs == 0) return std::nullopt;
   op append{.kind = op_kind::append, .k = k, .v = v, .seq = decode->seq};
-  if (tokens) append.tokens = *tokens;
+  if (spec_of(t.config.kind).find(op_kind::append)->fields & field_tokens)
+    for (std::size_t r = 0; r < k.shape[0]; ++r) append.tokens.push_back(1000000 + static_cast<std::int64_t>(r));
   std::size_t blocks = 0;  // an append of n rows takes at most ceil(n / bs) blocks and one copy on write
   for (const op& o : out.ops)
     if (o.kind == op_kind::append)

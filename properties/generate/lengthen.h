@@ -14,11 +14,11 @@ namespace kvconform {
 /// refused for room either), a window by them, a growing cache not at all.
 std::optional<trace> rows_lengthen(const trace& t, const tensor& k, const tensor& v, rows_model::full rule);
 
-/// A block pool (paged, prefix): an append of the rows to the decoded sequence right before the
-/// decode, with `tokens` (one per row) when the kind's appends carry them; the pool grows by every
-/// block any append of the trace could take, copies on write included, so nothing is refused for
-/// room and no sequence is preempted.
-std::optional<trace> pool_lengthen(const trace& t, const tensor& k, const tensor& v,
-                                   const std::vector<std::int64_t>* tokens);
+/// A block pool (kind_descriptor::lengthen of paged, prefix): an append of the rows to the decoded
+/// sequence right before the decode, with tokens of their own when the kind's appends carry them
+/// (so that they extend no prefix another sequence holds); the pool grows by every block any append
+/// of the trace could take, copies on write included, so nothing is refused for room and no
+/// sequence is preempted.
+std::optional<trace> pool_lengthen(const trace& t, const tensor& k, const tensor& v);
 
 }  // namespace kvconform

@@ -1,4 +1,4 @@
-// The fuzz strategy of the single-sequence kinds: appends around the capacity or window, decodes, shape errors.
+// The rows family's fuzz strategy (flat, ring, growing): appends around the capacity or window, decodes, shape errors.
 #include "properties/generate/fuzz_ops.h"
 #include "properties/generate/rows_generators.h"
 

@@ -1,4 +1,4 @@
-// RapidCheck stateful generation for the single-sequence kinds (flat, ring, growing).
+// RapidCheck stateful generation for the rows family (flat, ring, growing).
 #include <algorithm>
 #include <cstdint>
 #include <memory>

@@ -1,4 +1,4 @@
-// Generators of the single-sequence kinds (flat, ring, growing): appends around the room, decodes, shape errors.
+// Generators of the rows family (flat, ring, growing): appends around the capacity or window, decodes, shape errors.
 #pragma once
 
 #include <memory>

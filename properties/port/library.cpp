@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "properties/executor/handles.h"
+#include "properties/executor/block_pool_adapter.h"
 #include "properties/port/hello.h"
 #include <kvconform/c_port.h>
 #include "properties/trace/kind_spec.h"

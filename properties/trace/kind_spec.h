@@ -78,7 +78,7 @@ struct kind_spec {
   const op_spec* find(op_kind k) const;
 };
 
-/// The vocabulary of the single-sequence kinds (flat, ring, growing): append and decode.
+/// The vocabulary of the rows family (flat, ring, growing): append and decode.
 inline constexpr op_spec rows_ops[] = {
     {op_kind::append, field_k | field_v, "k and v 1-D (one step) or 2-D (n steps, n = 0 a no-op) of widths d_k, d_v"},
     {op_kind::decode, field_q, "q 1-D of width d_k over the held rows"},

@@ -22,7 +22,7 @@ json field_schema(unsigned f) {
   }
 }
 
-/// The variants of `all` with duplicates dropped (flat, ring and growing share their op shapes).
+/// The variants of `all` with duplicates dropped (the rows family shares its op shapes).
 json distinct(const json& all) {
   json out = json::array();
   for (const json& v : all)

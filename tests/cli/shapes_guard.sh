@@ -5,9 +5,12 @@ source "$(dirname "$0")/lib.sh"
 hits() { awk -v k="coverage of $1:" -v e="$2" '$0 ~ "^coverage of" {on = index($0, k) == 1}
   on && index($0, "* " e " ") == 1 {split(substr($0, length(e) + 3), f, " "); split(f[1], a, "/"); print a[1]; exit}
   ' out.txt; }
-refs=(--impl flat --impl ring --impl paged --impl beam --impl growing --impl prefix)
+# Usage: shapes_guard.sh KVCONFORM KIND...: every kind of the table, whose reference has the kind's name.
+kinds=("${@:2}")
+refs=()
+for kind in "${kinds[@]}"; do refs+=(--impl "$kind"); done
 run 0 "$kvconform" gate --stats -j 2 --store "" "${refs[@]}"
-for kind in flat ring paged beam growing prefix; do
+for kind in "${kinds[@]}"; do
   for e in "wide head" "long cache"; do
     [ "$(hits $kind "$e")" -gt 0 ] 2>/dev/null || { cat out.txt >&2; fail "$kind: no trace hit \"$e\""; }
   done

@@ -3,6 +3,8 @@ import numpy as np
 
 from kvconform_port import IndexRefusal
 
+from .common import attend
+
 
 class BlockPool:
     """num_blocks blocks of block_size rows of keys and values; a block's count is the number of
@@ -79,3 +81,29 @@ class Sequences:
         if seq is None:
             raise IndexRefusal(f"no live sequence {sid!r}")
         return seq
+
+
+class PoolViews:
+    """What a block-pool cache (paged, prefix) shows of itself, read from its `seqs` (Sequences),
+    `pool` (BlockPool) and `free` list: decode, rows, block tables, reference counts, free blocks."""
+
+    def decode(self, sid, q):
+        seq = self.seqs.get(sid)
+        return attend(*self.pool.rows(seq.table, seq.length), q)
+
+    def keys(self, sid):
+        seq = self.seqs.get(sid)
+        return self.pool.rows(seq.table, seq.length)[0]
+
+    def values(self, sid):
+        seq = self.seqs.get(sid)
+        return self.pool.rows(seq.table, seq.length)[1]
+
+    def block_table(self, sid):
+        return list(self.seqs.get(sid).table)
+
+    def ref_counts(self):
+        return self.pool.ref_counts()
+
+    def free_blocks(self):
+        return len(self.free)

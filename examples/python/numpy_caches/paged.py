@@ -1,11 +1,11 @@
 """A numpy paged cache (paged kind): shared blocks, copy-on-write, optional preemption; a twin without copy-on-write."""
 from kvconform_port import CapacityRefusal, PagedAdapter, ShapeRefusal
 
-from .blocks import BlockPool, Sequence, Sequences
-from .common import attend, steps
+from .blocks import BlockPool, PoolViews, Sequence, Sequences
+from .common import steps
 
 
-class PagedCache(PagedAdapter):
+class PagedCache(PoolViews, PagedAdapter):
     """Sequences hold tables of pool blocks; a fork shares every block (counts rise, nothing is
     allocated); an append into a shared, partly filled last block copies it first. With `preempt`,
     an append that does not fit releases the newest other sequences until it does, or, if even
@@ -91,27 +91,6 @@ class PagedCache(PagedAdapter):
         block = self.free.pop()
         self.pool.hold(block)
         return block
-
-    def decode(self, sid, q):
-        seq = self.seqs.get(sid)
-        return attend(*self.pool.rows(seq.table, seq.length), q)
-
-    def keys(self, sid):
-        seq = self.seqs.get(sid)
-        return self.pool.rows(seq.table, seq.length)[0]
-
-    def values(self, sid):
-        seq = self.seqs.get(sid)
-        return self.pool.rows(seq.table, seq.length)[1]
-
-    def block_table(self, sid):
-        return list(self.seqs.get(sid).table)
-
-    def ref_counts(self):
-        return self.pool.ref_counts()
-
-    def free_blocks(self):
-        return len(self.free)
 
     def bytes_in_use(self):
         held = len(self.pool.refs) - len(self.free)

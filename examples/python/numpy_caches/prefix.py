@@ -5,13 +5,13 @@ import hashlib
 
 from kvconform_port import CapacityRefusal, PrefixAdapter, ShapeRefusal
 
-from .blocks import BlockPool, Sequence, Sequences
-from .common import attend, steps
+from .blocks import BlockPool, PoolViews, Sequence, Sequences
+from .common import steps
 
 ROOT = b""  # the parent hash of a sequence's first block
 
 
-class PrefixCache(PrefixAdapter):
+class PrefixCache(PoolViews, PrefixAdapter):
     """A paged pool (fork shares, copy-on-write) where each full block is registered under the hash
     of its parent block's hash and its own tokens, so it names its whole prefix. create(tokens) takes
     the registered blocks of the longest registered prefix. A registered block no table holds stays
@@ -111,27 +111,6 @@ class PrefixCache(PrefixAdapter):
             del self.registry[self.hash_of.pop(block)]
         self.pool.hold(block)
         return block
-
-    def decode(self, sid, q):
-        seq = self.seqs.get(sid)
-        return attend(*self.pool.rows(seq.table, seq.length), q)
-
-    def keys(self, sid):
-        seq = self.seqs.get(sid)
-        return self.pool.rows(seq.table, seq.length)[0]
-
-    def values(self, sid):
-        seq = self.seqs.get(sid)
-        return self.pool.rows(seq.table, seq.length)[1]
-
-    def block_table(self, sid):
-        return list(self.seqs.get(sid).table)
-
-    def ref_counts(self):
-        return self.pool.ref_counts()
-
-    def free_blocks(self):
-        return len(self.free)
 
     def evictable_blocks(self):
         return len(self.evictable)

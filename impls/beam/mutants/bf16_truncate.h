@@ -4,7 +4,7 @@
 #include <bit>
 #include <cstdint>
 
-#include "impls/beam/formats.h"
+#include "impls/beam/beam.h"
 
 namespace kvconform::mutants {
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "impls/flat/formats.h"
+#include "impls/flat/flat.h"
 
 namespace kvconform::mutants {
 

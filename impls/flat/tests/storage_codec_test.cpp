@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "impls/common/element_codec.h"
-#include "impls/flat/formats.h"
+#include "impls/flat/flat.h"
 #include "oracle/numeric/element_rounding.h"
 
 namespace kv = kvconform;

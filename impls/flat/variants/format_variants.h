@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "impls/flat/formats.h"
+#include "impls/flat/flat.h"
 
 namespace kvconform::variants {
 
@@ -54,7 +54,7 @@ using flat_e4m3_table = flat_stored<formats::e4m3, formats::e4m3, e4m3_table_rul
 /// q8_0 whose decode never dequantizes a row: each score is sum over groups of scale times the
 /// integer dot product of codes and q, and each output sums w_i times code times scale.
 struct flat_q8_fused : flat_stored<formats::q8_0> {
-  using flat_stored::flat_stored;
+  using stored::stored;
 };
 inline decode_result decode_step(array_view q, const flat_q8_fused& c) {
   if (q.rank != 1 || q.dims[0] != c.d_k()) throw shape_error("decode_step: q must be 1-D of width d_k");

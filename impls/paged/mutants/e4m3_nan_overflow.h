@@ -1,7 +1,7 @@
 // Mutant paged-e4m3-nan-overflow (docs/mutants.md): e4m3 overflows to NaN where saturation is declared.
 #pragma once
 
-#include "impls/paged/formats.h"
+#include "impls/paged/paged.h"
 
 namespace kvconform::mutants {
 

@@ -1,7 +1,7 @@
 // Mutant ring-q8-group-shift (docs/mutants.md): every per-token group after the first starts one element late.
 #pragma once
 
-#include "impls/ring/formats.h"
+#include "impls/ring/ring.h"
 
 namespace kvconform::mutants {
 

@@ -2,13 +2,15 @@
 #include <gtest/gtest.h>
 
 #include "oracle/models/paged_model.h"
+#include "oracle/models/tests/block_pool_test.h"
 
 namespace kv = kvconform;
 
 namespace {
+using kv::model_tests::counter;
 kv::cache_config pool(std::size_t blocks, std::size_t block_size, bool preempt = false) {
-  kv::cache_config c{kv::cache_kind::paged, blocks, 1, 1};
-  c.block_size = block_size, c.preempt = preempt;
+  kv::cache_config c = kv::model_tests::pool_config(kv::cache_kind::paged, blocks, block_size);
+  c.preempt = preempt;
   return c;
 }
 kv::op seq_op(kv::op_kind kind, std::int64_t seq = 0) {
@@ -21,11 +23,6 @@ kv::op append(std::int64_t seq, std::size_t n, double start = 0) {
   for (std::size_t i = 0; i < n; ++i) o.k.data.push_back(start + double(i)), o.v.data.push_back(-start - double(i));
   o.k.shape = {n, 1}, o.v.shape = {n, 1};
   return o;
-}
-std::int64_t counter(const kv::snapshot& s, const std::string& name) {
-  for (const auto& [n, v] : s.counters)
-    if (n == name) return v;
-  return -1;
 }
 }  // namespace
 

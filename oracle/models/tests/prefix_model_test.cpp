@@ -2,14 +2,14 @@
 #include <gtest/gtest.h>
 
 #include "oracle/models/prefix_model.h"
+#include "oracle/models/tests/block_pool_test.h"
 
 namespace kv = kvconform;
 
 namespace {
+using kv::model_tests::counter;
 kv::cache_config config(std::size_t blocks, std::size_t block_size) {
-  kv::cache_config c{kv::cache_kind::prefix, blocks, 1, 1};
-  c.block_size = block_size;
-  return c;
+  return kv::model_tests::pool_config(kv::cache_kind::prefix, blocks, block_size);
 }
 kv::op create(std::vector<std::int64_t> tokens = {}) {
   return {.kind = kv::op_kind::create, .tokens = std::move(tokens)};
@@ -21,11 +21,6 @@ kv::op append(std::int64_t seq, std::vector<std::int64_t> tokens) {
   return o;
 }
 kv::op release(std::int64_t seq) { return {.kind = kv::op_kind::release, .seq = seq}; }
-std::int64_t counter(const kv::snapshot& s, const std::string& name) {
-  for (const auto& [n, v] : s.counters)
-    if (n == name) return v;
-  return -1;
-}
 }  // namespace
 
 TEST(PrefixModel, HitsAreTheLongestRegisteredPrefixInWholeBlocks) {

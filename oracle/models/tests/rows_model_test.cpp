@@ -1,4 +1,4 @@
-// Unit tests of the flat and ring model: outcomes, eviction, positions and storage rounding.
+// Unit tests of the rows family's model (flat, ring, growing): outcomes, eviction, positions and storage rounding.
 #include <gtest/gtest.h>
 
 #include <algorithm>

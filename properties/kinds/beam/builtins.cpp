@@ -1,6 +1,5 @@
 // The built-in beam caches: the reference and its mutants (docs/mutants.md).
 #include "impls/beam/beam.h"
-#include "impls/beam/formats.h"
 #include "impls/beam/mutants/bf16_truncate.h"
 #include "impls/beam/mutants/mask_sentinel.h"
 #include "impls/beam/mutants/reorder_aliases.h"

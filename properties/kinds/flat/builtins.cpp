@@ -1,6 +1,5 @@
 // The built-in flat caches: the reference and its mutants (docs/mutants.md) and valid variants.
 #include "impls/flat/flat.h"
-#include "impls/flat/formats.h"
 #include "impls/flat/mutants/counter_before_check.h"
 #include "impls/flat/mutants/format_bugs.h"
 #include "impls/flat/mutants/kernel_bugs.h"

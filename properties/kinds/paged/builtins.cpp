@@ -1,5 +1,4 @@
 // The built-in paged caches: the reference and its mutants (docs/mutants.md).
-#include "impls/paged/formats.h"
 #include "impls/paged/mutants/block_index_u16.h"
 #include "impls/paged/mutants/e4m3_nan_overflow.h"
 #include "impls/paged/mutants/fork_without_cow.h"

@@ -9,7 +9,7 @@
 #include "oracle/models/paged_model.h"
 #include "properties/generate/commands.h"
 #include "properties/generate/op_builders.h"
-#include "properties/kinds/paged/kind.h"
+#include "properties/kinds/paged/parts.h"
 
 namespace kvconform::kinds {
 
@@ -153,7 +153,7 @@ void add_sequence_ops(choices& c, const paged_mix& mix, const paged_model& m, co
               },
               picks, uniform_in(0, 2)));
     }
-  const int release = m.free_blocks() == 0 && mix.release > 0 ? std::max(mix.release, mix.append) : mix.release;
+  const int release = m.available_blocks() == 0 && mix.release > 0 ? std::max(mix.release, mix.append) : mix.release;
   for (const auto& [weight, which] : {std::pair{mix.fork, op_kind::fork}, {release, op_kind::release}}) {
     const op_kind kind = which;  // a plain copy: clang 14 cannot capture structured bindings
     add(c, weight, rc::gen::map(picks, [src, kind](pick_rule p) {
@@ -166,7 +166,7 @@ void add_sequence_ops(choices& c, const paged_mix& mix, const paged_model& m, co
 /// past 2^16 blocks in a huge pool whatever order the blocks are handed out in.
 std::optional<rc::Gen<paged_command>> long_prologue(const paged_model& m, const gen_context& ctx) {
   const cache_config& c = m.config();
-  if (!ctx.long_case || m.free_blocks() < c.capacity) return std::nullopt;
+  if (!ctx.long_case || m.available_blocks() < c.capacity) return std::nullopt;
   if (m.live().empty()) return rc::gen::just(command<paged_model>(sequence_op(op_kind::create, 0)));
   const std::size_t room = m.room(m.live().back());
   // A concrete op, not a deferred one: the prologue's ops stay what they were drawn as.

@@ -1,11 +1,9 @@
 // The paged kind's properties (what traces each generates; the executor judges every op) and its table row.
-#include <algorithm>
-
 #include "oracle/models/paged_model.h"
-#include "properties/generate/lengthen.h"
+#include "properties/executor/block_pool_probe.h"
 #include "properties/generate/statements.h"
-#include "properties/executor/kind_table.h"
-#include "properties/kinds/paged/kind.h"
+#include "properties/kinds/block_pool_kind.h"
+#include "properties/kinds/paged/parts.h"
 
 namespace kvconform::kinds {
 
@@ -75,8 +73,8 @@ namespace {
 enum event_index : std::size_t { exact_fill_event, boundary_event, cow_event, preempt_event, full_event, huge_event };
 constexpr event events[] = {
     {"exact fill", "an accepted append takes the pool's last free slot: no free block, the last block full", true},
-    {"block boundary crossed", "an accepted append writes rows into two or more blocks", true},
-    {"copy-on-write", "an accepted append to a sequence whose partly filled last block another table holds", true},
+    block_boundary_event,
+    copy_on_write_event,
     {"preemption", "an accepted append releases other sequences to fit", true,
      [](const implementation& i) { return i.capabilities.has(capability::preempt); }},
     {"refused: pool exhausted", "an append refused for capacity alone: the pool lacks the blocks", true},
@@ -85,42 +83,20 @@ constexpr event events[] = {
      [](const cache_config& c) { return c.capacity > std::size_t{1} << 16; }},
 };
 
-/// What the sequence an append names looked like before it.
-struct probe final : event_probe {
-  explicit probe(const cache_config&) {}
-  std::size_t before_size = 0;
-  bool copies = false;
-  void before(const model& m, const op& o) override {
+/// The pool's events, and whether an append took the last free slot or preempted.
+struct probe final : block_pool_probe {
+  explicit probe(const cache_config&) : block_pool_probe({boundary_event, cow_event, full_event}) {}
+  void appended(const model& m, const op& o, const expectation& e, event_set& hit) override {
     const auto& pool = model_as<paged_model>(m);
-    const auto live = pool.live();
-    const bool known = o.kind == op_kind::append && std::binary_search(live.begin(), live.end(), o.seq);
-    before_size = known ? pool.size(o.seq) : 0, copies = known && pool.copies_on_append(o.seq);
-  }
-  void after(const model& m, const op& o, const expectation& e, event_set& hit) override {
-    if (o.kind != op_kind::append) return;
-    if (!e.accepted && e.reasons == refuse_capacity) hit.set(full_event);
-    const auto& pool = model_as<paged_model>(m);
-    const std::size_t bs = pool.config().block_size, size = e.accepted ? pool.size(o.seq) : before_size;
-    if (!e.accepted || size == before_size) return;
-    if (pool.free_blocks() == 0 && size % bs == 0) hit.set(exact_fill_event);
-    if (before_size / bs != (size - 1) / bs) hit.set(boundary_event);
-    if (copies) hit.set(cow_event);
+    if (pool.available_blocks() == 0 && pool.size(o.seq) % pool.config().block_size == 0) hit.set(exact_fill_event);
     if (!e.preempted.empty()) hit.set(preempt_event);
   }
 };
-/// The targeted search's lengthening (kind_descriptor::lengthen): rows appended to the decoded sequence.
-std::optional<trace> lengthen(const trace& t, const tensor& k, const tensor& v) {
-  return pool_lengthen(t, k, v, nullptr);
-}
 }  // namespace
 
 /// The kind's row of the kind table (properties/executor/kind_table.h).
 extern const kind_spec paged_spec;
-extern const kind_descriptor paged_kind = {paged_spec,
-                                           model_of<paged_model>,
-                                           add_paged_properties,
-                                           {paged_fuzz_config, paged_fuzz_ops},
-                                           {events, make_probe<probe>},
-                                           lengthen};
+extern const kind_descriptor paged_kind = block_pool_kind<paged_model>(
+    paged_spec, add_paged_properties, {paged_fuzz_config, paged_fuzz_ops}, {events, make_probe<probe>});
 
 }  // namespace kvconform::kinds

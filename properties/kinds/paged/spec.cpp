@@ -1,21 +1,21 @@
 // The paged kind's vocabulary: sequences in a shared block pool, with fork and release.
-#include "properties/trace/kind_spec.h"
+#include "properties/trace/block_pool_spec.h"
 
 namespace kvconform::kinds {
 
 namespace {
 constexpr op_spec ops[] = {
     {op_kind::create, 0, "a new, empty sequence; its handle is the count of create and fork ops before it"},
-    {op_kind::fork, field_seq, "a new sequence sharing every block of seq"},
+    pool_fork,
     {op_kind::release, field_seq, "seq's blocks go back to the pool unless another table holds them"},
     {op_kind::append, field_k | field_v | field_seq,
      "k and v 1-D or 2-D onto seq; refused (changing nothing) when the pool lacks blocks"},
-    {op_kind::decode, field_q | field_seq, "q 1-D of width d_k over seq's rows"},
+    pool_decode,
 };
 constexpr auto sizes = sized_config("num_blocks: blocks in the pool");
 constexpr config_field config[] = {
     sizes[0],
-    {"block_size", &cache_config::block_size, nullptr, "rows per block"},
+    block_size_field,
     sizes[1],
     sizes[2],
     {"preempt", nullptr, &cache_config::preempt,
@@ -23,16 +23,10 @@ constexpr config_field config[] = {
     k_scale_field,
     v_scale_field,
 };
-double cells(const cache_config& c) { return rows_cells(c) * double(c.block_size); }
 }  // namespace
 
-extern const kind_spec paged_spec = {
-    cache_kind::paged,
-    "paged",
-    "block pool shared by sequences: fork by reference, copy-on-write, optional preemption",
-    ops,
-    config,
-    nullptr,
-    cells};
+extern const kind_spec paged_spec = block_pool_spec(
+    cache_kind::paged, "paged", "block pool shared by sequences: fork by reference, copy-on-write, optional preemption",
+    ops, config);
 
 }  // namespace kvconform::kinds

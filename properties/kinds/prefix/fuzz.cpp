@@ -1,34 +1,31 @@
 // The prefix kind's fuzz strategy: creates that look up prefixes held before, appends that run the pool dry.
-#include <algorithm>
-
 #include "oracle/models/prefix_model.h"
-#include "properties/kinds/prefix/kind.h"
+#include "properties/generate/block_pool_fuzz.h"
+#include "properties/kinds/prefix/parts.h"
 
 namespace kvconform::kinds {
 
 namespace {
-class prefix_fuzz final : public model_fuzz_ops<prefix_model> {
+class prefix_fuzz final : public block_pool_fuzz<prefix_model> {
  public:
-  using model_fuzz_ops::model_fuzz_ops;
+  using block_pool_fuzz::block_pool_fuzz;
 
-  op make(int which) override {
-    op o;
-    const std::vector<std::int64_t> live = model_.live();
-    if (which == 1 || live.empty()) return create(o);
-    o.seq = live[io_.range(0, live.size() - 1, 0)];
-    if (which == 2) return o.kind = io_.range(0, 1, 0) ? op_kind::fork : op_kind::release, o;
-    if (which == 3) return decode_op(o);
+ private:
+  bool name_sequence(op& o, int which, const std::vector<std::int64_t>& live) override {
+    if (which == 1 || live.empty()) return create(o), false;
+    o.seq = one_of(live);
+    return true;
+  }
+  /// Appends of a token per step; a malformed one has a token too many or a broken shape.
+  void append(op& o, bool malformed, const std::vector<std::int64_t>&) override {
     const std::size_t room = model_.room(o.seq), bs = c_.block_size;
     const std::size_t n = pick({1, 2, bs, room, room + 1, 0});
     rows_of(o, static_cast<std::int64_t>(model_.size(o.seq)), n);
     for (std::size_t i = 0; i < n; ++i) o.tokens.push_back(static_cast<std::int64_t>(io_.range(0, 1, 0)));
-    if (which == 5) io_.range(0, 1, 0) ? o.tokens.push_back(0) : break_shape(o);
-    return o;
+    if (malformed) io_.range(0, 1, 0) ? o.tokens.push_back(0) : break_shape(o);
   }
-
- private:
   /// A create looking up a prefix of a token sequence held before, or a few fresh tokens.
-  op& create(op& o) {
+  void create(op& o) {
     o.kind = op_kind::create;
     const auto& history = model_.history();
     if (!history.empty() && io_.range(0, 3, 0) > 0) {
@@ -37,16 +34,11 @@ class prefix_fuzz final : public model_fuzz_ops<prefix_model> {
     }
     for (std::size_t extra = io_.range(0, 2, 0); extra > 0; --extra)
       o.tokens.push_back(static_cast<std::int64_t>(io_.range(0, 1, 0)));
-    return o;
   }
 };
 }  // namespace
 
-void prefix_fuzz_config(byte_io& io, cache_config& c) {
-  fuzz_sizes(io, c);
-  c.capacity = std::min<std::size_t>(c.capacity, 8);  // blocks: few enough that the pool runs dry
-  c.block_size = io.range(1, 3, c.block_size);
-}
+void prefix_fuzz_config(byte_io& io, cache_config& c) { block_pool_fuzz_config(io, c, 8, 3); }
 
 std::unique_ptr<fuzz_ops> prefix_fuzz_ops(byte_io& io, const cache_config& c) {
   return std::make_unique<prefix_fuzz>(io, c);

@@ -9,7 +9,7 @@
 
 #include "oracle/models/prefix_model.h"
 #include "properties/generate/commands.h"
-#include "properties/kinds/prefix/kind.h"
+#include "properties/kinds/prefix/parts.h"
 
 namespace kvconform::kinds {
 

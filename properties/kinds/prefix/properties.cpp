@@ -1,11 +1,9 @@
 // The prefix kind's properties (hits, rows from the cache, LRU eviction, held blocks, accounting) and its table row.
-#include <algorithm>
-
 #include "oracle/models/prefix_model.h"
-#include "properties/generate/lengthen.h"
+#include "properties/executor/block_pool_probe.h"
 #include "properties/generate/statements.h"
-#include "properties/executor/kind_table.h"
-#include "properties/kinds/prefix/kind.h"
+#include "properties/kinds/block_pool_kind.h"
+#include "properties/kinds/prefix/parts.h"
 
 namespace kvconform::kinds {
 
@@ -65,53 +63,30 @@ constexpr event events[] = {
     {"prefix hit", "a create finds cached blocks of its tokens", true},
     {"evictable block found again", "a create finds a released block that was still cached", true},
     {"eviction", "an accepted append takes an evictable block (the least recently released)", true},
-    {"block boundary crossed", "an accepted append writes rows into two or more blocks", true},
-    {"copy-on-write", "an accepted append to a sequence whose partly filled last block another table holds", true},
+    block_boundary_event,
+    copy_on_write_event,
     {"refused: pool exhausted", "an append refused for capacity alone: free and evictable blocks are too few", true},
 };
 
-/// What the pool and the sequence an append names looked like before the op.
-struct probe final : event_probe {
-  explicit probe(const cache_config&) {}
-  std::size_t before_size = 0, before_evictable = 0;
-  bool copies = false;
-  void before(const model& m, const op& o) override {
-    const auto& pool = model_as<prefix_model>(m);
-    const auto live = pool.live();
-    const bool known = o.kind == op_kind::append && std::binary_search(live.begin(), live.end(), o.seq);
-    before_size = known ? pool.size(o.seq) : 0, copies = known && pool.copies_on_append(o.seq);
-    before_evictable = pool.evictable_blocks();
-  }
-  void after(const model& m, const op& o, const expectation& e, event_set& hit) override {
+/// The pool's events, what creates found and whether an append evicted.
+struct probe final : block_pool_probe {
+  explicit probe(const cache_config&) : block_pool_probe({boundary_event, cow_event, full_event}) {}
+  std::size_t before_evictable = 0;
+  void observe(const model& m) override { before_evictable = model_as<prefix_model>(m).evictable_blocks(); }
+  void applied(const model& m, const op& o, event_set& hit) override {
     const auto& pool = model_as<prefix_model>(m);
     if (o.kind == op_kind::create && pool.size(pool.handles() - 1) > 0) hit.set(hit_event);
     if (o.kind == op_kind::create && pool.evictable_blocks() < before_evictable) hit.set(revive_event);
-    if (o.kind != op_kind::append) return;
-    if (!e.accepted && e.reasons == refuse_capacity) hit.set(full_event);
-    const std::size_t bs = pool.config().block_size, size = e.accepted ? pool.size(o.seq) : before_size;
-    if (!e.accepted || size == before_size) return;
-    if (pool.evictable_blocks() < before_evictable) hit.set(evict_event);
-    if (before_size / bs != (size - 1) / bs) hit.set(boundary_event);
-    if (copies) hit.set(cow_event);
+  }
+  void appended(const model& m, const op&, const expectation&, event_set& hit) override {
+    if (model_as<prefix_model>(m).evictable_blocks() < before_evictable) hit.set(evict_event);
   }
 };
-/// The targeted search's lengthening (kind_descriptor::lengthen): rows appended to the decoded
-/// sequence, with tokens of their own so that they extend no prefix another sequence holds.
-std::optional<trace> lengthen(const trace& t, const tensor& k, const tensor& v) {
-  std::vector<std::int64_t> tokens;
-  for (std::size_t r = 0; r < (k.shape.empty() ? 0 : k.shape[0]); ++r)
-    tokens.push_back(1000000 + static_cast<std::int64_t>(r));
-  return pool_lengthen(t, k, v, &tokens);
-}
 }  // namespace
 
 extern const kind_spec prefix_spec;
 /// The kind's row of the kind table (properties/executor/kind_table.h).
-extern const kind_descriptor prefix_kind = {prefix_spec,
-                                            model_of<prefix_model>,
-                                            add_prefix_properties,
-                                            {prefix_fuzz_config, prefix_fuzz_ops},
-                                            {events, make_probe<probe>},
-                                            lengthen};
+extern const kind_descriptor prefix_kind = block_pool_kind<prefix_model>(
+    prefix_spec, add_prefix_properties, {prefix_fuzz_config, prefix_fuzz_ops}, {events, make_probe<probe>});
 
 }  // namespace kvconform::kinds

@@ -1,5 +1,5 @@
 // The prefix kind's vocabulary: sequences in a block pool whose full blocks are found again by their tokens.
-#include "properties/trace/kind_spec.h"
+#include "properties/trace/block_pool_spec.h"
 
 namespace kvconform::kinds {
 
@@ -7,28 +7,21 @@ namespace {
 constexpr op_spec ops[] = {
     {op_kind::create, field_tokens,
      "a new sequence holding the cached full blocks of the longest cached prefix of tokens (hits need no block)"},
-    {op_kind::fork, field_seq, "a new sequence sharing every block of seq"},
+    pool_fork,
     {op_kind::release, field_seq,
      "seq's registered blocks stay cached and evictable (last block first); others go free"},
     {op_kind::append, field_k | field_v | field_seq | field_tokens,
      "k and v 1-D or 2-D onto seq with one token per step; free blocks first, then the least recently released "
      "evictable ones; refused (changing nothing) when both together do not suffice"},
-    {op_kind::decode, field_q | field_seq, "q 1-D of width d_k over seq's rows"},
+    pool_decode,
 };
 constexpr auto sizes = sized_config("num_blocks: blocks in the pool");
-constexpr config_field config[] = {
-    sizes[0], {"block_size", &cache_config::block_size, nullptr, "rows per block"}, sizes[1], sizes[2], sizes[3],
-    sizes[4]};
-double cells(const cache_config& c) { return rows_cells(c) * double(c.block_size); }
+constexpr config_field config[] = {sizes[0], block_size_field, sizes[1], sizes[2], sizes[3], sizes[4]};
 }  // namespace
 
-extern const kind_spec prefix_spec = {
-    cache_kind::prefix,
-    "prefix",
+extern const kind_spec prefix_spec = block_pool_spec(
+    cache_kind::prefix, "prefix",
     "automatic prefix caching: full blocks found by the hash chain of their tokens, kept after release, evicted LRU",
-    ops,
-    config,
-    nullptr,
-    cells};
+    ops, config);
 
 }  // namespace kvconform::kinds

@@ -1,5 +1,4 @@
 // The built-in ring caches: the reference and its mutants (docs/mutants.md).
-#include "impls/ring/formats.h"
 #include "impls/ring/mutants/group_shift.h"
 #include "impls/ring/mutants/bulk_keeps_first.h"
 #include "impls/ring/mutants/head_off_by_one.h"

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include <kvconform/plugin.h>
 
@@ -48,6 +49,20 @@ struct result {
   std::optional<T> v;
   bool ok() const { return v.has_value(); }
   const T& value() const { return *v; }
+};
+
+/// What block_pool_cache requires and no more (int ids, a pool of one block): a fork refused by an
+/// empty optional, a release refused by a false status. A kind's archetype adds its create and append.
+struct pool {
+  pool(std::size_t, std::size_t, std::size_t, std::size_t) {}
+  std::optional<int> fork(int) { return std::nullopt; }
+  status release(int) { return {false}; }
+  matrix keys(int) const { return {}; }
+  matrix values(int) const { return {}; }
+  std::size_t num_blocks() const { return 1; }
+  std::size_t free_blocks() const { return 1; }
+  std::vector<unsigned> block_table(int) const { return {}; }
+  std::size_t ref_count(std::size_t) const { return 0; }
 };
 
 }  // namespace kvconform::archetypes

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <optional>
-#include <vector>
 
 #include <kvconform/plugin.h>
 
@@ -12,18 +11,10 @@ namespace kv = kvconform;
 namespace arch = kvconform::archetypes;
 
 namespace {
-struct minimal_paged {
-  minimal_paged(std::size_t, std::size_t, std::size_t, std::size_t) {}
+struct minimal_paged : arch::pool {
+  using pool::pool;
   std::optional<int> create() { return 0; }
-  std::optional<int> fork(int) { return std::nullopt; }
-  arch::status release(int) { return {false}; }
   arch::status append(int, kv::array_view, kv::array_view) { return {}; }
-  arch::matrix keys(int) const { return {}; }
-  arch::matrix values(int) const { return {}; }
-  std::size_t num_blocks() const { return 1; }
-  std::size_t free_blocks() const { return 1; }
-  std::vector<unsigned> block_table(int) const { return {}; }
-  std::size_t ref_count(std::size_t) const { return 0; }
   std::size_t bytes_in_use() const { return 0; }
 };
 

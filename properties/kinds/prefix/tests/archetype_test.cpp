@@ -3,7 +3,6 @@
 
 #include <optional>
 #include <span>
-#include <vector>
 
 #include <kvconform/plugin.h>
 
@@ -13,20 +12,12 @@ namespace kv = kvconform;
 namespace arch = kvconform::archetypes;
 
 namespace {
-struct minimal_prefix {
-  minimal_prefix(std::size_t, std::size_t, std::size_t, std::size_t) {}
+struct minimal_prefix : arch::pool {
+  using pool::pool;
   std::optional<int> create(std::span<const std::int64_t>) { return 0; }
-  std::optional<int> fork(int) { return std::nullopt; }
-  arch::status release(int) { return {false}; }
   arch::status append(int, kv::array_view, kv::array_view, std::span<const std::int64_t>) { return {}; }
-  arch::matrix keys(int) const { return {}; }
-  arch::matrix values(int) const { return {}; }
-  std::size_t num_blocks() const { return 1; }
-  std::size_t free_blocks() const { return 1; }
   std::size_t evictable_blocks() const { return 0; }
   std::size_t hit_rows() const { return 3; }
-  std::vector<unsigned> block_table(int) const { return {}; }
-  std::size_t ref_count(std::size_t) const { return 0; }
 };
 }  // namespace
 

@@ -1,0 +1,119 @@
+// The block-pool specification every pool kind shares, written independently of the caches it judges.
+#include "oracle/models/block_pool_model.h"
+
+#include <iterator>
+#include <string>
+
+namespace kvconform {
+
+std::vector<std::int64_t> block_pool_model::live() const {
+  std::vector<std::int64_t> h;
+  for (const auto& entry : seqs_) h.push_back(entry.first);
+  return h;
+}
+
+std::size_t block_pool_model::room(std::int64_t h) const {
+  const sequence& s = seqs_.at(h);
+  const auto blocks = static_cast<std::int64_t>(s.blocks.size() + available_blocks()) - (copies_on_append(h) ? 1 : 0);
+  const auto most = blocks * static_cast<std::int64_t>(config_.block_size) - static_cast<std::int64_t>(s.rows.size());
+  return most > 0 ? static_cast<std::size_t>(most) : 0;
+}
+
+bool block_pool_model::copies_on_append(std::int64_t h) const {
+  const sequence& s = seqs_.at(h);
+  return s.rows.size() % config_.block_size != 0 && refs_.at(s.blocks.back()) > 1;
+}
+
+std::int64_t block_pool_model::take_block() {
+  refs_[blocks_made_] = 1;
+  return blocks_made_++;
+}
+
+void block_pool_model::release(std::int64_t h) {
+  const sequence& s = seqs_.at(h);
+  for (auto b = s.blocks.rbegin(); b != s.blocks.rend(); ++b) {
+    if (--refs_.at(*b) > 0) continue;
+    refs_.erase(*b);
+    unheld(*b);
+  }
+  seqs_.erase(h);
+}
+
+expectation block_pool_model::append(const op& o) {
+  expectation e;
+  const auto steps = append_steps(o, config_.d_k, config_.d_v);
+  if (!is_live(o.seq)) e.accepted = false, e.reasons |= refuse_index;
+  if (!steps || !well_formed(o, *steps)) e.accepted = false, e.reasons |= refuse_shape;
+  if (!e.accepted || *steps == 0) return e;
+  if (room(o.seq) < *steps && !make_room(o, *steps, e)) return {.accepted = false, .reasons = refuse_capacity};
+  // Every block the append needs is taken before any row is written, so that a kind that evicts
+  // to take one (prefix) has done so before the rows it writes are found again.
+  sequence& s = seqs_.at(o.seq);
+  const std::size_t bs = config_.block_size, from = s.rows.size(), copy = copies_on_append(o.seq) ? 1 : 0;
+  const std::size_t in_table = s.blocks.size() * bs - from;
+  std::vector<std::int64_t> fresh;
+  for (std::size_t i = 0; i < copy + (*steps > in_table ? (*steps - in_table + bs - 1) / bs : 0); ++i)
+    fresh.push_back(take_block());
+  auto next = fresh.begin();
+  if (copy) --refs_.at(s.blocks.back()), s.blocks.back() = *next++;  // the old block is still held by another table
+  for (std::size_t i = 0; i < *steps; ++i) {
+    if (s.rows.size() % bs == 0) s.blocks.push_back(*next++);
+    s.rows.push(stored_row(o.k, i, profile_.storage), stored_row(o.v, i, profile_.storage));
+  }
+  appended(s, o, from);
+  return e;
+}
+
+expectation block_pool_model::fork(const op& o) {
+  const std::int64_t child = handles_++;  // a refused fork still uses up its handle
+  if (!is_live(o.seq)) return {.accepted = false, .reasons = refuse_index};
+  seqs_.emplace(child, seqs_.at(o.seq));
+  for (std::int64_t b : seqs_.at(child).blocks) ++refs_.at(b);
+  return {};
+}
+
+expectation block_pool_model::decode(const op& o) const {
+  expectation e;
+  auto refuse = [&](unsigned why) { e.accepted = false, e.reasons |= why; };
+  const auto it = seqs_.find(o.seq);
+  if (it == seqs_.end()) refuse(refuse_index);
+  if (o.q.shape.size() != 1 || o.q.shape[0] != config_.d_k) refuse(refuse_shape);
+  if (it != seqs_.end() && it->second.rows.size() == 0) refuse(refuse_empty);
+  if (!e.accepted) return e;
+  std::vector<double> q;
+  for (double x : o.q.data) q.push_back(round_to(profile_.storage, x));
+  // Streams are in handle order, so a sequence's place among the live ones is its stream's index.
+  add_decode(e, it->second.rows, static_cast<std::size_t>(std::distance(seqs_.begin(), it)), std::move(q), profile_);
+  return e;
+}
+
+expectation block_pool_model::apply(const op& o) {
+  switch (o.kind) {
+    case op_kind::create: return create(o), expectation{};
+    case op_kind::fork: return fork(o);
+    case op_kind::release:
+      if (!is_live(o.seq)) return {.accepted = false, .reasons = refuse_index};
+      release(o.seq);
+      return {};
+    case op_kind::append: return append(o);
+    case op_kind::decode: return decode(o);
+    default: return {.accepted = false, .reasons = refuse_none};  // update and reorder belong to beam: never acceptable
+  }
+}
+
+snapshot block_pool_model::observe() const {
+  snapshot out;
+  for (const auto& [h, s] : seqs_) {
+    stream st;
+    st.name = "seq " + std::to_string(h);
+    st.d_k = config_.d_k, st.d_v = config_.d_v;
+    s.rows.expose(st);
+    st.blocks = s.blocks;
+    out.streams.push_back(std::move(st));
+  }
+  count(out);
+  out.block_refs.assign(refs_.begin(), refs_.end());
+  return out;
+}
+
+}  // namespace kvconform

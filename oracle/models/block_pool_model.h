@@ -1,0 +1,110 @@
+// What the models of the block-pool kinds (paged, prefix) share: sequences by handle over one pool of abstract blocks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "oracle/models/model.h"
+
+namespace kvconform {
+
+/// Sequences by trace handle (the count of create and fork ops before them, refused forks
+/// included), each with its exact rows and a table of abstract block ids; a block's count is the
+/// number of tables holding it. Block ids are fresh numbers never reused: snapshots compare them up
+/// to renaming. A fork shares every block; an append into a shared, partly filled last block
+/// copies it first; a release drops the sequence's references, its last block first.
+///
+/// Refusals every pool shares (a set of acceptable reasons where several apply):
+/// - append: `index` for a handle that names no live sequence and `shape` for malformed k/v (or
+///   what else the kind's appends must carry), either one when both hold; `capacity` only for a
+///   live sequence and a well-formed append, when the blocks an append could take are too few
+///   (and the kind cannot make room).
+/// - decode: any of `index`, `shape` (q not 1-D of width d_k), `empty` (a live sequence with no
+///   rows) that holds.
+/// - fork, release: `index` for a handle that names no live sequence. create is never refused.
+/// A kind adds what its pool does beyond that through the protected hooks.
+class block_pool_model : public model {
+ public:
+  expectation apply(const op& o) final;
+  /// One stream "seq H" per live handle in handle order (rows and block table), the kind's
+  /// counters (count), and every held block's count.
+  snapshot observe() const final;
+
+  const cache_config& config() const { return config_; }
+  /// Live handles, oldest first.
+  std::vector<std::int64_t> live() const;
+  /// Handles issued so far: the next create or fork gets this number.
+  std::int64_t handles() const { return handles_; }
+  /// Rows of live sequence h.
+  std::size_t size(std::int64_t h) const { return seqs_.at(h).rows.size(); }
+  /// Blocks an append could take: those no table holds.
+  std::size_t available_blocks() const { return config_.capacity - refs_.size(); }
+  /// The most rows an append to live sequence h takes (without making room): its own blocks plus
+  /// every available one, less the one a copy of its shared, partly filled last block would take.
+  std::size_t room(std::int64_t h) const;
+  /// Whether live sequence h's last block is partly filled and held by another table too, so
+  /// that its next append copies it first.
+  bool copies_on_append(std::int64_t h) const;
+
+ protected:
+  /// A sequence: its rows, its block table and (when the kind's appends carry them) a token per row.
+  struct sequence {
+    stored_stream rows;
+    std::vector<std::int64_t> blocks, tokens;
+  };
+  block_pool_model(const cache_config& c, const numeric_profile& p) : config_(c), profile_(p) {}
+
+  /// A create: an empty sequence unless the kind finds rows for it.
+  virtual void create(const op& o) {
+    (void)o;
+    add(empty_sequence());
+  }
+  /// Whether an append of `steps` steps carries what else the kind's appends need (shape otherwise).
+  virtual bool well_formed(const op& o, std::size_t steps) const {
+    (void)o, (void)steps;
+    return true;
+  }
+  /// Makes room for `steps` rows in live sequence o.seq when there is too little, recording what
+  /// it did in `e`; false (nothing changed) when it cannot: the append is refused for capacity.
+  virtual bool make_room(const op& o, std::size_t steps, expectation& e) {
+    (void)o, (void)steps, (void)e;
+    return false;
+  }
+  /// A block for new rows, held once.
+  virtual std::int64_t take_block();
+  /// After an accepted append wrote rows [from, size) of `s` (their blocks already in its table).
+  virtual void appended(sequence& s, const op& o, std::size_t from) { (void)s, (void)o, (void)from; }
+  /// Block b is held by no table any more (a release).
+  virtual void unheld(std::int64_t b) { (void)b; }
+  /// The kind's counters, in order.
+  virtual void count(snapshot& out) const = 0;
+
+  sequence empty_sequence() const {
+    return {stored_stream(profile_.keys, profile_.values, config_, config_.d_k, config_.d_v), {}, {}};
+  }
+  /// Gives `s` the next handle.
+  void add(sequence s) { seqs_.emplace(handles_++, std::move(s)); }
+  bool is_live(std::int64_t h) const { return seqs_.count(h) != 0; }
+  const sequence& at(std::int64_t h) const { return seqs_.at(h); }
+  const std::map<std::int64_t, sequence>& sequences() const { return seqs_; }
+  /// Releases live sequence h.
+  void release(std::int64_t h);
+  /// One table more holds block b; true when none did before.
+  bool hold(std::int64_t b) { return refs_[b]++ == 0; }
+  std::size_t held_blocks() const { return refs_.size(); }
+
+  cache_config config_;
+  numeric_profile profile_;
+
+ private:
+  expectation append(const op& o);
+  expectation fork(const op& o);
+  expectation decode(const op& o) const;
+
+  std::map<std::int64_t, sequence> seqs_;      // live sequences by handle
+  std::map<std::int64_t, std::int64_t> refs_;  // held block -> tables holding it (> 0)
+  std::int64_t handles_ = 0, blocks_made_ = 0;
+};
+
+}  // namespace kvconform

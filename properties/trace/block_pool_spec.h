@@ -1,0 +1,25 @@
+// The vocabulary the block-pool kinds (paged, prefix) share: sequences named by handle in a pool of blocks.
+#pragma once
+
+#include <span>
+
+#include "properties/trace/kind_spec.h"
+
+namespace kvconform {
+
+/// A fork and a decode of sequence seq, as every block-pool kind has them.
+inline constexpr op_spec pool_fork{op_kind::fork, field_seq, "a new sequence sharing every block of seq"};
+inline constexpr op_spec pool_decode{op_kind::decode, field_q | field_seq, "q 1-D of width d_k over seq's rows"};
+/// Rows per block: every block-pool kind's config field after num_blocks (its capacity).
+inline constexpr config_field block_size_field{"block_size", &cache_config::block_size, nullptr, "rows per block"};
+
+/// num_blocks x block_size x (d_k + d_v): the cells of a pool.
+inline double pool_cells(const cache_config& c) { return rows_cells(c) * double(c.block_size); }
+
+/// The spec of a block-pool kind: its ops and config fields, no rule across fields, pool_cells.
+constexpr kind_spec block_pool_spec(cache_kind kind, const char* name, const char* summary,
+                                    std::span<const op_spec> ops, std::span<const config_field> config) {
+  return {kind, name, summary, ops, config, nullptr, pool_cells};
+}
+
+}  // namespace kvconform
