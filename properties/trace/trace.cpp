@@ -11,18 +11,11 @@
 #include <unordered_map>
 
 #include "properties/trace/kind_spec.h"
+#include "properties/trace/op_vocabulary.h"
 
 namespace kvconform {
 
 namespace {
-template <class E, std::size_t N>
-std::optional<E> find_name(const std::string& s, const char* const (&names)[N]) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (s == names[i]) return static_cast<E>(i);
-  return std::nullopt;
-}
-const char* const op_names[] = {"append", "decode", "create", "fork", "release", "update", "reorder"};
-
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
@@ -141,8 +134,12 @@ std::string content_hash(std::string_view text) {
   return s;
 }
 
-const char* to_string(op_kind k) { return op_names[static_cast<int>(k)]; }
-std::optional<op_kind> op_kind_from_string(const std::string& s) { return find_name<op_kind>(s, op_names); }
+const char* to_string(op_kind k) { return info_of(k).name; }
+std::optional<op_kind> op_kind_from_string(const std::string& s) {
+  for (const op_info& o : op_infos)
+    if (s == o.name) return o.kind;
+  return std::nullopt;
+}
 
 bool tensor::consistent() const {
   if (shape.size() > 4) return false;
