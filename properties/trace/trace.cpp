@@ -159,33 +159,34 @@ array_view tensor::view_of(const double* storage) const {
 bool operator==(const tensor& a, const tensor& b) { return a.shape == b.shape && same_bits(a.data, b.data); }
 
 namespace {
-/// "[1,2,3]".
-std::string list_text(const std::vector<std::int64_t>& v) {
-  std::string s = "[";
+/// One op field as `describe` shows it: " seq 2", " k(2,3)", " tokens [1,2]".
+std::string field_text(const op_field_info& f, std::int64_t x) {
+  return std::string(" ") + f.name + " " + std::to_string(x);
+}
+std::string field_text(const op_field_info& f, const tensor& t) { return std::string(" ") + f.name + shape_string(t); }
+std::string field_text(const op_field_info& f, const std::vector<std::int64_t>& v) {
+  std::string s = std::string(" ") + f.name + " [";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
   return s + "]";
 }
+bool unset(std::int64_t x) { return x == 0; }
+bool unset(const tensor& t) { return t.shape.empty(); }
+bool unset(const std::vector<std::int64_t>& v) { return v.empty(); }
 }  // namespace
 
 std::string describe(const op& o) {
-  const std::string seq = " seq " + std::to_string(o.seq);
-  const std::string tokens = o.tokens.empty() ? "" : " tokens " + list_text(o.tokens);
-  switch (o.kind) {
-    case op_kind::append:
-      return "append" + std::string(o.seq ? seq : "") + " k" + shape_string(o.k) + " v" + shape_string(o.v) + tokens;
-    case op_kind::decode:
-      return "decode" + std::string(o.seq ? seq : "") +
-             (o.q.shape.size() > 1 ? " layer " + std::to_string(o.layer) : "") + " q" + shape_string(o.q) +
-             (o.mask.shape.empty() ? "" : " mask" + shape_string(o.mask));
-    case op_kind::create: return "create" + tokens;
-    case op_kind::fork: return "fork" + seq;
-    case op_kind::release: return "release" + seq;
-    case op_kind::update:
-      return "update layer " + std::to_string(o.layer) + " start " + std::to_string(o.start) + " k" +
-             shape_string(o.k) + " v" + shape_string(o.v);
-    case op_kind::reorder: return "reorder " + list_text(o.index);
-  }
-  return "?";
+  // A field every kind's op of this name carries is always shown, one only some kinds carry when it is set (a
+  // paged append names its seq when it is not 0): without the kind, that reads the same for every kind.
+  unsigned everywhere = ~0u, anywhere = 0;
+  for (const kind_spec* k : kind_specs())
+    if (const op_spec* s = k->find(o.kind)) everywhere &= s->fields, anywhere |= s->fields;
+  std::string text[3];  // integers (where), then tensors (what), then lists: "update layer 1 start 0 k(2,3) v(2,3)"
+  visit_fields(o, anywhere, [&](const op_field_info& f, const auto& x) {
+    const bool always = (everywhere & f.bit) && f.type != field_type::optional_tensor;
+    if (always || !unset(x))
+      text[f.type == field_type::integer ? 0 : f.type == field_type::integers ? 2 : 1] += field_text(f, x);
+  });
+  return to_string(o.kind) + text[0] + text[1] + text[2];
 }
 
 std::string describe(const cache_config& c) {
