@@ -11,6 +11,7 @@
 #include "properties/generate/fuzz_ops.h"
 #include "properties/executor/kind_table.h"
 #include "properties/runners/builtin.h"
+#include "properties/trace/op_vocabulary.h"
 
 namespace kvconform::fuzz {
 
@@ -75,33 +76,36 @@ void visit_tensor(byte_io& io, tensor& t, bool reading) {
   }
 }
 
-/// Any op of the kind, every field its spec lists in the spec's order: what the writer always emits.
+/// The bounds of a literal op field's integers: the largest a fuzz input draws for range `r` (field_range,
+/// properties/trace/op_vocabulary.h), and the longest list of them.
+std::int64_t most(field_range r) {
+  switch (r) {
+    case field_range::handle: return max_handle;
+    case field_range::layer: return max_layer;
+    case field_range::step: return 2 * max_capacity;
+    case field_range::rows: return max_index;
+    case field_range::tokens: return max_token;
+    case field_range::none: break;
+  }
+  return 0;
+}
+std::size_t longest(field_range r) { return r == field_range::tokens ? max_tokens : max_index; }
+
+void visit_field(byte_io& io, field_range, tensor& t, bool reading) { visit_tensor(io, t, reading); }
+void visit_field(byte_io& io, field_range r, std::int64_t& x, bool) { visit_int(io, x, most(r)); }
+void visit_field(byte_io& io, field_range r, std::vector<std::int64_t>& xs, bool) {
+  xs.resize(io.range(0, longest(r), xs.size()));
+  for (auto& x : xs) visit_int(io, x, most(r));
+}
+
+/// Any op of the kind, every field its spec lists in the vocabulary's order: what the writer always emits.
 void visit_literal(byte_io& io, op& o, const kind_spec& spec, bool reading) {
   // Only the kind's own ops: others are format errors, not cache bugs.
   std::size_t at = 0;
   while (at < spec.ops.size() && spec.ops[at].kind != o.kind) ++at;
   const op_spec& which = spec.ops[io.range(0, spec.ops.size() - 1, at)];
   o.kind = which.kind;
-  for (const unsigned f : all_op_fields) {
-    if (!(which.fields & f)) continue;
-    switch (f) {
-      case field_k: visit_tensor(io, o.k, reading); break;
-      case field_v: visit_tensor(io, o.v, reading); break;
-      case field_q: visit_tensor(io, o.q, reading); break;
-      case field_mask: visit_tensor(io, o.mask, reading); break;
-      case field_seq: visit_int(io, o.seq, max_handle); break;
-      case field_layer: visit_int(io, o.layer, max_layer); break;
-      case field_start: visit_int(io, o.start, 2 * max_capacity); break;
-      case field_index:
-        o.index.resize(io.range(0, max_index, o.index.size()));
-        for (auto& x : o.index) visit_int(io, x, max_index);
-        break;
-      case field_tokens:
-        o.tokens.resize(io.range(0, max_tokens, o.tokens.size()));
-        for (auto& x : o.tokens) visit_int(io, x, max_token);
-        break;
-    }
-  }
+  visit_fields(o, which.fields, [&](const op_field_info& f, auto& x) { visit_field(io, f.range, x, reading); });
 }
 }  // namespace
 
@@ -147,12 +151,8 @@ bool encodable(const trace& t) {
   const std::vector<std::uint8_t> bytes = encode_trace(t);
   const trace back = decode_bytes(t.config.kind, bytes.data(), bytes.size());
   if (!(back.config == t.config) || back.ops.size() != t.ops.size()) return false;
-  for (std::size_t i = 0; i < t.ops.size(); ++i) {
-    const op &a = t.ops[i], &b = back.ops[i];
-    if (a.kind != b.kind || !(a.k == b.k) || !(a.v == b.v) || !(a.q == b.q) || !(a.mask == b.mask) ||
-        a.index != b.index || a.seq != b.seq || a.layer != b.layer || a.start != b.start || a.tokens != b.tokens)
-      return false;
-  }
+  for (std::size_t i = 0; i < t.ops.size(); ++i)
+    if (!same_fields(t.ops[i], back.ops[i])) return false;
   return true;
 }
 

@@ -1,11 +1,13 @@
 // libFuzzer target: a port's answer line (to an op or to observe, picked by the first byte) is read strictly; an
 // observation is then compared with every kind's model state. Only answer_error may come out.
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 #include "properties/executor/kind_table.h"
 #include "properties/port/port_answer.h"
 #include "properties/trace/kind_spec.h"
+#include "properties/trace/op_vocabulary.h"
 
 namespace kv = kvconform;
 
@@ -35,11 +37,12 @@ const std::vector<kv::snapshot>& model_states() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::string_view line(reinterpret_cast<const char*>(data) + 1, size - 1);
-  const unsigned pick = data[0] % 9;
+  constexpr unsigned ops = std::size(kv::op_infos);  // an answer to each op of the vocabulary, then observe, check
+  const unsigned pick = data[0] % (ops + 2);
   try {
-    if (pick < 7) {
+    if (pick < ops) {
       (void)kv::op_answer(line, 1, static_cast<kv::op_kind>(pick));
-    } else if (pick == 7) {
+    } else if (pick == ops) {
       const kv::snapshot s = kv::observe_answer(line, 1);
       for (const kv::snapshot& model : model_states()) (void)kv::diff(model, s), (void)kv::diff(s, model);
       (void)kv::diff(s, s);

@@ -15,15 +15,7 @@ namespace {
 #define KVCONFORM_SPEC_ADDRESS(name) &kinds::name##_spec,
 const kind_spec* const table[] = {KVCONFORM_KINDS(KVCONFORM_SPEC_ADDRESS)};
 #undef KVCONFORM_SPEC_ADDRESS
-
-const char* const field_names[] = {"k", "v", "q", "seq", "layer", "start", "mask", "index", "tokens"};
 }  // namespace
-
-const char* to_string(op_field f) {
-  for (std::size_t i = 0; i < std::size(all_op_fields); ++i)
-    if (all_op_fields[i] == f) return field_names[i];
-  return "?";
-}
 
 const op_spec* kind_spec::find(op_kind k) const {
   for (const op_spec& o : ops)

@@ -8,32 +8,15 @@
 #include <string>
 #include <string_view>
 
+#include "properties/trace/op_vocabulary.h"
 #include "properties/trace/trace.h"
 
 namespace kvconform {
 
-/// The fields an op may carry (trace.h, `op`). A kind's op carries exactly the fields its spec
-/// lists, in this order in every encoding (JSON, the port protocol, the fuzz byte format).
-enum op_field : unsigned {
-  field_k = 1u << 0,
-  field_v = 1u << 1,
-  field_q = 1u << 2,
-  field_seq = 1u << 3,
-  field_layer = 1u << 4,
-  field_start = 1u << 5,
-  field_mask = 1u << 6,  ///< optional: absent means every position attends
-  field_index = 1u << 7,
-  field_tokens = 1u << 8,
-};
-inline constexpr unsigned all_op_fields[] = {field_k,     field_v,    field_q,     field_seq,   field_layer,
-                                             field_start, field_mask, field_index, field_tokens};
-/// The name of one field ("k", "seq", ...).
-const char* to_string(op_field f);
-
 /// One op of a kind's vocabulary.
 struct op_spec {
   op_kind kind;
-  unsigned fields = 0;  ///< op_field bits
+  unsigned fields = 0;  ///< op_field bits (op_vocabulary.h)
   const char* summary = "";
 };
 

@@ -2,6 +2,7 @@
 #include "properties/trace/schema.h"
 
 #include "properties/trace/kind_spec.h"
+#include "properties/trace/op_vocabulary.h"
 #include "properties/trace/refusal.h"
 
 namespace kvconform::schema {
@@ -10,16 +11,12 @@ namespace {
 const json integer = {{"type", "integer"}};
 const json ref_tensor = {{"$ref", "#/$defs/tensor"}};
 
-json field_schema(unsigned f) {
-  switch (f) {
-    case field_k:
-    case field_v:
-    case field_q:
-    case field_mask: return ref_tensor;
-    case field_index:
-    case field_tokens: return {{"type", "array"}, {"items", integer}};
-    default: return integer;
-  }
+json field_schema(const op_field_info& f) {
+  json s = f.type == field_type::integer    ? integer
+           : f.type == field_type::integers ? json{{"type", "array"}, {"items", integer}}
+                                            : ref_tensor;
+  s["description"] = f.meaning;
+  return s;
 }
 
 /// The variants of `all` with duplicates dropped (the rows family shares its op shapes).
@@ -66,14 +63,13 @@ json ops(const json& extra, const std::vector<std::string>& extra_required) {
   for (const kind_spec* k : kind_specs())
     for (const op_spec& o : k->ops) {
       json props = extra;
-      props["op"] = {{"const", to_string(o.kind)}};
+      props["op"] = {{"const", to_string(o.kind)}, {"description", info_of(o.kind).meaning}};
       json required = {"op"};
       for (const std::string& r : extra_required) required.push_back(r);
-      for (const unsigned f : all_op_fields) {
-        if (!(o.fields & f)) continue;
-        props[to_string(static_cast<op_field>(f))] = field_schema(f);
-        if (f != field_mask)
-          required.push_back(to_string(static_cast<op_field>(f)));  // no mask: every position attends
+      for (const op_field_info& f : op_fields) {
+        if (!(o.fields & f.bit)) continue;
+        props[f.name] = field_schema(f);
+        if (f.type != field_type::optional_tensor) required.push_back(f.name);
       }
       variants.push_back(
           {{"type", "object"}, {"required", required}, {"properties", props}, {"additionalProperties", false}});

@@ -11,18 +11,11 @@
 #include <unordered_map>
 
 #include "properties/trace/kind_spec.h"
+#include "properties/trace/op_vocabulary.h"
 
 namespace kvconform {
 
 namespace {
-template <class E, std::size_t N>
-std::optional<E> find_name(const std::string& s, const char* const (&names)[N]) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (s == names[i]) return static_cast<E>(i);
-  return std::nullopt;
-}
-const char* const op_names[] = {"append", "decode", "create", "fork", "release", "update", "reorder"};
-
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
@@ -141,8 +134,12 @@ std::string content_hash(std::string_view text) {
   return s;
 }
 
-const char* to_string(op_kind k) { return op_names[static_cast<int>(k)]; }
-std::optional<op_kind> op_kind_from_string(const std::string& s) { return find_name<op_kind>(s, op_names); }
+const char* to_string(op_kind k) { return info_of(k).name; }
+std::optional<op_kind> op_kind_from_string(const std::string& s) {
+  for (const op_info& o : op_infos)
+    if (s == o.name) return o.kind;
+  return std::nullopt;
+}
 
 bool tensor::consistent() const {
   if (shape.size() > 4) return false;
@@ -162,33 +159,34 @@ array_view tensor::view_of(const double* storage) const {
 bool operator==(const tensor& a, const tensor& b) { return a.shape == b.shape && same_bits(a.data, b.data); }
 
 namespace {
-/// "[1,2,3]".
-std::string list_text(const std::vector<std::int64_t>& v) {
-  std::string s = "[";
+/// One op field as `describe` shows it: " seq 2", " k(2,3)", " tokens [1,2]".
+std::string field_text(const op_field_info& f, std::int64_t x) {
+  return std::string(" ") + f.name + " " + std::to_string(x);
+}
+std::string field_text(const op_field_info& f, const tensor& t) { return std::string(" ") + f.name + shape_string(t); }
+std::string field_text(const op_field_info& f, const std::vector<std::int64_t>& v) {
+  std::string s = std::string(" ") + f.name + " [";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
   return s + "]";
 }
+bool unset(std::int64_t x) { return x == 0; }
+bool unset(const tensor& t) { return t.shape.empty(); }
+bool unset(const std::vector<std::int64_t>& v) { return v.empty(); }
 }  // namespace
 
 std::string describe(const op& o) {
-  const std::string seq = " seq " + std::to_string(o.seq);
-  const std::string tokens = o.tokens.empty() ? "" : " tokens " + list_text(o.tokens);
-  switch (o.kind) {
-    case op_kind::append:
-      return "append" + std::string(o.seq ? seq : "") + " k" + shape_string(o.k) + " v" + shape_string(o.v) + tokens;
-    case op_kind::decode:
-      return "decode" + std::string(o.seq ? seq : "") +
-             (o.q.shape.size() > 1 ? " layer " + std::to_string(o.layer) : "") + " q" + shape_string(o.q) +
-             (o.mask.shape.empty() ? "" : " mask" + shape_string(o.mask));
-    case op_kind::create: return "create" + tokens;
-    case op_kind::fork: return "fork" + seq;
-    case op_kind::release: return "release" + seq;
-    case op_kind::update:
-      return "update layer " + std::to_string(o.layer) + " start " + std::to_string(o.start) + " k" +
-             shape_string(o.k) + " v" + shape_string(o.v);
-    case op_kind::reorder: return "reorder " + list_text(o.index);
-  }
-  return "?";
+  // A field every kind's op of this name carries is always shown, one only some kinds carry when it is set (a
+  // paged append names its seq when it is not 0): without the kind, that reads the same for every kind.
+  unsigned everywhere = ~0u, anywhere = 0;
+  for (const kind_spec* k : kind_specs())
+    if (const op_spec* s = k->find(o.kind)) everywhere &= s->fields, anywhere |= s->fields;
+  std::string text[3];  // integers (where), then tensors (what), then lists: "update layer 1 start 0 k(2,3) v(2,3)"
+  visit_fields(o, anywhere, [&](const op_field_info& f, const auto& x) {
+    const bool always = (everywhere & f.bit) && f.type != field_type::optional_tensor;
+    if (always || !unset(x))
+      text[f.type == field_type::integer ? 0 : f.type == field_type::integers ? 2 : 1] += field_text(f, x);
+  });
+  return to_string(o.kind) + text[0] + text[1] + text[2];
 }
 
 std::string describe(const cache_config& c) {

@@ -43,15 +43,36 @@ struct tensor {
   friend bool operator==(const tensor&, const tensor&);  ///< bitwise on data
 };
 
-/// Operation names; which fields each carries is the kind's (properties/trace/kind_spec.h):
-/// - `append` k, v (and `seq` for paged and prefix, `tokens` for prefix); `decode` q (`seq` for
-///   paged and prefix; `layer`, `mask` for beam);
-/// - paged and prefix: `create` (a new sequence; prefix: looked up by `tokens`), `fork` seq (a new
-///   sequence sharing seq's blocks), `release` seq;
-/// - beam: `update` layer, k, v, start; `reorder` index.
-/// Sequences are named by handle: the 0-based count of create and fork ops before them in
-/// the trace (released handles are never reused), whatever ids the implementation uses.
-enum class op_kind { append, decode, create, fork, release, update, reorder };
+/// The op vocabulary, declared once (docs/design.md §3.2): X(name, meaning) for every op, in `op_kind` order.
+/// Which fields an op carries is its kind's (properties/trace/kind_spec.h). Sequences are named by handle (`seq`),
+/// whatever ids the implementation uses; released handles are never reused.
+#define KVCONFORM_OPS(X)                                                                                         \
+  X(append, "appends the steps of k and v (to sequence seq where the kind has sequences)")                       \
+  X(decode, "attends with q over the held rows (of sequence seq, or of layer)")                                  \
+  X(create, "starts a new sequence, named by the next handle")                                                   \
+  X(fork, "starts a new sequence that shares every block of seq")                                                \
+  X(release, "ends sequence seq, dropping its hold on each of its blocks")                                       \
+  X(update, "writes k and v at positions [start, start + n) of layer; a start below its length truncates first") \
+  X(reorder, "makes row b of every layer a copy of old row index[b]")
+
+/// X(name, type, range, meaning) for every op field, in the order the fuzz byte format visits an op's fields
+/// (reordering these lines changes what the committed corpora mean). `type` is the field's form: tensor,
+/// optional_tensor (an empty shape is absent), integer or integers (a list); `range` what its integers name
+/// (properties/trace/op_vocabulary.h, `field_range`), from which the fuzz byte format bounds what it draws.
+#define KVCONFORM_OP_FIELDS(X)                                                                                         \
+  X(k, tensor, none, "keys: 1-D of width d_k (one step) or 2-D (n steps); beam (B, H, n, D)")                          \
+  X(v, tensor, none, "values: shaped as k, of width d_v")                                                              \
+  X(q, tensor, none, "query: 1-D of width d_k; beam (B, Hq, D)")                                                       \
+  X(seq, integer, handle, "a sequence's handle: the 0-based count of create and fork ops before the one that made it") \
+  X(layer, integer, layer, "the layer written or read")                                                                \
+  X(start, integer, step, "the first position written")                                                                \
+  X(mask, optional_tensor, none, "(B, len): 1 attends, 0 takes no weight; absent, every position attends")             \
+  X(index, integers, rows, "new row b is old row index[b]")                                                            \
+  X(tokens, integers, tokens, "the token of each step appended, or the prefix a create looks up")
+
+#define KVCONFORM_OP_ENUMERATOR(name, meaning) name,
+enum class op_kind { KVCONFORM_OPS(KVCONFORM_OP_ENUMERATOR) };
+#undef KVCONFORM_OP_ENUMERATOR
 const char* to_string(op_kind k);
 std::optional<op_kind> op_kind_from_string(const std::string& s);
 
@@ -63,16 +84,20 @@ struct pinned {
   int decimals = 8;
 };
 
-/// One operation of a trace with its data.
+/// The C++ type of each field form of KVCONFORM_OP_FIELDS.
+namespace op_field_types {
+using tensor = kvconform::tensor;
+using optional_tensor = kvconform::tensor;
+using integer = std::int64_t;
+using integers = std::vector<std::int64_t>;
+}  // namespace op_field_types
+
+/// One operation of a trace with its data: a member per op field (KVCONFORM_OP_FIELDS), in its order.
 struct op {
   op_kind kind = op_kind::append;
-  tensor k, v, q;
-  std::int64_t seq = 0;              ///< paged: sequence handle
-  std::int64_t layer = 0;            ///< beam: layer of update and decode
-  std::int64_t start = 0;            ///< beam update: first position written
-  tensor mask;                       ///< beam decode: (B, len), 1 attends, 0 takes no weight; empty = all attend
-  std::vector<std::int64_t> index;   ///< beam reorder: new row b is old row index[b]
-  std::vector<std::int64_t> tokens;  ///< prefix: the token of each appended step, or the prefix a create looks up
+#define KVCONFORM_OP_MEMBER(name, type, range, meaning) op_field_types::type name{};
+  KVCONFORM_OP_FIELDS(KVCONFORM_OP_MEMBER)
+#undef KVCONFORM_OP_MEMBER
   std::optional<pinned> expect;
 };
 

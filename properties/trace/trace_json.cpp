@@ -9,6 +9,7 @@
 #include "properties/trace/file_io.h"
 #include "properties/trace/json_codec.h"
 #include "properties/trace/kind_spec.h"
+#include "properties/trace/op_vocabulary.h"
 #include "properties/trace/utf8.h"
 
 namespace kvconform::codec {
@@ -181,20 +182,30 @@ unsigned fields_of(op_kind o, cache_kind kind, const std::string& where) {
   bad(where + ".op",
       std::string("a ") + spec.name + " cache has no op \"" + to_string(o) + "\" (its ops: " + names + ")");
 }
+
+/// One op field as JSON; an absent optional tensor stays out.
+void put(json& j, const op_field_info& f, const tensor& t) {
+  if (f.type != field_type::optional_tensor || !t.shape.empty()) j[f.name] = tensor_json(t);
+}
+void put(json& j, const op_field_info& f, std::int64_t x) { j[f.name] = x; }
+void put(json& j, const op_field_info& f, const std::vector<std::int64_t>& xs) { j[f.name] = xs; }
+
+/// One op field from JSON; an absent optional tensor stays empty.
+void take(const json& j, const op_field_info& f, const std::string& where, tensor& t) {
+  if (f.type != field_type::optional_tensor || j.contains(f.name))
+    t = tensor_from(field(j, f.name, where), where + "." + f.name);
+}
+void take(const json& j, const op_field_info& f, const std::string& where, std::int64_t& x) {
+  x = integer_from(field(j, f.name, where), where + "." + f.name);
+}
+void take(const json& j, const op_field_info& f, const std::string& where, std::vector<std::int64_t>& xs) {
+  xs = integers_from(field(j, f.name, where), where + "." + f.name);
+}
 }  // namespace
 
 json op_json(const op& o, cache_kind kind) {
   json jo = {{"op", to_string(o.kind)}};
-  const unsigned f = fields_of(o.kind, kind, "op");
-  if (f & field_k) jo["k"] = tensor_json(o.k);
-  if (f & field_v) jo["v"] = tensor_json(o.v);
-  if (f & field_q) jo["q"] = tensor_json(o.q);
-  if (f & field_seq) jo["seq"] = o.seq;
-  if (f & field_layer) jo["layer"] = o.layer;
-  if (f & field_start) jo["start"] = o.start;
-  if ((f & field_mask) && !o.mask.shape.empty()) jo["mask"] = tensor_json(o.mask);
-  if (f & field_index) jo["index"] = o.index;
-  if (f & field_tokens) jo["tokens"] = o.tokens;
+  visit_fields(o, fields_of(o.kind, kind, "op"), [&](const op_field_info& f, const auto& x) { put(jo, f, x); });
   if (o.expect) jo["expect"] = pinned_json(*o.expect);
   return jo;
 }
@@ -205,16 +216,7 @@ op op_from(const json& j, cache_kind kind, const std::string& where) {
   if (!which) bad(where + ".op", "unknown op " + name.dump());
   op o;
   o.kind = *which;
-  const unsigned f = fields_of(o.kind, kind, where);
-  if (f & field_k) o.k = tensor_from(field(j, "k", where), where + ".k");
-  if (f & field_v) o.v = tensor_from(field(j, "v", where), where + ".v");
-  if (f & field_q) o.q = tensor_from(field(j, "q", where), where + ".q");
-  if (f & field_seq) o.seq = integer_from(field(j, "seq", where), where + ".seq");
-  if (f & field_layer) o.layer = integer_from(field(j, "layer", where), where + ".layer");
-  if (f & field_start) o.start = integer_from(field(j, "start", where), where + ".start");
-  if ((f & field_mask) && j.contains("mask")) o.mask = tensor_from(j["mask"], where + ".mask");
-  if (f & field_index) o.index = integers_from(field(j, "index", where), where + ".index");
-  if (f & field_tokens) o.tokens = integers_from(field(j, "tokens", where), where + ".tokens");
+  visit_fields(o, fields_of(o.kind, kind, where), [&](const op_field_info& f, auto& x) { take(j, f, where, x); });
   if (j.contains("expect")) o.expect = pinned_from(j["expect"], where + ".expect");
   return o;
 }
