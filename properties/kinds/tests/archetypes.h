@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include <kvconform/plugin.h>
 
 namespace kvconform::archetypes {
@@ -64,5 +66,16 @@ struct pool {
   std::vector<unsigned> block_table(int) const { return {}; }
   std::size_t ref_count(std::size_t) const { return 0; }
 };
+
+/// T registered, checked to be of `kind`, over a pool of one one-row block one value wide (the smallest config a
+/// pool kind takes).
+template <class T>
+subject_ptr one_block_pool(cache_kind kind) {
+  const implementation impl = make_implementation<T>({"archetype"});
+  EXPECT_EQ(impl.kind, kind);
+  cache_config c{kind, 1, 1, 1};
+  c.block_size = 1;
+  return impl.make(c);
+}
 
 }  // namespace kvconform::archetypes

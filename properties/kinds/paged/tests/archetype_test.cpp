@@ -28,11 +28,7 @@ static_assert(kv::paged_cache<minimal_paged> && !kv::paged_decoding<minimal_page
               !kv::paged_preempting<minimal_paged>);
 
 TEST(PagedArchetype, OptionalIdsAndStatusesAreOutcomes) {
-  const kv::implementation impl = kv::make_implementation<minimal_paged>({"archetype"});
-  EXPECT_EQ(impl.kind, kv::cache_kind::paged);
-  kv::cache_config c{kv::cache_kind::paged, 1, 1, 1};
-  c.block_size = 1;
-  const kv::subject_ptr s = impl.make(c);
+  const kv::subject_ptr s = arch::one_block_pool<minimal_paged>(kv::cache_kind::paged);
   EXPECT_TRUE(run(s, kv::op_kind::create).accepted);
   EXPECT_FALSE(run(s, kv::op_kind::fork).accepted);     // an empty optional is a refusal
   EXPECT_FALSE(run(s, kv::op_kind::release).accepted);  // a false status too

@@ -25,11 +25,7 @@ static_assert(kv::prefix_cache<minimal_prefix> && !kv::prefix_decoding<minimal_p
               !kv::paged_cache<minimal_prefix>);
 
 TEST(PrefixArchetype, OptionalIdsStatusesAndCounters) {
-  const kv::implementation impl = kv::make_implementation<minimal_prefix>({"archetype"});
-  EXPECT_EQ(impl.kind, kv::cache_kind::prefix);
-  kv::cache_config c{kv::cache_kind::prefix, 1, 1, 1};
-  c.block_size = 1;
-  const kv::subject_ptr s = impl.make(c);
+  const kv::subject_ptr s = arch::one_block_pool<minimal_prefix>(kv::cache_kind::prefix);
   const kv::op create{.kind = kv::op_kind::create, .tokens = {1, 2}}, fork{.kind = kv::op_kind::fork};
   EXPECT_TRUE(s->apply(kv::call{create, {}, {}, {}, {}}).accepted);
   EXPECT_FALSE(s->apply(kv::call{fork, {}, {}, {}, {}}).accepted);
