@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "oracle/numeric/group_rules.h"
 #include "oracle/numeric/numeric_profile.h"
@@ -34,6 +36,58 @@ TEST(StorageFormat, BadDeclarationsAreNamed) {
   EXPECT_NE(why.find("fp17"), std::string::npos) << why;
   EXPECT_FALSE(kv::parse_storage_format("", &why));
   EXPECT_FALSE(kv::parse_storage_format("int8 g0", &why));
+}
+
+TEST(StorageFormat, LongAndShortFormsMeanTheSame) {
+  // Each long form (docs/port-protocol.md's) and the short form `kvconform list` prints; describe gives the short one.
+  const std::pair<const char*, const char*> pairs[] = {
+      {"int8 group 32 token symmetric scale f16 residual 0", "int8 g32 token sym scale=fp16"},
+      {"int4 group 32 channel asymmetric scale f16 residual 128 (residual f64)", "int4 g32 channel asym scale=fp16 r128"},
+      {"int4 group 4 channel asymmetric scale fp16 residual 8 (residual fp16)",
+       "int4 g4 channel asym scale=fp16 r8 res=fp16"},
+      {"int8 group 64 token asymmetric scale bf16", "int8 g64 token asym scale=bf16"},
+      {"int8 group 16 token symmetric scale f32 residual 4 residual bf16 ftz", "int8 g16 token sym scale=f32 r4 res=bf16 ftz"},
+      {"f16 ftz", "fp16 ftz"},
+      {"e4m3 saturate scaled", "e4m3 saturate scaled"},
+  };
+  for (const auto& [long_form, short_form] : pairs) {
+    std::string why;
+    const auto a = kv::parse_storage_format(long_form, &why);
+    ASSERT_TRUE(a) << long_form << ": " << why;
+    const auto b = kv::parse_storage_format(short_form, &why);
+    ASSERT_TRUE(b) << short_form << ": " << why;
+    EXPECT_EQ(*a, *b) << long_form;
+    EXPECT_EQ(kv::describe(*a), short_form);
+    EXPECT_EQ(kv::parse_storage_format(kv::describe(*a)), *a) << short_form;
+  }
+  EXPECT_EQ(*kv::parse_storage_format("int8 group 32 token symmetric scale f16 residual 0"), kv::formats::q8_0);
+  EXPECT_EQ(*kv::parse_storage_format("int4 group 32 token asymmetric scale f16"), kv::formats::q4_1);
+}
+
+TEST(StorageFormat, AnErrorNamesTheWordAndWhatItAcceptsThere) {
+  auto error_of = [](const char* text) {
+    std::string why;
+    EXPECT_FALSE(kv::parse_storage_format(text, &why)) << text;
+    return why;
+  };
+  EXPECT_EQ(error_of("fp16 group 32"),
+            "unknown word \"group\" in storage format \"fp16 group 32\": after an element format come inf, saturate, "
+            "nan, scaled, ftz");
+  EXPECT_EQ(error_of("int8 grup 32"),
+            "unknown word \"grup\" in storage format \"int8 grup 32\": after int8 or int4 come group N (gN), token, "
+            "channel, symmetric (sym), asymmetric (asym), scale S (scale=S), residual N (rN), residual E (res=E), ftz");
+  EXPECT_EQ(error_of("int8 group x"),
+            "unknown word \"x\" in storage format \"int8 group x\": group takes a count of values (group 32)");
+  EXPECT_EQ(error_of("int8 group"), "storage format \"int8 group\" ends after \"group\": group takes a count of values "
+                                    "(group 32)");
+  EXPECT_EQ(error_of("int8 scale e4m3"),
+            "unknown word \"e4m3\" in storage format \"int8 scale e4m3\": a scale is stored in f32, fp16 (f16) or bf16");
+  EXPECT_EQ(error_of("int4 residual many"),
+            "unknown word \"many\" in storage format \"int4 residual many\": residual takes a count of tokens or an "
+            "element format (f64, f32, fp16, bf16, e4m3, e5m2)");
+  EXPECT_EQ(error_of("group 32 int8"),
+            "unknown word \"group\" in storage format \"group 32 int8\": a storage format begins with an element format "
+            "(f64, f32, fp16 or f16, bf16, e4m3, e5m2) or with int8 or int4");
 }
 
 TEST(StorageFormat, ProfileJsonRoundTrips) {
