@@ -35,13 +35,13 @@ typedef struct {
   size_t dims[4];
 } kvc_array;
 
-/** A cache's config (docs/port-protocol.md §4); fields the kind does not use are 0. */
+/** A cache's config (docs/port-protocol.md §4); fields the kind does not use are 0, the scales 1. */
 typedef struct {
   const char* kind; /**< "flat", "ring", "paged", "beam", "growing", "prefix" */
   size_t capacity, d_k, d_v, keep, block_size;
   int preempt;
   size_t layers, batch, heads, q_heads;
-  double k_scale, v_scale; /**< per-tensor scales of a scaled element format (docs/numerics.md §6.1); 1 otherwise */
+  double k_scale, v_scale; /**< per-tensor scales of a scaled element format (docs/numerics.md §6.1) */
 } kvc_config;
 
 /** Numbers the library writes into a caller buffer: it sets n (the count needed on KVC_MORE). */
@@ -51,8 +51,8 @@ typedef struct {
 } kvc_numbers;
 
 /** One observed stream (docs/port-protocol.md §7). The harness sets the pointers and capacities;
- * the library fills the rest, and returns KVC_MORE (having set rows, n_positions, n_blocks) when a
- * capacity is too small, so that the harness grows the buffers and asks again. */
+ * the library fills the rest, and returns KVC_MORE (having set rows, n_positions, n_blocks and the
+ * numbers' n) when a capacity is too small, so that the harness grows the buffers and asks again. */
 typedef struct {
   char name[64];
   size_t rows, d_k, d_v;
