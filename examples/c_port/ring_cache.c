@@ -13,7 +13,7 @@ struct kvc_cache {
   double *k, *v; /* window rows each, slot = step mod window */
 };
 
-/* A test builds the cache claiming another ABI version, which the harness must refuse. */
+/* A test builds the cache claiming version 1 of the ABI, which the harness must refuse. */
 #ifndef RING_ABI_VERSION
 #define RING_ABI_VERSION KVC_ABI_VERSION
 #endif
@@ -63,8 +63,9 @@ static size_t slot(const kvc_cache* r, size_t i) {
   return (oldest + i) % r->window;
 }
 
-kvc_status kvc_append(kvc_cache* r, int64_t seq, kvc_array k, kvc_array v, const int64_t* tokens, size_t n) {
-  (void)seq, (void)tokens, (void)n;
+kvc_status kvc_append(kvc_cache* r, int64_t seq, kvc_array k, kvc_array v, const int64_t* tokens, size_t n,
+                      kvc_preempted* preempted) {
+  (void)seq, (void)tokens, (void)n, (void)preempted;
   size_t ks, kw, vs, vw;
   if (!steps_of(k, &ks, &kw) || !steps_of(v, &vs, &vw) || kw != r->d_k || vw != r->d_v || ks != vs) return KVC_SHAPE;
   for (size_t i = 0; i < ks; ++i) { /* in order: a later row in the same slot overwrites an earlier one */

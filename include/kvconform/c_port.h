@@ -10,8 +10,9 @@
 extern "C" {
 #endif
 
-/** The version of this header; a library reports the one it was built with (kvc_abi_version). */
-#define KVC_ABI_VERSION 1
+/** The version of this header; a library reports the one it was built with (kvc_abi_version), and the harness
+ * refuses any other (docs/port-protocol.md §12 says why version 1 is not driven). */
+#define KVC_ABI_VERSION 2
 
 /** A cache of the library's own making: the harness only passes the pointer back. */
 typedef struct kvc_cache kvc_cache;
@@ -34,17 +35,24 @@ typedef struct {
   size_t dims[4];
 } kvc_array;
 
-/** A cache's config (docs/port-protocol.md §4); fields the kind does not use are 0. */
+/** A cache's config (docs/port-protocol.md §4); fields the kind does not use are 0, the scales 1. */
 typedef struct {
   const char* kind; /**< "flat", "ring", "paged", "beam", "growing", "prefix" */
   size_t capacity, d_k, d_v, keep, block_size;
   int preempt;
   size_t layers, batch, heads, q_heads;
+  double k_scale, v_scale; /**< per-tensor scales of a scaled element format (docs/numerics.md §6.1) */
 } kvc_config;
 
+/** Numbers the library writes into a caller buffer: it sets n (the count needed on KVC_MORE). */
+typedef struct {
+  double* data;
+  size_t cap, n;
+} kvc_numbers;
+
 /** One observed stream (docs/port-protocol.md §7). The harness sets the pointers and capacities;
- * the library fills the rest, and returns KVC_MORE (having set rows, n_positions, n_blocks) when a
- * capacity is too small, so that the harness grows the buffers and asks again. */
+ * the library fills the rest, and returns KVC_MORE (having set rows, n_positions, n_blocks and the
+ * numbers' n) when a capacity is too small, so that the harness grows the buffers and asks again. */
 typedef struct {
   char name[64];
   size_t rows, d_k, d_v;
@@ -56,7 +64,17 @@ typedef struct {
   size_t positions_cap, n_positions;
   int64_t* blocks; /**< paged, prefix: the block table */
   size_t blocks_cap, n_blocks;
+  /** A side declared as integer groups exposes its scales and, when asymmetric, its minima (docs/port-protocol.md
+   * §7); n stays 0 for a side in an element format. */
+  kvc_numbers key_scales, key_zeros, value_scales, value_zeros;
 } kvc_stream;
+
+/** The sequences a paged append released to make room (with `preempt`), as the library's ids: the harness sets ids
+ * and cap (room for every sequence it has open) and n = 0; the library sets n. */
+typedef struct {
+  int64_t* ids;
+  size_t cap, n;
+} kvc_preempted;
 
 /** A named integer of the observation (size, total, free_blocks, ...). */
 typedef struct {
@@ -85,7 +103,8 @@ int kvc_abi_version(void);
 const char* kvc_hello(void);
 kvc_status kvc_open(const kvc_config* config, kvc_cache** out);
 void kvc_close(kvc_cache* cache);
-kvc_status kvc_append(kvc_cache* cache, int64_t seq, kvc_array k, kvc_array v, const int64_t* tokens, size_t n_tokens);
+kvc_status kvc_append(kvc_cache* cache, int64_t seq, kvc_array k, kvc_array v, const int64_t* tokens, size_t n_tokens,
+                      kvc_preempted* preempted);
 /** Output and weights into caller buffers (KVC_MORE with the sizes when too small). */
 kvc_status kvc_decode(kvc_cache* cache, int64_t seq_or_layer, kvc_array q, kvc_array mask, double* output,
                       size_t output_cap, size_t* n_output, double* weights, size_t weights_cap, size_t* n_weights);

@@ -49,4 +49,48 @@ double group_error_bound(const storage_format& f, const group_ideal& ideal, doub
   return b + 4 * u_float * (std::fabs(x) + q * step + std::fabs(zero));
 }
 
+namespace {
+/// Whether stored values [a, b) lie on the grid of format f as the quantization of the given ones: the scale
+/// (and minimum) the stored values imply, rounded to the scale's format, within one rounding of the ideal, every
+/// value on its grid and within the error bound.
+bool group_fits(const storage_format& f, const double* given, const double* stored, std::size_t n) {
+  double lo = given[0], hi = given[0], s_lo = stored[0], s_hi = stored[0], s_amax = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(given[i]) || !std::isfinite(stored[i])) return false;
+    lo = std::min(lo, given[i]), hi = std::max(hi, given[i]);
+    s_lo = std::min(s_lo, stored[i]), s_hi = std::max(s_hi, stored[i]), s_amax = std::max(s_amax, std::fabs(stored[i]));
+  }
+  // The largest magnitude (symmetric) or both ends (with a minimum) of a group take the extreme codes.
+  const storage_format sf{.element = f.scale_format};
+  const double scale = round_element(sf, f.symmetric ? s_amax / f.qmax() : (s_hi - s_lo) / f.qmax());
+  const double zero = f.symmetric ? 0.0 : round_element(sf, s_lo);
+  const group_ideal ideal = ideal_group(f, lo, hi);
+  if (std::fabs(scale - ideal.scale) > stored_tolerance(f.scale_format, ideal.scale) ||
+      std::fabs(zero - ideal.zero) > stored_tolerance(f.scale_format, ideal.zero))
+    return false;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!grid_code(f, scale, zero, stored[i]) ||
+        std::fabs(stored[i] - given[i]) > group_error_bound(f, ideal, scale, zero, given[i]))
+      return false;
+  return true;
+}
+}  // namespace
+
+std::optional<storage_format> common_group_layout(const std::vector<double>& given, const std::vector<double>& stored,
+                                                  std::size_t width) {
+  if (width == 0 || given.empty() || given.size() != stored.size() || given.size() % width) return std::nullopt;
+  // llama.cpp's two first: a grid that fits one of them by chance fits another only by a second chance.
+  for (const storage_format f : {formats::q8_0, formats::q4_1, storage_format{.groups = true, .symmetric = false},
+                                 storage_format{.groups = true, .bits = 4}}) {
+    bool all = true;
+    for (std::size_t a = 0; all && a < given.size(); a += width)
+      for (std::size_t g = 0; all && g < width; g += f.group) {
+        const std::size_t n = std::min(f.group, width - g);
+        all = group_fits(f, &given[a + g], &stored[a + g], n);
+      }
+    if (all) return f;
+  }
+  return std::nullopt;
+}
+
 }  // namespace kvconform

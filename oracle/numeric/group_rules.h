@@ -1,7 +1,9 @@
 // The rules integer groups follow (docs/numerics.md §6.2): ideal scale and zero, their tolerance, the grid, the error.
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "oracle/numeric/storage_format.h"
 
@@ -30,5 +32,12 @@ std::optional<long> grid_code(const storage_format& f, double scale, double zero
 /// minimum's rounding (a value at the top of the range may be clamped), plus a few float
 /// roundings of x / scale for caches that quantize in float.
 double group_error_bound(const storage_format& f, const group_ideal& ideal, double scale, double zero, double x);
+
+/// The common integer group layout (int8 or int4, groups of 32 along d, symmetric or with a minimum, fp16 scales)
+/// whose grid rows `stored` lie on as the quantization of `given` (both rows x `width`, row-major) under the
+/// rules above, each group's scale and minimum read off its stored values; nullopt when none fits. It lets a
+/// failure tell a cache that stores integer groups undeclared which layout to declare.
+std::optional<storage_format> common_group_layout(const std::vector<double>& given, const std::vector<double>& stored,
+                                                  std::size_t width);
 
 }  // namespace kvconform

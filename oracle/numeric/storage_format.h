@@ -85,11 +85,14 @@ constexpr storage_format kivi_values(std::size_t g, std::size_t r) {
 }  // namespace formats
 
 const char* to_string(element_format f);
+/// The element format named "fp16" for f16 (also read as "f16").
 std::optional<element_format> element_format_from_string(std::string_view name);
-/// A stable, parseable description: "f64", "fp16 ftz", "e4m3 saturate scaled",
-/// "int4 group 32 token asymmetric scale f16 residual 0 (residual f64)"; see parse_storage_format.
+/// The short text form, stable and parseable: "f64", "fp16 ftz", "e4m3 saturate scaled",
+/// "int4 g32 token asym scale=fp16 r8 res=fp16" (docs/numerics.md §6).
 std::string describe(const storage_format& f);
-/// The inverse of describe(); nullopt with `error` set on anything else.
+/// Reads the short form and the long one ("int4 group 32 token asymmetric scale f16 residual 8 (residual fp16)"),
+/// which mean the same; nullopt with `error` set otherwise: the word it stopped at and what it accepts there, or
+/// what check() finds wrong.
 std::optional<storage_format> parse_storage_format(std::string_view text, std::string* error = nullptr);
 /// What is wrong with a declaration ("" when it is valid): bits not 4 or 8, a zero group, e4m3
 /// overflowing to infinity, a per-channel residual that is not a multiple of the group, ...

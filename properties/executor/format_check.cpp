@@ -146,8 +146,14 @@ std::optional<format_problem> format_checker::check_side(const stream& want, con
   auto problem = [](std::string m) { return format_problem{"format", std::move(m)}; };
   if (!s.f.groups) {
     if (s.got.empty()) return std::nullopt;
+    const std::optional<storage_format> layout =
+        s.f.rounds() ? std::nullopt
+                     : common_group_layout((keys ? want.keys : want.values).copy(),
+                                           (keys ? got.keys : got.values).copy(), s.width);
     return problem("the cache exposes " + std::to_string(s.got.scales.size()) + " " + s.name + " scales" + s.where() +
-                   ", but " + s.name + "s are declared " + describe(s.f) + ": declare its integer group format");
+                   ", but " + s.name + "s are declared " + describe(s.f) +
+                   (layout ? "; the stored rows lie on the grid of " + describe(*layout) + ": declare that format"
+                           : ": declare its integer group format"));
   }
   const std::size_t rows = s.width ? s.want_rows.size() / s.width : 0, q = s.want.quantized;
   if (s.got.scales.size() != s.want.scales.size() || s.got.zeros.size() != s.want.zeros.size())
@@ -267,6 +273,9 @@ std::string format_checker::hint(const snapshot& expected, const snapshot& obser
             return std::string(" (") + (keys ? "keys" : "values") + " are declared " + describe(f) +
                    ", but the stored rows match " + describe(cf) + " rounding: declare that format)";
         }
+      if (const auto layout = common_group_layout(want, got, keys ? expected.streams[i].d_k : expected.streams[i].d_v))
+        return std::string(" (") + (keys ? "keys" : "values") + " are declared " + describe(f) +
+               ", but the stored rows lie on the grid of " + describe(*layout) + ": declare that format)";
       return std::string(" (") + (keys ? "keys" : "values") + " are declared " + describe(f) + ")";
     }
   return "";

@@ -70,14 +70,65 @@ op_outcome outcome_of(kvc_status s) {
   return r;
 }
 
+/// One stream's caller buffers: a kvc_stream points into them, they grow to the sizes the library asks for, and
+/// they read back as a stream.
+class stream_buffers {
+ public:
+  void point(kvc_stream& s) {
+    s = kvc_stream{};
+    s.keys = keys_.data(), s.keys_cap = keys_.size(), s.values = values_.data(), s.values_cap = values_.size();
+    s.positions = positions_.data(), s.positions_cap = positions_.size();
+    s.blocks = blocks_.data(), s.blocks_cap = blocks_.size();
+    for (std::size_t g = 0; g < 4; ++g) s.*group_fields[g] = kvc_numbers{groups_[g].data(), groups_[g].size(), 0};
+  }
+  /// After KVC_MORE: room for the sizes `s` asks for.
+  void grow(const kvc_stream& s) {
+    if (s.rows * (s.d_k + s.d_v) > max_cells || s.n_positions > max_cells || s.n_blocks > max_cells)
+      throw subject_failure("port", "kvc_observe: a stream beyond the limit");
+    keys_.resize(std::max(keys_.size(), s.rows * s.d_k)), values_.resize(std::max(values_.size(), s.rows * s.d_v));
+    positions_.resize(std::max(positions_.size(), s.n_positions)), blocks_.resize(std::max(blocks_.size(), s.n_blocks));
+    for (std::size_t g = 0; g < 4; ++g) {
+      const std::size_t n = (s.*group_fields[g]).n;
+      if (n > max_cells) throw subject_failure("port", "kvc_observe: a stream beyond the limit");
+      groups_[g].resize(std::max(groups_[g].size(), n));
+    }
+  }
+  /// The stream `s` describes, once the library answered KVC_OK.
+  stream read(const kvc_stream& s) const {
+    bool fits = s.rows * s.d_k <= s.keys_cap && s.rows * s.d_v <= s.values_cap && s.n_positions <= s.positions_cap &&
+                s.n_blocks <= s.blocks_cap;
+    for (std::size_t g = 0; g < 4; ++g) fits = fits && (s.*group_fields[g]).n <= (s.*group_fields[g]).cap;
+    if (!fits) throw subject_failure("port", "kvc_observe answered KVC_OK with a stream larger than its buffers");
+    stream x;
+    x.name = std::string(s.name, ::strnlen(s.name, sizeof s.name));
+    x.d_k = s.d_k, x.d_v = s.d_v;
+    x.keys = std::vector<double>(s.keys, s.keys + s.rows * s.d_k);
+    x.values = std::vector<double>(s.values, s.values + s.rows * s.d_v);
+    x.positions.assign(s.positions, s.positions + s.n_positions), x.blocks.assign(s.blocks, s.blocks + s.n_blocks);
+    std::vector<double>* groups[] = {&x.key_groups.scales, &x.key_groups.zeros, &x.value_groups.scales,
+                                     &x.value_groups.zeros};
+    for (std::size_t g = 0; g < 4; ++g) {
+      const kvc_numbers& n = s.*group_fields[g];
+      groups[g]->assign(n.data, n.data + n.n);
+    }
+    return x;
+  }
+
+ private:
+  static constexpr kvc_numbers kvc_stream::*group_fields[] = {&kvc_stream::key_scales, &kvc_stream::key_zeros,
+                                                               &kvc_stream::value_scales, &kvc_stream::value_zeros};
+  std::vector<double> keys_, values_, groups_[4];
+  std::vector<std::int64_t> positions_, blocks_;
+};
+
 class library_subject final : public subject {
  public:
   library_subject(std::shared_ptr<const abi> f, const cache_config& c)
       : f_(std::move(f)),
         kind_(to_string(c.kind)),
         by_layer_(spec_of(c.kind).find(op_kind::decode)->fields & field_layer) {
-    const kvc_config config{kind_.c_str(), c.capacity, c.d_k,   c.d_v,   c.keep,   c.block_size,
-                            c.preempt,     c.layers,   c.batch, c.heads, c.q_heads};
+    const kvc_config config{kind_.c_str(), c.capacity, c.d_k,     c.d_v,    c.keep,    c.block_size, c.preempt,
+                            c.layers,      c.batch,    c.heads,   c.q_heads, c.k_scale, c.v_scale};
     const kvc_status s = f_->open(&config, &cache_);
     if (s != KVC_OK) throw subject_failure("port", "kvc_open answered status " + std::to_string(static_cast<int>(s)));
   }
@@ -86,9 +137,7 @@ class library_subject final : public subject {
   op_outcome apply(const call& c) override {
     const op& o = c.o;
     switch (o.kind) {
-      case op_kind::append:
-        return outcome_of(
-            f_->append(cache_, handles_.id_of(o.seq), array_of(c.k), array_of(c.v), o.tokens.data(), o.tokens.size()));
+      case op_kind::append: return append(c);
       case op_kind::decode: return decode(c, by_layer_ ? o.layer : handles_.id_of(o.seq));
       case op_kind::create: return made(f_->create(cache_, o.tokens.data(), o.tokens.size(), &made_id_));
       case op_kind::fork: {
@@ -116,6 +165,7 @@ class library_subject final : public subject {
     if (r.accepted) handles_.give(made_id_);
     return r;
   }
+  op_outcome append(const call& c);
   op_outcome decode(const call& c, std::int64_t seq_or_layer);
 
   std::shared_ptr<const abi> f_;
@@ -125,6 +175,21 @@ class library_subject final : public subject {
   sequence_handles<std::int64_t> handles_;
   std::int64_t made_id_ = 0;
 };
+
+op_outcome library_subject::append(const call& c) {
+  std::size_t open = 0;  // a preemption releases open sequences only: room for all of them
+  handles_.for_each_live([&](std::int64_t, std::int64_t) { ++open; });
+  std::vector<std::int64_t> ids(open);
+  kvc_preempted preempted{ids.data(), ids.size(), 0};
+  op_outcome r = outcome_of(f_->append(cache_, handles_.id_of(c.o.seq), array_of(c.k), array_of(c.v),
+                                       c.o.tokens.data(), c.o.tokens.size(), &preempted));
+  if (!r.accepted) return r;
+  if (preempted.n > ids.size())
+    throw subject_failure("port", "kvc_append reported " + std::to_string(preempted.n) + " preempted sequences of " +
+                                      std::to_string(ids.size()) + " open");
+  for (std::size_t i = 0; i < preempted.n; ++i) r.preempted.push_back(handles_.release_id(ids[i]));
+  return r;
+}
 
 op_outcome library_subject::decode(const call& c, std::int64_t seq_or_layer) {
   std::vector<double> output(64), weights(256);
@@ -147,51 +212,31 @@ op_outcome library_subject::decode(const call& c, std::int64_t seq_or_layer) {
 
 snapshot library_subject::observe() {
   std::vector<kvc_stream> streams(1);
+  std::vector<stream_buffers> buffers(1);
   std::vector<kvc_counter> counters(8);
   std::vector<std::int64_t> refs(64);
-  std::vector<std::vector<double>> keys(1), values(1);
-  std::vector<std::vector<std::int64_t>> positions(1), blocks(1);
   for (int attempt = 0; attempt < 4; ++attempt) {
-    for (std::size_t i = 0; i < streams.size(); ++i) {
-      kvc_stream& s = streams[i];
-      s.keys = keys[i].data(), s.keys_cap = keys[i].size(), s.values = values[i].data(),
-      s.values_cap = values[i].size();
-      s.positions = positions[i].data(), s.positions_cap = positions[i].size();
-      s.blocks = blocks[i].data(), s.blocks_cap = blocks[i].size();
-    }
+    for (std::size_t i = 0; i < streams.size(); ++i) buffers[i].point(streams[i]);
     kvc_observation o{streams.data(), streams.size(), 0, counters.data(), counters.size(), 0,
                       refs.data(),    refs.size(),    0};
     const kvc_status st = f_->observe(cache_, &o);
     if (st == KVC_OK) {
+      if (o.n_streams > streams.size() || o.n_counters > counters.size() || 2 * o.n_block_refs > refs.size())
+        throw subject_failure("port", "kvc_observe answered KVC_OK with more than its buffers hold");
       snapshot out;
-      for (std::size_t i = 0; i < o.n_streams; ++i) {
-        const kvc_stream& s = streams[i];
-        stream x;
-        x.name = std::string(s.name, ::strnlen(s.name, sizeof s.name));
-        x.d_k = s.d_k, x.d_v = s.d_v;
-        x.keys.assign(s.keys, s.keys + s.rows * s.d_k), x.values.assign(s.values, s.values + s.rows * s.d_v);
-        x.positions.assign(s.positions, s.positions + s.n_positions), x.blocks.assign(s.blocks, s.blocks + s.n_blocks);
-        out.streams.push_back(std::move(x));
-      }
+      for (std::size_t i = 0; i < o.n_streams; ++i) out.streams.push_back(buffers[i].read(streams[i]));
       for (std::size_t i = 0; i < o.n_counters; ++i)
         out.counters.emplace_back(std::string(counters[i].name, ::strnlen(counters[i].name, sizeof counters[i].name)),
                                   counters[i].value);
-      for (std::size_t i = 0; i + 1 < 2 * o.n_block_refs; i += 2) out.block_refs.emplace_back(refs[i], refs[i + 1]);
+      for (std::size_t i = 0; i < o.n_block_refs; ++i) out.block_refs.emplace_back(refs[2 * i], refs[2 * i + 1]);
       return out;
     }
     if (st != KVC_MORE)
       throw subject_failure("port", "kvc_observe answered status " + std::to_string(static_cast<int>(st)));
     if (o.n_streams > 4096 || o.n_counters > 4096 || o.n_block_refs > max_cells) break;
+    for (std::size_t i = 0; i < std::min(o.n_streams, streams.size()); ++i) buffers[i].grow(streams[i]);
     const std::size_t n = std::max(o.n_streams, streams.size());
-    streams.resize(n), keys.resize(n), values.resize(n), positions.resize(n), blocks.resize(n);
-    for (std::size_t i = 0; i < std::min(o.n_streams, streams.size()); ++i) {
-      const kvc_stream& s = streams[i];
-      if (s.rows * (s.d_k + s.d_v) > max_cells) throw subject_failure("port", "kvc_observe: a stream beyond the limit");
-      keys[i].resize(std::max(keys[i].size(), s.rows * s.d_k)),
-          values[i].resize(std::max(values[i].size(), s.rows * s.d_v));
-      positions[i].resize(std::max(positions[i].size(), s.n_positions)),
-          blocks[i].resize(std::max(blocks[i].size(), s.n_blocks));
-    }
+    streams.resize(n), buffers.resize(n);
     counters.resize(std::max(o.n_counters, counters.size())), refs.resize(std::max(2 * o.n_block_refs, refs.size()));
   }
   throw subject_failure("port", "kvc_observe kept answering KVC_MORE (or sizes beyond the limits)");
@@ -200,9 +245,10 @@ snapshot library_subject::observe() {
 
 implementation make_library_implementation(cache_kind kind, const std::string& path) {
   const auto f = std::make_shared<const abi>(path);
-  if (f->version() != KVC_ABI_VERSION)
+  if (f->version() != KVC_ABI_VERSION)  // no other version is driven: docs/port-protocol.md §12 says why
     throw std::invalid_argument("the library was built for C ABI version " + std::to_string(f->version()) +
-                                "; this harness speaks version " + std::to_string(KVC_ABI_VERSION));
+                                "; this harness speaks version " + std::to_string(KVC_ABI_VERSION) +
+                                ": rebuild it against this version's <kvconform/c_port.h>");
   const port_hello h = parse_hello(nlohmann::json::parse(f->hello()));
   if (h.protocol != port_protocol)
     throw std::invalid_argument("the library speaks protocol " + std::to_string(h.protocol) +

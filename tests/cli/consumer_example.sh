@@ -27,13 +27,13 @@ for name in half q8; do
   run 0 "consumer/acme_${name}_gate" gate
   contains out.txt " 0 failed"
 done
-# Declared as double, each fails on its first stored row with one line that names the formats.
+# Declared as double, each fails on its first stored row with one line that names the format to declare.
 run 1 consumer/acme_half_as_f64 gate --property order_preserved --store ""
 grep -qE '^FAIL acme-half-f64 / order_preserved: state at append: .*f64, but the stored rows match fp16 rounding' \
   out.txt || { cat out.txt >&2; fail "no fp16 hint for a half cache declared f64"; }
 run 1 consumer/acme_q8_as_f64 gate --property order_preserved --store ""
-grep -qE '^FAIL acme-q8-f64 / order_preserved: format at append: .* [0-9]+ key scales, but keys are declared f64' \
-  out.txt || { cat out.txt >&2; fail "no format message for a q8_0 cache declared f64"; }
+grep -qE '^FAIL acme-q8-f64 / order_preserved: format at append: .* [0-9]+ key scales, but keys are declared f64; the stored rows lie on the grid of int8 g32 token sym scale=fp16: declare that format' \
+  out.txt || { cat out.txt >&2; fail "no q8_0 hint for a q8_0 cache declared f64"; }
 
 # The status-returning paged cache has no preemption: NOT SUPPORTED, which does not fail the gate.
 run 0 consumer/acme_paged_gate gate --property paged_preemption

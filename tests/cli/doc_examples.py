@@ -40,8 +40,7 @@ KVCONFORM, ROOT = sys.argv[1], sys.argv[2]
 DOCS = ["docs/port-protocol.md", "docs/numerics.md", "README.md", "examples/python/kvconform_port/README.md",
         "fuzz/README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(f"{ROOT}/docs/kinds/*.md"))
 # Examples the harness refuses today, each with why; one that passes fails the test until its mark is removed.
-EXPECTED_FAILURES = {"int8 group 32 token symmetric scale f16 residual 0":
-                     "the storage-format parser does not read the long form of docs/port-protocol.md §3 yet"}
+EXPECTED_FAILURES = {}  # documented examples the harness refuses on purpose, each with its reason: none today
 FORMAT = re.compile(r'^"?((?:f64|f32|fp16|bf16|e4m3|e5m2|int8|int4)(?: [^"]*)?)"?$')
 FIELD = re.compile(r'^(?:"(profile|limits)": |(profile|limits) = )(\{.*\})$')
 COMMAND = re.compile(r"^(?:(?:\S*/)?kvconform|cmake|ctest)$")
