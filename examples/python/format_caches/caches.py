@@ -137,10 +137,9 @@ class StoredPool(BlockPool):
 class PagedStored(Stored, PagedCache):
     """The numpy paged cache over a pool of stored blocks; per-row formats only (a block holds final rows)."""
 
-    def __init__(self, config):
-        super().__init__(config)
+    def make_pool(self, config):
         codecs = (self.key_codec(self.d_k, config["k_scale"]), self.value_codec(self.d_v, config["v_scale"]))
-        self.pool = StoredPool(config["capacity"], config["block_size"], *codecs)
+        return StoredPool(config["capacity"], config["block_size"], *codecs)
 
     def bytes_in_use(self):
         held = len(self.pool.refs) - len(self.free)
