@@ -34,10 +34,11 @@ class format_checker {
   /// those sides of `expected` take the exposed values, so that the bitwise comparison that
   /// follows passes them, and the exposed rows are kept for the next decodes.
   std::optional<format_problem> check_state(snapshot& expected, const snapshot& observed);
-  /// After a failed bitwise comparison: a hint when rows declared f64 match another element
-  /// format's rounding exactly (" (keys are declared f64, but the stored rows match fp16 rounding: declare that
-  /// format)") or lie on the grid of a common integer group layout ("... lie on the grid of int8 g32 token sym
-  /// scale=fp16: ..."), else "".
+  /// After a failed bitwise comparison: for a side declared in an element format, the format and the first
+  /// differing value (" (keys are declared bf16: key row 0 value 2 is 1.0078125, where bf16 stores 1.015625)");
+  /// a hint when rows declared f64 match another element format's rounding exactly (" (keys are declared f64,
+  /// but the stored rows match fp16 rounding: declare that format)") or lie on the grid of a common integer group
+  /// layout ("... lie on the grid of int8 g32 token sym scale=fp16: ..."), else "".
   std::string hint(const snapshot& expected, const snapshot& observed) const;
   /// Where integer groups make the attended rows the cache's own, the problems take the rows the
   /// cache exposed at the last state check (a decode changes nothing), so a decode that uses other

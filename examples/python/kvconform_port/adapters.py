@@ -10,6 +10,9 @@ the cache: the port prints its traceback and exits, and the harness reports it w
 from .drivers import BeamDriver, RowsDriver, SequenceDriver
 from .refusals import Unsupported
 
+# The per-tensor scales every kind's config carries (docs/port-protocol.md §4), 1.0 when absent.
+SCALES = {"k_scale": 1.0, "v_scale": 1.0}
+
 
 class Adapter:
     """What every kind shares. Class attributes a subclass may set:
@@ -21,7 +24,15 @@ class Adapter:
     - `limits`: the largest config sizes the cache serves, declared in hello, e.g. {"capacity": 1024,
       "d_k": 128}; the harness generates no config beyond them (docs/port-protocol.md §3).
 
-    The constructor receives the config dict of docs/port-protocol.md §4, optional fields filled in.
+    The constructor receives the config dict of docs/port-protocol.md §4, optional fields filled in;
+    every kind's config carries the per-tensor scales "k_scale" and "v_scale" (floats, 1.0 unless the
+    harness sent others) that a scaled element format divides by (docs/numerics.md §6.1).
+
+    A side declared as integer groups in `profile` exposes its groups (docs/port-protocol.md §7):
+    key_scales(*where), key_zeros(*where), value_scales(*where), value_zeros(*where), each an array
+    (any shape, sent flattened) of one scale or minimum per group, oldest first, or None for a side
+    without them (the default). `where` is the stream: nothing (flat, ring, growing), the sequence
+    id (paged, prefix), or layer, row and kv head (beam).
     """
 
     kind = None
@@ -29,7 +40,7 @@ class Adapter:
     refusals = {}
     limits = {}
     config_fields = ()  # required config fields of the kind, after "kind"
-    config_defaults = {}  # optional config fields and their values when absent
+    config_defaults = SCALES  # optional config fields and their values when absent
     driver = None  # the drivers.Driver subclass that calls it and observes it
     ops = {}  # op name -> (required fields, optional fields), in the order the method takes them
 
@@ -48,6 +59,29 @@ class Adapter:
     def decode(self, *args):
         """Optional: the kind's decode (see each kind), returning (output, weights) arrays."""
         raise Unsupported(f"{type(self).__name__} has no decode")
+
+    @classmethod
+    def declares_groups(cls):
+        """Whether the profile declares a side in integer groups (its formats start with "int")."""
+        return any(str(cls.profile.get(side, "")).startswith("int") for side in ("keys", "values"))
+
+    def key_scales(self, *where):
+        return None
+
+    def key_zeros(self, *where):
+        return None
+
+    def value_scales(self, *where):
+        return None
+
+    def value_zeros(self, *where):
+        return None
+
+    def groups(self, *where):
+        """The group fields of a stream that the adapter exposes, as {field: array}."""
+        methods = {"key_scales": self.key_scales, "key_zeros": self.key_zeros,
+                   "value_scales": self.value_scales, "value_zeros": self.value_zeros}
+        return {name: a for name, a in ((name, m(*where)) for name, m in methods.items()) if a is not None}
 
 
 def _kind_base(cls):
@@ -102,7 +136,7 @@ class RingAdapter(FlatAdapter):
 
     kind = "ring"
     supports_sinks = False
-    config_defaults = {"keep": 0}
+    config_defaults = dict(SCALES, keep=0)
 
     @classmethod
     def capabilities(cls):
@@ -158,7 +192,7 @@ class PagedAdapter(Adapter):
     driver = SequenceDriver
     supports_preempt = False
     config_fields = ("capacity", "block_size", "d_k", "d_v")
-    config_defaults = {"preempt": False}
+    config_defaults = dict(SCALES, preempt=False)
     ops = {"create": ((), ()), "fork": (("seq",), ()), "release": (("seq",), ()),
            "append": (("seq", "k", "v"), ()), "decode": (("seq", "q"), ())}
 
@@ -187,7 +221,7 @@ class PrefixAdapter(PagedAdapter):
 
     kind = "prefix"
     supports_preempt = False
-    config_defaults = {}
+    config_defaults = SCALES
     ops = dict(PagedAdapter.ops, create=(("tokens",), ()), append=(("seq", "k", "v", "tokens"), ()))
 
     def observed_counters(self):

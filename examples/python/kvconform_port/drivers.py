@@ -33,8 +33,9 @@ def integers_of(values, what):
     return out
 
 
-def stream(name, keys, values, digest, positions=None, blocks=None):
-    """One observed stream: rows in full (§7) or as rows and digest (§8); blocks in full either way."""
+def stream(name, keys, values, digest, positions=None, blocks=None, groups=None):
+    """One observed stream: rows in full (§7) or as rows and digest (§8); blocks in full either way.
+    groups: {"key_scales": array, ...}, the integer groups the adapter exposes, sent with full rows."""
     keys, values = np.asarray(keys, dtype=np.float64), np.asarray(values, dtype=np.float64)
     if keys.ndim != 2 or values.ndim != 2 or keys.shape[0] != values.shape[0]:
         raise ValueError(f"stream {name!r}: keys and values must be 2-D with as many rows each, "
@@ -47,6 +48,8 @@ def stream(name, keys, values, digest, positions=None, blocks=None):
         out.update(keys=codec.tensor(keys), values=codec.tensor(values))
         if pos is not None:
             out["positions"] = pos
+        for field, numbers in (groups or {}).items():
+            out[field] = codec.numbers(numbers)
     if blocks is not None:
         out["blocks"] = integers_of(blocks, f"stream {name!r} blocks")
     return out
@@ -122,7 +125,8 @@ class RowsDriver(Driver):
 
     def observe(self, digest):
         a = self.adapter
-        return {"streams": [stream("", a.keys(), a.values(), digest, positions=a.observed_positions())],
+        return {"streams": [stream("", a.keys(), a.values(), digest, positions=a.observed_positions(),
+                                   groups=a.groups())],
                 "counters": counters(a.observed_counters())}
 
 
@@ -195,7 +199,8 @@ class SequenceDriver(Driver):
 
     def observe(self, digest):
         a = self.adapter
-        streams = [stream(f"seq {h}", a.keys(sid), a.values(sid), digest, blocks=a.block_table(sid))
+        streams = [stream(f"seq {h}", a.keys(sid), a.values(sid), digest, blocks=a.block_table(sid),
+                          groups=a.groups(sid))
                    for h, sid in self.handles.each_live()]
         counts = a.ref_counts()
         refs = sorted(zip(integers_of(counts.keys(), "ref_counts"), integers_of(counts.values(), "ref_counts")))
@@ -216,11 +221,13 @@ class BeamDriver(Driver):
             if keys.ndim != 4 or values.ndim != 4 or keys.shape[:2] != want or values.shape[:2] != want:
                 raise ValueError(f"keys({layer}) and values({layer}) must be (B, H, len, D) with (B, H) = {want}, "
                                  f"got {keys.shape} and {values.shape}")
-            names = [f"layer {layer} row {b} head {h}" for b in range(c["batch"]) for h in range(c["heads"])]
+            where = [(layer, b, h) for b in range(c["batch"]) for h in range(c["heads"])]
+            names = ["layer %d row %d head %d" % w for w in where]
             keys, values = keys.reshape(len(names), *keys.shape[2:]), values.reshape(len(names), *values.shape[2:])
             if digest:  # one vectorised pass over the layer's streams, all of one shape
                 streams += [{"name": n, "rows": keys.shape[1], "digest": d}
                             for n, d in zip(names, stream_digests(keys, values))]
             else:
-                streams += [stream(n, k, v, False) for n, k, v in zip(names, keys, values)]
+                streams += [stream(n, k, v, False, groups=a.groups(*w))
+                            for n, k, v, w in zip(names, keys, values, where)]
         return {"streams": streams, "counters": counters(a.observed_counters())}

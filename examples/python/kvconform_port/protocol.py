@@ -8,11 +8,13 @@ import traceback
 import numpy as np
 
 from . import codec
+from .adapters import SCALES
 from .drivers import Refused
 from .refusals import Unsupported
 
 PROTOCOL = 2
 MAX_SIZE = 1 << 20  # the largest config size the protocol allows (§4)
+MIN_SCALE, MAX_SCALE = 2.0 ** -40, 2.0 ** 40  # the range of a per-tensor scale (§4)
 # Inputs are overwritten with a quiet NaN whose payload no arithmetic produces, so that a cache that
 # kept a reference shows it in its next observation (§9); integer lists with the most negative int64.
 POISON = np.array([0x7FF8DEADBEEF0000], dtype=np.uint64).view(np.float64)[0]
@@ -31,7 +33,11 @@ def _config(config, adapter_class):
         if type(out[name]) is not int or not 1 <= out[name] <= MAX_SIZE:
             raise codec.ProtocolError(f"config.{name}: expected an integer in [1, {MAX_SIZE}], got {out[name]!r}")
     for name, default in defaults.items():
-        if type(out[name]) is not type(default):
+        if name in SCALES:  # a number in [2^-40, 2^40]; JSON may write a whole one as an integer
+            if type(out[name]) not in (int, float) or not MIN_SCALE <= out[name] <= MAX_SCALE:
+                raise codec.ProtocolError(f"config.{name}: expected a number in [2^-40, 2^40], got {out[name]!r}")
+            out[name] = float(out[name])
+        elif type(out[name]) is not type(default):
             raise codec.ProtocolError(f"config.{name}: expected a {type(default).__name__}, got {out[name]!r}")
     if out.get("keep", 0) < 0 or out.get("keep", 0) >= out.get("capacity", 1):
         raise codec.ProtocolError(f"config.keep: must be in [0, capacity), got {out['keep']}")
@@ -50,11 +56,13 @@ class Port:
     """Serves adapter classes (one per kind) to the harness; handle() answers one request.
 
     poison: make the arrays handed to a cache read-only during the call and overwrite them (and
-    integer lists) afterwards (§9). digest: offer digests in hello (§8).
+    integer lists) afterwards (§9). digest: offer digests in hello (§8), unless an adapter declares
+    integer groups: a digest stream cannot carry their scales, so such a port answers in full.
     """
 
     def __init__(self, name, adapters, poison=True, digest=True):
-        self.name, self.poison, self.digest = name, poison, digest
+        self.name, self.poison = name, poison
+        self.digest = digest and not any(cls.declares_groups() for cls in adapters)
         self.adapters = {}
         for cls in adapters:
             if cls.kind in self.adapters:

@@ -16,9 +16,13 @@ class PagedCache(PoolViews, PagedAdapter):
     def __init__(self, config):
         super().__init__(config)
         self.d_k, self.d_v, self.preempt = config["d_k"], config["d_v"], config["preempt"]
-        self.pool = BlockPool(config["capacity"], config["block_size"], self.d_k, self.d_v)
+        self.pool = self.make_pool(config)
         self.free = list(range(config["capacity"] - 1, -1, -1))  # pop() takes the lowest
         self.seqs = Sequences()
+
+    def make_pool(self, config):
+        """The pool of blocks, holding rows as doubles."""
+        return BlockPool(config["capacity"], config["block_size"], self.d_k, self.d_v)
 
     def create(self):
         return self.seqs.add(Sequence())

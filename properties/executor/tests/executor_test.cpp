@@ -72,6 +72,11 @@ struct storage_only {
 struct no_scale : storage_only {
   using storage_only::storage_only;
 };
+/// Declares bf16 storage but keeps doubles.
+struct stores_more_than_bf16 : kv::flat {
+  using basic_flat::basic_flat;
+  static constexpr kv::numeric_profile profile{.keys = kv::formats::bf16, .values = kv::formats::bf16};
+};
 kv::decode_result decode_step(kv::array_view q, const no_scale& c) {  // forgets 1/sqrt(d_k)
   std::vector<double> q2(q.data, q.data + q.size());
   for (double& x : q2) x *= std::sqrt(double(c.inner.d_k()));
@@ -113,6 +118,20 @@ TEST(Executor, OutcomeMismatchNamesBothSides) {
   EXPECT_EQ(v.fail->check, "outcome");
   EXPECT_EQ(v.fail->op_index, 1u);
   EXPECT_NE(v.fail->message.find("accepted, expected refused (capacity)"), std::string::npos) << v.fail->message;
+}
+
+TEST(Executor, ElementFormatFailureNamesTheFormatAndTheFirstDifference) {
+  kv::trace t;
+  t.config = {kv::cache_kind::flat, 4, 5, 1};
+  t.ops = {{.kind = kv::op_kind::append,
+            .k = kv::tensor::vector({1, 1, 1, 1, 1 + 0x1p-10}),
+            .v = kv::tensor::vector({1})}};
+  const kv::verdict v = kv::run_trace(t, kv::make_implementation<stores_more_than_bf16>({"under-test"}));
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.fail->check, "state");
+  EXPECT_NE(v.fail->message.find("(keys are declared bf16: key row 0 value 4 is 1.0009765625, where bf16 stores 1)"),
+            std::string::npos)
+      << v.fail->message;
 }
 
 TEST(Executor, PinnedValuesAreChecked) {

@@ -1,0 +1,31 @@
+"""A kvconform port of numpy caches storing keys and values in one storage format, declared in hello.
+
+Usage: /usr/bin/python3 numpy_format_port.py FORMAT [--bug NAME] [--no-poison] [--no-digest]
+FORMAT: bf16, e4m3 (saturating, per-tensor scales), q8_0, q4_1 or kivi. Each serves the kinds its format
+fits (a residual, KIVI's, serves neither a sliding window nor a block pool); `--bug` serves the format's
+seeded-bug twin in place of its flat cache: bf16-truncates, e4m3-no-saturation, q8_0-amax-over-128, q4_1-nibble-order,
+kivi-residual-never-flushed.
+"""
+import sys
+
+from format_caches import elements, groups, kivi
+from format_caches.caches import kinds
+from kvconform_port import serve
+
+PER_ROW = ("flat", "growing", "ring", "paged")
+# format -> (kinds, key codec, value codec, bug name, bugged key codec, bugged value codec)
+FORMATS = {
+    "bf16": (PER_ROW, elements.BF16, None, "bf16-truncates", elements.TruncatingBF16, None),
+    "e4m3": (PER_ROW, elements.E4M3Saturating, None, "e4m3-no-saturation", elements.UnsaturatedE4M3, None),
+    "q8_0": (PER_ROW, groups.Q8_0, None, "q8_0-amax-over-128", groups.AmaxOver128Q8_0, None),
+    "q4_1": (PER_ROW, groups.Q4_1, None, "q4_1-nibble-order", groups.PairedNibblesQ4_1, None),
+    "kivi": (("flat", "growing"), kivi.ChannelKeys, kivi.TokenValues, "kivi-residual-never-flushed",
+             kivi.NeverFlushedKeys, kivi.NeverFlushedValues),
+}
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in FORMATS:
+        sys.exit(f"usage: numpy_format_port.py {{{','.join(FORMATS)}}} [--bug NAME] [--no-poison] [--no-digest]")
+    names, key, value, bug, bug_key, bug_value = FORMATS[sys.argv[1]]
+    twins = {bug: cls for cls in kinds(names[:1], bug_key, bug_value)}  # flat: the twin's kind in the tests
+    serve(f"numpy-{sys.argv[1]}", kinds(names, key, value), twins, sys.argv[2:])
