@@ -89,7 +89,7 @@ class judgement {
       : p_(p), given_(given), d_(d), o_(o), s_(p.n), w_(p.n), od_(p.d_v) {
     for (std::size_t i = 0; i < p.n; ++i) s_[i] = approx(o.s[i]), w_[i] = approx(o.w[i]);
     for (std::size_t c = 0; c < p.d_v; ++c) od_[c] = approx(o.o[c]);
-    v_.bound = compute_bound(p, s_, approx(o.m), w_, od_, prof);
+    v_.bound = compute_bound(p, s_, approx(o.m), w_, od_, rescaling(prof));
   }
 
   /// Judges the outputs, then the weights.
@@ -111,6 +111,12 @@ class judgement {
   std::vector<double> s_, w_, od_;
   decode_verdict v_;
 
+  /// The remaining rows of an online kernel with a declared block may be spread over more blocks than
+  /// they fill, one rescale each at most (docs/numerics.md §4.5).
+  numeric_profile rescaling(numeric_profile prof) const {
+    if (d_.regime == ieee_regime::regular && prof.online_block) prof.online_undeclared = true;
+    return prof;
+  }
   bool fail(const char* check, std::string msg) {
     v_.check = check, v_.message = std::move(msg);
     return false;

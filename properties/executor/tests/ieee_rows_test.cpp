@@ -71,6 +71,16 @@ TEST(IeeeRows, WeightedInfiniteValueGivesThatInfinity) {
   EXPECT_EQ(reference_verdict(p), "");
 }
 
+// +inf from a weighted row, and 0 · inf (NaN) or nothing from a row scoring -inf.
+TEST(IeeeRows, WeightedInfinityBesideAZeroWeightInfinity) {
+  const auto p = rows({-Inf, 0, 1}, {Inf, Inf, 2}, {1.0});
+  EXPECT_EQ(verdict(p, {Inf}, {0, e, 1 - e}), "");
+  EXPECT_EQ(verdict(p, {NaN}, {0, e, 1 - e}), "");
+  EXPECT_EQ(verdict(p, {2}, {0, e, 1 - e}), "decode-finite");
+  EXPECT_EQ(verdict(p, {-Inf}, {0, e, 1 - e}), "decode-finite");
+  EXPECT_EQ(reference_verdict(p), "");
+}
+
 TEST(IeeeRows, WeightedNaNValueOrBothInfinitiesGiveNaN) {
   for (const auto& v : {std::vector<double>{NaN, 2}, std::vector<double>{Inf, -Inf}}) {
     const auto p = rows({0, 1}, v, {1.0});
