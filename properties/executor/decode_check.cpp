@@ -125,7 +125,8 @@ class judgement {
   template <class Want>
   bool judge_one(const char* check, const char* what, std::size_t at, double got, const Want& want, double bound) {
     auto name = [&] { return std::string(what) + "[" + std::to_string(at) + "]"; };
-    if (!std::isfinite(got)) return fail("decode-finite", name() + " = " + num(got) + ", expected " + num(approx(want)));
+    if (!std::isfinite(got))
+      return fail("decode-finite", name() + " = " + num(got) + ", expected " + num(approx(want)));
     const double err = abs_error(got, want);
     v_.ratio = std::max(v_.ratio, err / bound);
     if (err <= bound) return true;
@@ -133,7 +134,8 @@ class judgement {
                            " > bound " + num(bound) + " (err/bound " + num(err / bound) + ")");
   }
   bool output_holds(std::size_t c, double got) {
-    if (d_.regime == ieee_regime::finite) return judge_one("decode-bound", "output", c, got, o_.o[c], v_.bound.output[c]);
+    if (d_.regime == ieee_regime::finite)
+      return judge_one("decode-bound", "output", c, got, o_.o[c], v_.bound.output[c]);
     const outcome_set r = output_outcomes(given_, d_, c, w_, v_.bound.weights);
     if (std::isfinite(got) ? r.value : r.accepts_nonfinite(got))
       return !std::isfinite(got) || judge_one("decode-bound", "output", c, got, o_.o[c], v_.bound.output[c]);

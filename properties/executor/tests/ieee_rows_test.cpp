@@ -43,9 +43,9 @@ const double e = 1 / (1 + std::exp(1.0));  // the weight of score 0 against scor
 TEST(IeeeRows, MinusInfScoreTakesWeightZeroAndTheRestIsJudged) {
   const auto p = rows({-Inf, 1}, {5, 2}, {1.0});
   EXPECT_EQ(verdict(p, {2}, {0, 1}), "");
-  EXPECT_EQ(verdict(p, {2.5}, {0, 1}), "decode-bound");     // a wrong finite value
-  EXPECT_EQ(verdict(p, {NaN}, {0, 1}), "decode-finite");    // NaN where every evaluation is finite
-  EXPECT_EQ(verdict(p, {2}, {1e-300, 1}), "decode-weights");  // the -inf key's weight is exactly 0
+  EXPECT_EQ(verdict(p, {2.5}, {0, 1}), "decode-bound");                     // a wrong finite value
+  EXPECT_EQ(verdict(p, {NaN}, {0, 1}), "decode-finite");                    // NaN where every evaluation is finite
+  EXPECT_EQ(verdict(p, {2}, {1e-300, 1}), "decode-weights");                // the -inf key's weight is exactly 0
   EXPECT_EQ(verdict(rows({-Inf}, {5}, {1.0}), {5}, {1}), "decode-finite");  // not the one-hot limit
   EXPECT_EQ(reference_verdict(p), "");
 }
@@ -66,8 +66,8 @@ TEST(IeeeRows, WeightedInfiniteValueGivesThatInfinity) {
   EXPECT_EQ(verdict(p, {Inf, o1}, {e, 1 - e}), "");
   EXPECT_EQ(verdict(p, {NaN, o1}, {e, 1 - e}), "decode-finite");
   EXPECT_EQ(verdict(p, {-Inf, o1}, {e, 1 - e}), "decode-finite");
-  EXPECT_EQ(verdict(p, {2, o1}, {e, 1 - e}), "decode-finite");   // a finite value where IEEE gives inf
-  EXPECT_EQ(verdict(p, {Inf, 0}, {e, 1 - e}), "decode-bound");   // the other column is judged as usual
+  EXPECT_EQ(verdict(p, {2, o1}, {e, 1 - e}), "decode-finite");  // a finite value where IEEE gives inf
+  EXPECT_EQ(verdict(p, {Inf, 0}, {e, 1 - e}), "decode-bound");  // the other column is judged as usual
   EXPECT_EQ(reference_verdict(p), "");
 }
 
@@ -101,12 +101,12 @@ TEST(IeeeRows, VanishingWeightTimesAnInfiniteValueMayGoEveryWay) {
 }
 
 TEST(IeeeRows, NaNOrPlusInfScorePoisonsEveryOutput) {
-  for (const auto& p : {rows({Inf, 1}, {1, 2}, {1.0}),              // +inf: the max is inf, inf - inf
-                        rows({NaN, 1}, {1, 2}, {1.0}),              // a NaN key
-                        rows({1, 1}, {1, 2}, {NaN}),                // a NaN query
-                        rows({Inf, 0, 1, 1}, {1, 2}, {0.0, 1.0}),   // inf · 0
+  for (const auto& p : {rows({Inf, 1}, {1, 2}, {1.0}),                // +inf: the max is inf, inf - inf
+                        rows({NaN, 1}, {1, 2}, {1.0}),                // a NaN key
+                        rows({1, 1}, {1, 2}, {NaN}),                  // a NaN query
+                        rows({Inf, 0, 1, 1}, {1, 2}, {0.0, 1.0}),     // inf · 0
                         rows({Inf, -Inf, 1, 1}, {1, 2}, {1.0, 1.0}),  // inf - inf in the sum
-                        rows({1, -1}, {1, 2}, {Inf})}) {            // a query of +inf: +inf and -inf scores
+                        rows({1, -1}, {1, 2}, {Inf})}) {              // a query of +inf: +inf and -inf scores
     EXPECT_EQ(verdict(p, {NaN}, {NaN, NaN}), "");
     EXPECT_EQ(verdict(p, {NaN}, {0, 1}), "");  // the weights of a poisoned decode are not judged
     EXPECT_EQ(verdict(p, {2}, {0, 1}), "decode-finite");
@@ -135,7 +135,7 @@ TEST(IeeeRows, RescalingKernelsMayReturnNaNOnceEnoughScoresAreMinusInf) {
   EXPECT_EQ(verdict(p, {NaN}, {NaN, NaN, NaN}, online), "");
   EXPECT_EQ(verdict(p, {3}, {0, 0, 1}, online), "");
   EXPECT_EQ(verdict(p, {NaN}, {NaN, NaN, NaN}), "decode-finite");  // two-pass: never
-  online.online_block = 4;                                          // no block of -inf scores alone
+  online.online_block = 4;                                         // no block of -inf scores alone
   EXPECT_EQ(verdict(p, {NaN}, {NaN, NaN, NaN}, online), "decode-finite");
   kv::numeric_profile split;
   split.splits = 2;
