@@ -71,7 +71,7 @@ decoded attend(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q,
   decoded d{std::vector<double>(d_v, 0.0), std::vector<double>(n, 0.0)};
   const double scale = 1.0 / std::sqrt(static_cast<double>(d_k));
   double m = -std::numeric_limits<double>::infinity();
-  bool any = false, infinite_key = false;
+  bool any = false;
   for (std::size_t i = 0; i < n; ++i) {
     if (!live(i)) continue;
     const double* k = key(i);
@@ -80,10 +80,8 @@ decoded attend(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q,
     d.weights[i] = s * scale;
     m = std::max(m, d.weights[i]);
     any = true;
-    infinite_key = infinite_key || (std::isinf(d.weights[i]) && d.weights[i] < 0);  // an overflowed key: NaN, not 0
   }
   if (!any) return d;
-  if (infinite_key) m = std::numeric_limits<double>::quiet_NaN();
   double l = 0;
   for (std::size_t i = 0; i < n; ++i)
     if (live(i)) l += (d.weights[i] = std::exp(d.weights[i] - m));

@@ -80,25 +80,19 @@ decode_result attend(std::size_t n, std::size_t d_k, std::size_t d_v, const doub
   std::vector<char> used(n);
   const S scale = Kernel::scale(d_k);
   V m = -std::numeric_limits<V>::infinity();
-  bool any = false, infinite_key = false;
+  bool any = false;
   for (std::size_t i = 0; i < n; ++i) {
     used[i] = live(i) || !Kernel::exclude_masked;
     if (!used[i]) continue;
     any = true;
-    if (live(i)) {
-      w[i] = V(dot_product<S>(key(i), q, d_k) * scale);
-      // A key of infinite size scores -inf where q points away: the edge rule of docs/numerics.md
-      // §4.3 wants NaN then, not the limit in which the key takes no weight.
-      infinite_key = infinite_key || (std::isinf(w[i]) && w[i] < 0);
-    } else {
-      w[i] = V(Kernel::masked_score);
-    }
+    // Plain IEEE arithmetic over stored infinities: a key scoring -inf takes weight 0, a NaN or
+    // +inf score makes every output NaN (docs/numerics.md §4.5).
+    w[i] = live(i) ? V(dot_product<S>(key(i), q, d_k) * scale) : V(Kernel::masked_score);
     if (i < Kernel::max_rows) m = std::max(m, w[i]);
   }
   decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(d_v)),
                   Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n))};
   if (!any) return r;
-  if (infinite_key) m = std::numeric_limits<V>::quiet_NaN();
   V l = 0;
   for (std::size_t i = 0; i < n; ++i)
     if (used[i]) l += (w[i] = Kernel::exp(Kernel::subtract_max ? w[i] - m : w[i]));

@@ -27,10 +27,10 @@ const event config_event_list[] = {
      true, unlimited, [](const cache_config& c) { return c.capacity * std::max<std::size_t>(1, c.block_size) > 256; }},
 };
 
-/// A kind's whole list: its own events, "refused op", one per input class, the config events.
+/// A kind's whole list: its own events, "refused op", "stored infinity", one per input class, the config events.
 struct kind_events {
   std::vector<event> all;
-  std::size_t refused = 0, classes = 0;
+  std::size_t refused = 0, infinity = 0, classes = 0;
 };
 
 kind_events build(cache_kind k) {
@@ -45,6 +45,10 @@ kind_events build(cache_kind k) {
   e.all.assign(own.begin(), own.end());
   e.refused = e.all.size();
   e.all.push_back({"refused op", "the model refused an op (any reason): the state must not change", true});
+  e.infinity = e.all.size();
+  e.all.push_back({"stored infinity",
+                   "a decode attended over a stored +-inf key or value, a format's overflow (docs/numerics.md §4.5)",
+                   false, decodes_rounded});
   e.classes = e.all.size();
   for (std::size_t c = 0; c < class_names.size(); ++c) {
     const bool edges = c == static_cast<std::size_t>(input_class::format_edges);
@@ -69,6 +73,7 @@ const kind_events& table(cache_kind k) {
 
 const std::vector<event>& events_of(cache_kind k) { return table(k).all; }
 std::size_t refused_event(cache_kind k) { return table(k).refused; }
+std::size_t infinity_event(cache_kind k) { return table(k).infinity; }
 std::size_t class_event(cache_kind k, input_class c) { return table(k).classes + static_cast<std::size_t>(c); }
 
 event_set config_events(const cache_config& c) {

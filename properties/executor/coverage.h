@@ -66,11 +66,13 @@ struct coverage_spec {
   std::unique_ptr<event_probe> (*probe)(const cache_config& c) = nullptr;
 };
 
-/// Every event of a kind: its own, then the common ones: a refused op, one per input class (a
-/// trace of that class with an accepted decode), and the config events.
+/// Every event of a kind: its own, then the common ones: a refused op, a stored infinity, one per input
+/// class (a trace of that class with an accepted decode), and the config events.
 const std::vector<event>& events_of(cache_kind k);
 /// Index of the common event "refused op" in events_of(k).
 std::size_t refused_event(cache_kind k);
+/// Index of the common event "stored infinity" (a decode over a stored ±inf) in events_of(k).
+std::size_t infinity_event(cache_kind k);
 /// Index of the input class event of `c` in events_of(k).
 std::size_t class_event(cache_kind k, input_class c);
 /// The config events a trace with config `c` hits from its start.

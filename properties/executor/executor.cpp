@@ -74,7 +74,8 @@ session::session(const cache_config& c, const implementation& impl)
       model_(make_model(c, impl.profile)),
       formats_(impl.profile, c),
       events_(config_events(c)),
-      refused_(refused_event(c.kind)) {
+      refused_(refused_event(c.kind)),
+      infinity_(infinity_event(c.kind)) {
   if (const auto probe = kind_of(c.kind).coverage.probe) probe_ = probe(c);
   try {
     subject_ = impl.make(c);
@@ -218,6 +219,13 @@ bool session::call_implementation(const std::function<void()>& body, const char*
   }
 }
 
+namespace {
+bool has_infinity(const std::vector<double>& v, std::size_t from, std::size_t count) {
+  return std::any_of(v.begin() + static_cast<std::ptrdiff_t>(from),
+                     v.begin() + static_cast<std::ptrdiff_t>(from + count), [](double x) { return std::isinf(x); });
+}
+}  // namespace
+
 bool session::check_decodes(const expectation& want, const op_outcome& got) {
   const std::vector<attention_problem>& problems = want.problems;
   std::size_t n_out = 0, n_w = 0;
@@ -227,6 +235,10 @@ bool session::check_decodes(const expectation& want, const op_outcome& got) {
                                     std::to_string(got.weights.size()) + " entries, expected " + std::to_string(n_out) +
                                     " and " + std::to_string(n_w));
   ++stats_.decodes;
+  for (const attention_problem& p : problems)
+    for (std::size_t i = 0; i < p.n; ++i)
+      if (p.is_live(i) && (has_infinity(p.keys, i * p.d_k, p.d_k) || has_infinity(p.values, i * p.d_v, p.d_v)))
+        events_.set(infinity_);
   if (sample_seed_) {  // the first decode, about one in four others, and the last (finish_decodes)
     const std::uint64_t h = fnv1a(std::to_string(*sample_seed_) + "/" + std::to_string(stats_.decodes));
     if (stats_.decodes > 1 && h % 4 != 0) {

@@ -108,7 +108,8 @@ class session {
   decode_stats stats_;
   std::unique_ptr<event_probe> probe_;
   event_set events_;
-  std::size_t refused_;  // the kind's "refused op" event
+  std::size_t refused_;   // the kind's "refused op" event
+  std::size_t infinity_;  // its "stored infinity" event
   std::optional<std::uint64_t> sample_seed_;
   std::optional<unjudged> unjudged_;
 };

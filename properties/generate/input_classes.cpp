@@ -106,7 +106,8 @@ double row_source::edge_value(Rng& rng, int side) const {
     case 1:  // a tie: halfway between two neighbours of the format
       return sign * s * (std::ldexp(1.0, e) + quantum * (2.0 * static_cast<double>(rng() % 8) + 1) / 2);
     case 2: return sign * s * l.max;                                               // the largest finite value
-    case 3: return sign * s * std::min(l.max * (1 + std::fabs(gauss(rng))), 1e5);  // beyond it
+    case 3:  // beyond it, up to 1e5 or half again the largest value: every format with one overflows here
+      return sign * s * std::min(l.max * (1 + std::fabs(gauss(rng))), std::max(1e5, 1.5 * l.max));
     case 4: return sign * s * std::ldexp(static_cast<double>(rng() % 16 + 1), l.emin - l.precision);  // subnormals
     case 5: return sign * 0.0;
     default: return gauss(rng);

@@ -1,10 +1,12 @@
 # A seeded-bug twin of a numpy port fails the property meant to catch it with a shrunk trace of at most MAX_OPS ops,
-# which replays as a failure on the twin and passes on the correct port.
-# Usage: port_python_bug.sh KVCONFORM ROOT KIND BUG PROPERTY MAX_OPS
+# which replays as a failure on the twin and passes on the correct port; a MESSAGE, when given, is in the failure.
+# Usage: port_python_bug.sh KVCONFORM ROOT KIND BUG PROPERTY MAX_OPS [PORT [MESSAGE]] (PORT: numpy_port.py by default)
 source "$(dirname "$0")/port_python_lib.sh"
 kind=$3 bug=$4 property=$5 max_ops=$6
+[ $# -ge 7 ] && port=$ex/$7
 run 1 "$kvconform" port --kind "$kind" --property "$property" -- "${tracked[@]}" "$py" "$port" --bug "$bug"
 contains out.txt "FAIL port / $property: "
+[ $# -ge 8 ] && contains out.txt "$8"
 saved=$(ls kvconform-failures/port/"$property"-*.json)
 [ "$(echo "$saved" | wc -l)" = 1 ] || fail "expected one saved trace, got: $saved"
 check_ops "$saved" "$max_ops"

@@ -10,10 +10,12 @@ class GrowingCache(GrowingAdapter):
     """Rows in arrays that are reallocated, when an append does not fit, to the fewest whole steps of
     `step` rows that hold every row (mlx-lm's KVCache grows this way)."""
 
+    dtype = np.float64
+
     def __init__(self, config):
         super().__init__(config)
         self.step, self.d_k, self.d_v = config["step"], config["d_k"], config["d_v"]
-        self._keys, self._values = np.empty((0, self.d_k)), np.empty((0, self.d_v))
+        self._keys, self._values = np.empty((0, self.d_k), self.dtype), np.empty((0, self.d_v), self.dtype)
         self._len = 0
 
     def reserve_for(self, rows):
@@ -25,7 +27,8 @@ class GrowingCache(GrowingAdapter):
         end = self._len + k.shape[0]
         if end > len(self._keys):
             reserved = self.reserve_for(end)
-            grown_k, grown_v = np.full((reserved, self.d_k), np.nan), np.full((reserved, self.d_v), np.nan)
+            grown_k = np.full((reserved, self.d_k), np.nan, dtype=self.dtype)
+            grown_v = np.full((reserved, self.d_v), np.nan, dtype=self.dtype)
             grown_k[:self._len], grown_v[:self._len] = self.keys(), self.values()
             self._keys, self._values = grown_k, grown_v
         self._keys[self._len:end], self._values[self._len:end] = k, v

@@ -11,12 +11,13 @@ class RingCache(RingAdapter):
     are a ring in which step t (t >= keep) lives in slot keep + (t - keep) mod (W - keep)."""
 
     supports_sinks = True
+    dtype = np.float64
 
     def __init__(self, config):
         super().__init__(config)
         self.window, self.keep, self.d_k, self.d_v = config["capacity"], config["keep"], config["d_k"], config["d_v"]
-        self._keys = np.full((self.window, self.d_k), np.nan)
-        self._values = np.full((self.window, self.d_v), np.nan)
+        self._keys = np.full((self.window, self.d_k), np.nan, dtype=self.dtype)
+        self._values = np.full((self.window, self.d_v), np.nan, dtype=self.dtype)
         self._total = 0
 
     def _slots(self, first, count):

@@ -5,7 +5,7 @@ import unittest
 import numpy as np
 
 import kvconform_port as kp
-from numpy_caches import beam, flat, growing, paged, prefix, ring
+from numpy_caches import beam, flat, fp16, growing, paged, prefix, ring
 
 
 def rows(*values):
@@ -26,6 +26,18 @@ class RowsKindsTest(unittest.TestCase):
         strict = flat.StrictCapacityFlat({"capacity": 1, "d_k": 1, "d_v": 1})
         with self.assertRaises(kp.CapacityRefusal):
             strict.append(rows(1.0), rows(1.0))
+
+    def test_fp16_overflow_stores_inf_and_its_key_takes_weight_zero(self):
+        """docs/numerics.md §4.5: a key of -100000 stores as -inf, scores -inf and takes weight exactly 0."""
+        for cls in (fp16.Fp16Flat, fp16.Fp16Growing):
+            c = cls({"capacity": 4, "step": 2, "d_k": 1, "d_v": 1})
+            c.append(rows(-100000.0, 1.0), rows(5.0, 2.0))
+            self.assertEqual(c.keys().ravel().tolist(), [-np.inf, 1.0])
+            output, weights = c.decode(np.array([1.0]))
+            self.assertEqual((output.tolist(), weights.tolist()), ([2.0], [0.0, 1.0]))
+        zeros = fp16.ZerosForInfinitiesFp16({"capacity": 2, "d_k": 1, "d_v": 1})
+        zeros.append(rows(-100000.0, 1.0), rows(5.0, 2.0))
+        self.assertEqual(zeros.decode(np.array([1.0]))[0].tolist(), [0.0])
 
     def test_ring_sinks_survive_bulk_and_single_appends(self):
         for twin, want in ((False, [1.0, 4.0, 5.0]), (True, None)):
