@@ -124,19 +124,16 @@ kvc_status kvc_decode(kvc_cache* c, int64_t seq, kvc_array q, kvc_array mask, do
   if (n == 0) return KVC_EMPTY;
   *n_output = dv, *n_weights = n;
   if (output_cap < dv || weights_cap < n) return KVC_MORE;
-  double m = -INFINITY, sum = 0;
-  int poisoned = 0;
+  double m = -INFINITY, sum = 0;  /* plain IEEE two-pass: non-finite rows give what docs/numerics.md §4.5 lists */
   for (size_t i = 0; i < n; ++i) {
     double s = 0;
     for (size_t j = 0; j < dk; ++j) {
       const double key = side_value(&c->k, i, j);
-      poisoned |= !isfinite(key) || !isfinite(q.data[j]);
       s += key * q.data[j];
     }
     weights[i] = s / sqrt((double)dk);
     if (weights[i] > m) m = weights[i];
   }
-  if (poisoned) m = NAN;
   for (size_t i = 0; i < n; ++i) sum += (weights[i] = exp(weights[i] - m));
   for (size_t j = 0; j < dv; ++j) output[j] = 0;
   for (size_t i = 0; i < n; ++i) {
