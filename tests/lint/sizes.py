@@ -24,7 +24,7 @@ import sys
 MAX_FILE_LINES = 400
 MAX_FUNCTION_LINES = 60
 SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp", ".h.in", ".cpp.in")
-SKIPPED = ("fuzz/corpus", "fuzz/regressions")
+SKIPPED = ("fuzz/corpus", "fuzz/regressions")  # fuzz inputs and crash files, bytes and not code
 
 
 def sources(root):
