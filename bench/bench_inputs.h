@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
+#include <vector>
 
 #include <kvconform/array_view.h>
 #include "oracle/numeric/attention_problem.h"
@@ -14,7 +16,9 @@ inline attention_problem moderate_problem(std::size_t n, std::size_t d) {
   const row_source src(input_class::moderate, d, d, 1);
   attention_problem p;
   p.n = n, p.d_k = p.d_v = d;
-  src.rows(0, n, 2, p.keys, p.values);
+  std::vector<double> keys, values;
+  src.rows(0, n, 2, keys, values);
+  p.keys = std::move(keys), p.values = std::move(values);
   p.q = src.query();
   return p;
 }
@@ -24,7 +28,7 @@ inline attention_problem moderate_problem(std::size_t n, std::size_t d) {
 void register_executor_benchmarks();
 void register_gate_benchmarks();
 
-inline array_view matrix(const std::vector<double>& data, std::size_t rows, std::size_t cols) {
+inline array_view matrix(const shared_doubles& data, std::size_t rows, std::size_t cols) {
   return array_view(data.data(), {rows, cols});
 }
 

@@ -48,7 +48,7 @@ def run_bench(binary, out_dir, name):
     """All benchmarks of one binary, as {name: result}. The per-decode ones run seven times and keep
     the fastest (other load only ever adds time), the slower per-property ones once."""
     results, context = {}, None
-    for part, extra in (("fast", ["--benchmark_filter=^(reference|oracle|check|plain|flat|paged)",
+    for part, extra in (("fast", ["--benchmark_filter=^(reference|oracle|check|plain|flat|paged|prefill)",
                                   "--benchmark_repetitions=7"]),
                         ("slow", ["--benchmark_filter=^(executor|cases)"])):
         out = os.path.join(out_dir, f"{name}-{part}.json")
@@ -185,6 +185,13 @@ def oracle_section(after, before):
     return rows + ["", "The same oracle on its generic kernels (std::fma, no AVX2): " + "; ".join(generic) + "."]
 
 
+def prefill_section(after):
+    key = "/512/4096/128"
+    dbl, ora = micros(after, "prefill_double" + key), micros(after, "prefill_oracle" + key)
+    return ["| m, n, d | double prefill | prefill oracle (double-double) | ratio (goal <= 8) |", "|---|---|---|---|",
+            f"| 512, 4096, 128 | {fmt(dbl, ' µs')} | {fmt(ora, ' µs')} | **{fmt(ratio(ora, dbl))}x** |"]
+
+
 def decode_section(after, before):
     key = "/4096/128"
     rows = ["| n = 4096, d = 128 | before | after |", "|---|---|---|"]
@@ -274,7 +281,8 @@ def main():
                         ("2. Decode against a plain read of the same bytes", decode_section(after, before)),
                         ("3. Executor overhead per op, by kind", executor_section(after, before)),
                         ("4. The gate", gate_section(args)),
-                        ("5. Cases per second per property (quick profile, seed 1)", cases_section(after, before))):
+                        ("5. Cases per second per property (quick profile, seed 1)", cases_section(after, before)),
+                        ("6. The prefill oracle", prefill_section(after))):
         text += ["", "## " + title, ""] + rows
     with open(args.out, "w") as f:
         f.write("\n".join(text) + "\n")

@@ -44,7 +44,7 @@ for f in entries:
     for s in (0, 1, 2):  # the same drive on the reference, at other seeds and sizes
         t.update(implementation=t["config"]["kind"], drive={"seed": s, "size": 1 + s % t["config"].get("capacity", 1)})
         seed("driver_trace_fuzzer", json.dumps(t).encode())
-ops = ["append", "decode", "create", "fork", "release", "update", "reorder"]
+ops = ["append", "decode", "create", "fork", "release", "update", "reorder", "prefill", "rollback"]  # trace.h's order
 requests = (work / "requests.jsonl").read_text().splitlines()
 answers = (work / "answers.jsonl").read_text().splitlines()
 kept = {}
@@ -52,7 +52,7 @@ for req, ans in zip(requests, answers):
     op = json.loads(req)["op"]
     a = json.loads(ans)
     a["id"] = 1
-    pick = ops.index(op) if op in ops else 7 if op == "observe" else 8
+    pick = ops.index(op) if op in ops else len(ops) if op == "observe" else len(ops) + 1
     kept.setdefault((pick, a["ok"], len(ans) // 200), bytes([pick]) + json.dumps(a).encode())
 for data in list(kept.values())[:40]:
     seed("port_answer_fuzzer", data)

@@ -9,7 +9,9 @@ CACHES = [flat.FlatCache, ring.RingCache, growing.GrowingCache, paged.PagedCache
 BUGS = {
     "flat-strict-capacity": flat.StrictCapacityFlat,
     "flat-no-copy": flat.NoCopyFlat,
+    "flat-bonus-slot-off": flat.BonusSlotOffFlat,
     "ring-bulk-evicts-sinks": ring.BulkEvictsSinksRing,
+    "ring-rollback-stale-window": ring.RollbackStaleWindowRing,
     "growing-doubles": growing.DoublingGrowing,
     "paged-fork-without-cow": paged.ForkWithoutCowPaged,
     "prefix-hash-without-parent": prefix.HashWithoutParentPrefix,

@@ -20,4 +20,9 @@ inline std::size_t checked_append_steps(const array_view& k, const array_view& v
   return ks.steps;
 }
 
+/// The queries of a prefill of `steps` steps: q must be 2-D (steps, d_k). Throws shape_error otherwise.
+inline void check_prefill_queries(const array_view& q, std::size_t steps, std::size_t d_k) {
+  if (q.rank != 2 || q.dims[0] != steps || q.dims[1] != d_k) throw shape_error("prefill: q must be 2-D (steps, d_k)");
+}
+
 }  // namespace kvconform

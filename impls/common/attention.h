@@ -107,6 +107,22 @@ decode_result attend(std::size_t n, std::size_t d_k, std::size_t d_v, const doub
   return r;
 }
 
+/// The m causal attentions of a prefill over n rows, rows [0, n) in order: query i (q + i d_k) attends the rows j
+/// with sees(i, j). Output (m, d_v) and weights (m, n) row-major, as one decode_result (docs/design.md §2.3).
+template <class Kernel = attention_kernel, class KeyRow, class ValueRow, class Sees>
+decode_result attend_causal(std::size_t m, std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key,
+                            ValueRow value, Sees sees) {
+  decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(m * d_v)),
+                  Eigen::VectorXd::Zero(static_cast<Eigen::Index>(m * n))};
+  for (std::size_t i = 0; i < m; ++i) {
+    const decode_result one =
+        attend<Kernel>(n, d_k, d_v, q + i * d_k, key, value, [&](std::size_t j) { return sees(i, j); });
+    r.output.segment(static_cast<Eigen::Index>(i * d_v), static_cast<Eigen::Index>(d_v)) = one.output;
+    r.weights.segment(static_cast<Eigen::Index>(i * n), static_cast<Eigen::Index>(n)) = one.weights;
+  }
+  return r;
+}
+
 /// Every row attends (the single-sequence caches have no mask).
 template <class Kernel = attention_kernel, class KeyRow, class ValueRow>
 decode_result attend(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key, ValueRow value) {

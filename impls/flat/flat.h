@@ -6,10 +6,10 @@
 #include <limits>
 #include <string>
 
-#include "impls/common/append_steps.h"
 #include <kvconform/array_view.h>
-#include "impls/common/attention.h"
 #include <kvconform/errors.h>
+#include "impls/common/append_steps.h"
+#include "impls/common/attention.h"
 #include "impls/common/formats.h"
 #include "impls/common/row_storage.h"
 
@@ -54,9 +54,30 @@ class basic_flat {
   void append(array_view k, array_view v) {
     const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
     if (len_ + steps > max_len()) throw capacity_error("append: cache full");
-    for (std::size_t i = 0; i < steps; ++i)
-      write_row(len_ + i, k.data + i * d_k(), v.data + i * d_v(), i + 1 == steps);
+    for (std::size_t i = 0; i < steps; ++i) write_row(len_ + i, k.data + i * d_k(), v.data + i * d_v(), i + 1 == steps);
     len_ += steps;
+  }
+
+  /// Appends the m steps of k and v as append does, then attends with query row i of q (2-D (m, d_k)) over the
+  /// rows before it and the chunk's first i + 1: output (m, d_v), weights (m, size before + m). Refused as append
+  /// is, or for q's shape, before anything changes.
+  decode_result prefill(array_view k, array_view v, array_view q) {
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = len_;
+    check_prefill_queries(q, steps, d_k());
+    append(k, v);
+    const auto kv = keys();
+    const auto vv = values();
+    return attend_causal<typename Rules::kernel>(
+        steps, len_, d_k(), d_v(), q.data, [&](std::size_t i) { return kv.data() + i * d_k(); },
+        [&](std::size_t i) { return vv.data() + i * d_v(); },
+        [&](std::size_t query, std::size_t row) { return row <= before + query; });
+  }
+
+  /// Drops the newest n steps; index_error (and no change) when fewer are held.
+  void rollback(std::size_t n) {
+    if (n > len_) throw index_error("rollback: fewer steps held");
+    len_ -= n;
+    if constexpr (formats) ks_.truncate(kst_, len_), vs_.truncate(vst_, len_);
   }
 
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).

@@ -5,10 +5,10 @@
 #include <cstddef>
 #include <limits>
 
-#include "impls/common/append_steps.h"
 #include <kvconform/array_view.h>
-#include "impls/common/attention.h"
 #include <kvconform/errors.h>
+#include "impls/common/append_steps.h"
+#include "impls/common/attention.h"
 
 namespace kvconform {
 
@@ -44,6 +44,26 @@ class basic_growing {
       v_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), v_.cols());
     }
     len_ += steps;
+  }
+
+  /// Appends the m steps of k and v, then attends with query row i of q (2-D (m, d_k)) over the rows before it
+  /// and the chunk's first i + 1: output (m, d_v), weights (m, size before + m). Shape errors change nothing.
+  decode_result prefill(array_view k, array_view v, array_view q) {
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = len_;
+    check_prefill_queries(q, steps, d_k());
+    append(k, v);
+    return attend_causal(
+        steps, len_, d_k(), d_v(), q.data, [&](std::size_t i) { return k_.data() + i * d_k(); },
+        [&](std::size_t i) { return v_.data() + i * d_v(); },
+        [&](std::size_t query, std::size_t row) { return row <= before + query; });
+  }
+
+  /// Drops the newest n steps and the whole steps of storage no longer needed; index_error (and no change)
+  /// when fewer are held.
+  void rollback(std::size_t n) {
+    if (n > len_) throw index_error("rollback: fewer steps held");
+    len_ -= n;
+    grow(len_ == 0 ? 0 : Rules::reserve(len_, reserved(), step_));
   }
 
   std::size_t size() const { return len_; }

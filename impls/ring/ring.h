@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "impls/common/append_steps.h"
 #include <kvconform/array_view.h>
-#include "impls/common/attention.h"
 #include <kvconform/errors.h>
+#include "impls/common/append_steps.h"
+#include "impls/common/attention.h"
 #include "impls/common/formats.h"
 #include "impls/common/row_storage.h"
 
@@ -38,10 +38,12 @@ struct ring_rules {
   static std::pair<std::size_t, std::size_t> kept(std::size_t n, std::size_t /*window*/) { return {0, n}; }
 };
 
-/// Holds the first `keep` steps ever appended (attention sinks) and the last W - keep of the others,
-/// oldest first, in a buffer of W rows used as a ring (no row is ever shifted); with fewer than W
-/// steps, all of them. Appends are never refused for room; shape errors throw and change nothing.
-/// Formats quantized in chunks of steps (per-channel groups, a residual) take no sinks.
+/// Holds the first `keep` steps ever appended (attention sinks) and the last W + reserve - keep of the others,
+/// oldest first, in a buffer of W + reserve rows used as a ring (no row is ever shifted); with fewer steps, all of
+/// them. Decode and prefill attend the sinks and the last W - keep; the reserve lets a rollback of up to `reserve`
+/// steps restore the earlier window (docs/kinds/ring.md). Appends are never refused for room; shape errors and a
+/// rollback beyond what is held throw and change nothing. Formats quantized in chunks of steps (per-channel
+/// groups, a residual) take no sinks.
 template <class Rules = ring_rules>
 class basic_ring {
   using storage = typename Rules::storage;
@@ -54,15 +56,17 @@ class basic_ring {
  public:
   using row_matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-  basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v) : basic_ring(window, d_k, d_v, 0, 0) {}
+  basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v) : basic_ring(window, d_k, d_v, 0, 0, 0) {}
   basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v, std::size_t keep) requires(!stepwise)
-      : basic_ring(window, d_k, d_v, keep, 0) {}
+      : basic_ring(window, d_k, d_v, keep, 0, 0) {}
+  basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v, std::size_t keep,
+             std::size_t reserve) requires(!stepwise)
+      : basic_ring(window, d_k, d_v, keep, reserve, 0) {}
 
   /// Appends one step (1-D) or n steps (2-D), crossing the wrap point as needed.
   void append(array_view k, array_view v) {
     const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
-    const auto [first, last] =
-        stepwise ? std::pair<std::size_t, std::size_t>{0, steps} : Rules::kept(steps, window());
+    const auto [first, last] = stepwise ? std::pair<std::size_t, std::size_t>{0, steps} : Rules::kept(steps, slots());
     for (std::size_t i = first; i < last; ++i) {
       const std::size_t p = static_cast<std::size_t>(total_) + i;
       const auto slot = static_cast<Eigen::Index>(write_slot(p));
@@ -75,6 +79,57 @@ class basic_ring {
       }
     }
     total_ += static_cast<std::int64_t>(steps);
+    held_ = std::min(held_ + steps, slots());
+  }
+
+  /// Appends the m steps of k and v, attending with query row i of q (2-D (m, d_k)) once step i is held: over the
+  /// sinks and the last W - keep steps up to it. Output (m, d_v); weights (m, size before + m) over the rows held
+  /// before and the chunk's, 0 where a query does not see a row.
+  decode_result prefill(array_view k, array_view v, array_view q) {
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = size();
+    check_prefill_queries(q, steps, d_k());
+    const std::int64_t t0 = total_;
+    const std::size_t width = before + steps;
+    if (before + steps <= slots()) {  // nothing leaves: every query reads the rows as they stay (integer groups)
+      append(k, v);
+      return attend_causal(
+          steps, width, d_k(), d_v(), q.data, [&](std::size_t i) { return key_row(i); },
+          [&](std::size_t i) { return value_row(i); },
+          [&](std::size_t query, std::size_t row) { return row <= before + query && in_window(row, t0 + query + 1); });
+    }
+    decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(steps * d_v())),
+                    Eigen::VectorXd::Zero(static_cast<Eigen::Index>(steps * width))};
+    for (std::size_t i = 0; i < steps; ++i) {  // a long chunk evicts rows its early queries see: one step at a time
+      append(array_view(k.data + i * d_k(), {d_k()}), array_view(v.data + i * d_v(), {d_v()}));
+      const decode_result one = attend_window(q.data + i * d_k());
+      r.output.segment(static_cast<Eigen::Index>(i * d_v()), static_cast<Eigen::Index>(d_v())) = one.output;
+      scatter_weights(one, t0, before, r.weights.data() + i * width);
+    }
+    return r;
+  }
+
+  /// Drops the newest n steps. index_error, and no change, unless every row the window then attends is still held
+  /// (at most `reserve` steps once the window has filled past it).
+  void rollback(std::size_t n) {
+    if (n > static_cast<std::size_t>(total_)) throw index_error("rollback: fewer steps appended");
+    const std::int64_t t = total_ - static_cast<std::int64_t>(n), keep = static_cast<std::int64_t>(keep_);
+    const std::int64_t first_needed = std::max(keep, t - static_cast<std::int64_t>(window()) + keep);
+    const std::size_t sinks = std::min(keep_, held_);
+    const std::int64_t oldest_held = total_ - static_cast<std::int64_t>(held_ - sinks);  // the oldest after the sinks
+    if (first_needed < t && first_needed < oldest_held) throw index_error("rollback: beyond the reserve");
+    // The held steps at or after t go: the newest of the others, and the sinks from t on.
+    const std::size_t others = held_ - sinks, dropped_others = std::min<std::size_t>(others, n);
+    total_ = t, held_ = sinks + others - dropped_others;
+    held_ = std::min(held_, static_cast<std::size_t>(t));
+    if constexpr (formats)
+      ks_.truncate(kst_, static_cast<std::size_t>(t)), vs_.truncate(vst_, static_cast<std::size_t>(t));
+  }
+
+  /// One decode over the sinks and the last W - keep held rows.
+  decode_result attend_window(const double* q) const {
+    return attend(
+        size(), d_k(), d_v(), q, [&](std::size_t i) { return key_row(i); }, [&](std::size_t i) { return value_row(i); },
+        [&](std::size_t i) { return in_window(i, total_); });
   }
 
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
@@ -87,11 +142,10 @@ class basic_ring {
   Eigen::MatrixXd value_scales() const requires groups { return exposed(vs_, vst_, false); }
   Eigen::MatrixXd value_zeros() const requires groups { return exposed(vs_, vst_, true); }
 
-  std::size_t size() const {
-    const auto slots = static_cast<std::int64_t>(k_.rows());
-    return static_cast<std::size_t>(total_ < slots ? total_ : slots);
-  }
-  std::size_t window() const { return keep_ + part_; }
+  std::size_t size() const { return held_; }
+  /// The window W the decode attends (the sinks included); slots() = W + reserve rows are held.
+  std::size_t window() const { return window_; }
+  std::size_t slots() const { return keep_ + part_; }
   std::size_t keep() const { return keep_; }
   std::size_t d_k() const { return static_cast<std::size_t>(k_.cols()); }
   std::size_t d_v() const { return static_cast<std::size_t>(v_.cols()); }
@@ -104,8 +158,7 @@ class basic_ring {
     const std::size_t n = size();
     p.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
-      p.push_back(i < keep_ && total_ > static_cast<std::int64_t>(n) ? static_cast<std::int64_t>(i)
-                                                                     : total_ - static_cast<std::int64_t>(n - i));
+      p.push_back(i < keep_ ? static_cast<std::int64_t>(i) : total_ - static_cast<std::int64_t>(n - i));
     return p;
   }
 
@@ -120,9 +173,10 @@ class basic_ring {
   row_matrix values() const { return logical(v_); }
 
  protected:
-  basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v, std::size_t keep, int)
+  basic_ring(std::size_t window, std::size_t d_k, std::size_t d_v, std::size_t keep, std::size_t reserve, int)
       : keep_(keep),
-        part_(window > keep ? Rules::ring_part(window, keep) : 0),
+        window_(window),
+        part_(window > keep ? Rules::ring_part(window + reserve, keep) : 0),
         k_(row_matrix::Constant(static_cast<Eigen::Index>(keep + part_), static_cast<Eigen::Index>(d_k), nan())),
         v_(row_matrix::Constant(static_cast<Eigen::Index>(keep + part_), static_cast<Eigen::Index>(d_v), nan())),
         ks_(storage::keys, formats ? keep + part_ : 0, d_k, 1),
@@ -132,12 +186,31 @@ class basic_ring {
   }
   /// Unwritten slots hold NaN, so a read of a slot no held step is in shows in decode and views.
   static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
+  /// Puts a decode's weights over the held rows at their columns among the `before` rows held when step t0 was
+  /// next and the steps from t0 on (a prefill's weights row).
+  void scatter_weights(const decode_result& one, std::int64_t t0, std::size_t before, double* row) const {
+    const std::vector<std::int64_t> pos = positions();
+    for (std::size_t h = 0; h < pos.size(); ++h) {
+      const std::int64_t p = pos[h];
+      const std::size_t column = p >= t0 ? before + static_cast<std::size_t>(p - t0)
+                                 : static_cast<std::size_t>(p) < std::min(keep_, before)
+                                     ? static_cast<std::size_t>(p)
+                                     : before - static_cast<std::size_t>(t0 - p);
+      row[column] = one.weights[static_cast<Eigen::Index>(h)];
+    }
+  }
+  /// Whether held row i is attended with t steps appended: a sink, or among the last W - keep.
+  bool in_window(std::size_t i, std::int64_t t) const {
+    const std::int64_t p =
+        i < keep_ ? static_cast<std::int64_t>(i) : total_ - static_cast<std::int64_t>(size() - i);  // its step
+    return p < static_cast<std::int64_t>(keep_) || p >= t - static_cast<std::int64_t>(window_ - keep_);
+  }
   std::size_t write_slot(std::size_t step) const { return step < keep_ ? step : keep_ + (step - keep_) % part_; }
   /// Whether step i is held once step p is written.
   bool held_after(std::size_t i, std::size_t p) const { return i <= p && (i < keep_ || i + part_ > p); }
   std::size_t slot(std::size_t i) const {
     // Until the first wrap the held rows sit in slots 0 .. size - 1 in order.
-    if (total_ <= static_cast<std::int64_t>(window())) return i;
+    if (total_ <= static_cast<std::int64_t>(slots()) && held_ == static_cast<std::size_t>(total_)) return i;
     return Rules::read_slot(i, total_, size(), keep_, part_);
   }
   /// Rows whose slots follow each other are copied as one block (the sinks, then the ring from its
@@ -162,13 +235,13 @@ class basic_ring {
   static std::size_t d(const row_matrix& m) { return static_cast<std::size_t>(m.cols()); }
   bool run_continues(std::size_t i, std::size_t expected) const {
     if constexpr (std::is_same_v<Rules, ring_rules>)
-      return expected < window() && i != keep_;
+      return expected < slots() && i != keep_;
     else
       return slot(i) == expected;
   }
   /// Writes absolute step p into its slot; the window then holds the sinks and steps (p - (W - keep), p].
   void store(side& s, stream_state& st, row_matrix& m, std::size_t p, const double* in, bool call_ends) {
-    const std::size_t w = window(), cols = static_cast<std::size_t>(m.cols());
+    const std::size_t w = slots(), cols = static_cast<std::size_t>(m.cols());
     if (st.appended < p) st.appended = st.quantized = p;  // steps a long append overwrote, quantized on arrival
     s.append(st, write_slot(p), in, m.data() + write_slot(p) * cols, call_ends, [&](std::size_t i) {
       return typename side::row_at{write_slot(i), held_after(i, p) ? m.data() + write_slot(i) * cols : nullptr};
@@ -181,7 +254,8 @@ class basic_ring {
         s, st, first, held, [&](std::size_t i) { return slot(i); }, zeros);
   }
 
-  std::size_t keep_, part_;
+  std::size_t keep_, window_, part_;
+  std::size_t held_ = 0;  // rows held: min(steps appended, slots()), less those rolled back
   row_matrix k_, v_;
   std::int64_t total_ = 0;
   side ks_, vs_;
@@ -199,9 +273,7 @@ template <class Rules>
 decode_result decode_step(array_view q, const basic_ring<Rules>& c) {
   if (q.rank != 1 || q.dims[0] != c.d_k()) throw shape_error("decode_step: q must be 1-D of width d_k");
   if (c.size() == 0) throw empty_error("decode_step: empty cache");
-  return attend(
-      c.size(), c.d_k(), c.d_v(), q.data, [&](std::size_t i) { return c.key_row(i); },
-      [&](std::size_t i) { return c.value_row(i); });
+  return c.attend_window(q.data);
 }
 
 }  // namespace kvconform

@@ -29,8 +29,8 @@ void add_decode(expectation& e, const stored_stream& s, std::size_t index, std::
     for (std::size_t i = 0; i < a.n; ++i) {
       const auto& k = given ? s.keys.given(i) : s.keys.stored(i);
       const auto& v = given ? s.values.given(i) : s.values.stored(i);
-      a.keys.insert(a.keys.end(), k.begin(), k.end());
-      a.values.insert(a.values.end(), v.begin(), v.end());
+      a.keys.append(k.begin(), k.end());
+      a.values.append(v.begin(), v.end());
     }
     a.q = q, a.live = live;
     return a;

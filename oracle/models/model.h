@@ -24,6 +24,9 @@ struct expectation {
   std::vector<std::size_t> streams;          ///< per problem: the snapshot stream whose rows it attends, in order
   std::vector<attention_problem> originals;  ///< per problem, over the rows as given (when the storage rounds)
   std::vector<std::int64_t> preempted;       ///< paged: handles an accepted append must preempt
+  /// False when the rows a decode attended were never observable (docs/numerics.md §3.7): shapes and masked
+  /// weights are still checked, the numbers are not judged.
+  bool judge_numbers = true;
 };
 
 /// The model interface the executor drives. Each kind implements it with plain, obviously

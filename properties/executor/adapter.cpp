@@ -33,17 +33,21 @@ const char* to_string(impl_group g) {
   return "?";
 }
 
-namespace {
-constexpr capability all_capabilities[] = {capability::decode, capability::preempt, capability::sinks};
-}  // namespace
-
 const char* to_string(capability c) {
   switch (c) {
     case capability::decode: return "decode";
     case capability::preempt: return "preempt";
     case capability::sinks: return "sinks";
+    case capability::prefill: return "prefill";
+    case capability::rollback: return "rollback";
   }
   return "?";
+}
+
+std::optional<capability> capability_from_string(std::string_view name) {
+  for (capability c : all_capabilities)
+    if (name == to_string(c)) return c;
+  return std::nullopt;
 }
 
 std::optional<capability> capability_set::missing_from(capability_set have) const {

@@ -250,6 +250,14 @@ inline op_outcome unsupported() {
   return r;
 }
 
+/// A refusal the adapter decides before calling the cache (an argument the cache's types cannot carry).
+inline op_outcome refused(unsigned reason) {
+  op_outcome r;
+  r.accepted = false;
+  r.reason = reason;
+  return r;
+}
+
 /// A registry entry for C of `kind`, whose caches `Subject` (the kind's adapter of C) wraps.
 template <class C, class Subject>
 implementation adapted_implementation(implementation_info info, cache_kind kind, capability_set capabilities) {

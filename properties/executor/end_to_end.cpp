@@ -36,7 +36,7 @@ evaluated evaluate(const attention_problem& p) {
 std::vector<double> format_checker::element_errors(const attention_problem& given, bool keys,
                                                    std::size_t stream) const {
   const storage_format& f = keys ? p_.keys : p_.values;
-  const std::vector<double>& x = keys ? given.keys : given.values;
+  const std::vector<double>& x = (keys ? given.keys : given.values).vector();
   std::vector<double> err(x.size(), 0.0);
   const std::vector<double>* group_err = nullptr;
   if (f.groups && stream < errors_.size()) group_err = keys ? &errors_[stream].keys : &errors_[stream].values;
@@ -53,7 +53,8 @@ double format_checker::end_to_end(const expectation& e, std::size_t i, const dou
                                   const attention_bound& judged) const {
   if (!p_.rounds_storage() || i >= e.originals.size() || i >= e.streams.size()) return -1;
   const attention_problem &given = e.originals[i], &exposed = e.problems[i];
-  for (const auto* v : {&given.keys, &given.values, &given.q, &exposed.keys, &exposed.values})
+  for (const auto* v :
+       {&given.keys.vector(), &given.values.vector(), &given.q, &exposed.keys.vector(), &exposed.values.vector()})
     if (!finite(*v)) return -1;
   const bool reuse = judged.output.size() == exposed.d_v && judged.weights.size() == exposed.n;
   attention_bound computed;

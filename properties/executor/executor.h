@@ -86,6 +86,8 @@ class session {
   bool call_implementation(const std::function<void()>& body, const char* when);
   /// Each decode problem's numbers against the oracle under the bound, with the run's statistics.
   bool check_decodes(const expectation& want, const op_outcome& got);
+  /// Where the numbers are not judged (expectation::judge_numbers): every weight of a row its query does not see is 0.
+  bool masked_weights_zero(const expectation& want, const op_outcome& got);
   /// Each problem's output and weights of op `op_index` against the oracle (check_decodes after its
   /// shape check), and with `end_to_end` the figures of a cache whose storage rounds.
   bool judge_decodes(std::size_t op_index, const expectation& want, const std::vector<double>& output,

@@ -79,7 +79,7 @@ class format_checker {
 
   numeric_profile p_;
   cache_config c_;
-  std::vector<std::vector<double>> exposed_keys_, exposed_values_;  // per stream, integer-group sides only
+  std::vector<shared_doubles> exposed_keys_, exposed_values_;  // per stream, integer-group sides only
   std::vector<stream_errors> errors_;
   passed_units passed_[2];  // keys, values
 };

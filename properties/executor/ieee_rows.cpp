@@ -53,7 +53,7 @@ bool row_in_domain(const attention_problem& p, std::size_t i, const numeric_prof
   return a / root_d <= 1 / (64 * unit_roundoff(prof.working));
 }
 
-bool has_nan(const std::vector<double>& v, std::size_t begin, std::size_t end) {
+bool has_nan(const double* v, std::size_t begin, std::size_t end) {
   for (std::size_t i = begin; i < end; ++i)
     if (std::isnan(v[i])) return true;
   return false;
@@ -69,8 +69,8 @@ attention_problem remaining_rows(const attention_problem& p, const std::vector<s
     if (!r.live[i])
       for (std::size_t j = 0; j < p.d_k; ++j) r.keys[i * p.d_k + j] = 0;
   }
-  for (double& v : r.values)
-    if (!std::isfinite(v)) v = 0;
+  for (std::size_t i = 0; i < r.values.size(); ++i)
+    if (!std::isfinite(r.values.vector()[i])) r.values[i] = 0;
   return r;
 }
 
@@ -85,13 +85,13 @@ std::size_t rescale_nan_rows(const numeric_profile& prof) {
 ieee_decode classify(const attention_problem& p, const numeric_profile& prof) {
   ieee_decode d;
   d.scores.assign(p.n, score_class::finite);
-  bool nonfinite = false, nan_entry = has_nan(p.q, 0, p.q.size()), domain = true, poison = false;
+  bool nonfinite = false, nan_entry = has_nan(p.q.data(), 0, p.q.size()), domain = true, poison = false;
   std::size_t minus = 0, finite_rows = 0;
   for (std::size_t i = 0; i < p.n; ++i) {
     if (!p.is_live(i)) continue;
     for (std::size_t c = 0; c < p.d_v; ++c) nonfinite = nonfinite || !std::isfinite(p.values[i * p.d_v + c]);
     const score_class s = d.scores[i] = score_of(p, i);
-    nan_entry = nan_entry || has_nan(p.keys, i * p.d_k, (i + 1) * p.d_k);
+    nan_entry = nan_entry || has_nan(p.keys.data(), i * p.d_k, (i + 1) * p.d_k);
     poison = poison || s == score_class::nan || s == score_class::plus_inf;
     minus += s == score_class::minus_inf, finite_rows += s == score_class::finite;
     if (s != score_class::finite) nonfinite = true, domain = domain && row_in_domain(p, i, prof);

@@ -29,6 +29,25 @@ concept rows_decoding = requires(const C& cc, array_view a) {
   requires decode_result_like<unwrapped_t<decltype(decode_step(a, cc))>>;
 };
 
+/// The optional prefill capability: c.prefill(k, v, q) appends the m steps of k and v and returns a decode result
+/// (or a result_like holding one) whose output is (m, d_v) and weights (m, n + m) row-major, for n rows held
+/// before: query i's weights over those rows and the chunk's, 0 where it does not see a row (docs/design.md §2.3).
+template <class C>
+concept rows_prefilling = requires(C& c, array_view a) {
+  requires decode_result_like<unwrapped_t<decltype(c.prefill(a, a, a))>>;
+};
+
+/// The optional rollback capability: c.rollback(n) drops the newest n steps (void, or a status).
+template <class C>
+concept rolls_back = requires(C& c, std::size_t n) {
+  c.rollback(n);
+};
+
+/// A window with a reserve, constructed as C(window, d_k, d_v, keep, reserve): it holds W + reserve rows and
+/// attends the last W, so that a rollback of up to `reserve` steps restores the earlier window.
+template <class C>
+concept keeps_reserve = std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t>;
+
 /// Absolute positions and the count of steps ever appended, as a sliding window reports them.
 template <class C>
 concept reports_positions = requires(const C& cc) {
@@ -53,15 +72,31 @@ concept reports_reserved = requires(const C& cc) {
 template <rows_cache C>
 class rows_subject final : public subject {
  public:
-  explicit rows_subject(const cache_config& c) : cache_(construct(c)), sinks_(c.keep > 0) { pass_scales(cache_, c); }
+  explicit rows_subject(const cache_config& c)
+      : cache_(construct(c)),
+        unsupported_config_((c.keep > 0 && !keeps_sinks<C>) || (c.reserve > 0 && !keeps_reserve<C>)) {
+    pass_scales(cache_, c);
+  }
 
   op_outcome apply(const call& c) override {
-    if (sinks_ && !keeps_sinks<C>) return unsupported();
-    if (c.o.kind == op_kind::append) return call_cache([&] { return cache_.append(c.k, c.v); });
-    if constexpr (rows_decoding<C>)
-      return decode_outcome([&] { return decode_step(c.q, std::as_const(cache_)); });
-    else
-      return unsupported();
+    if (unsupported_config_) return unsupported();
+    switch (c.o.kind) {
+      case op_kind::append: return call_cache([&] { return cache_.append(c.k, c.v); });
+      case op_kind::decode:
+        if constexpr (rows_decoding<C>) return decode_outcome([&] { return decode_step(c.q, std::as_const(cache_)); });
+        break;
+      case op_kind::prefill:
+        if constexpr (rows_prefilling<C>) return decode_outcome([&] { return cache_.prefill(c.k, c.v, c.q); });
+        break;
+      case op_kind::rollback:
+        // A negative count is a refusal the model states (`index`); a size_t cannot carry it.
+        if (c.o.count < 0) return refused(refuse_index);
+        if constexpr (rolls_back<C>)
+          return call_cache([&] { return cache_.rollback(static_cast<std::size_t>(c.o.count)); });
+        break;
+      default: break;
+    }
+    return unsupported();
   }
 
   snapshot observe() override {
@@ -96,13 +131,15 @@ class rows_subject final : public subject {
 
  private:
   static C construct(const cache_config& c) {
-    if constexpr (keeps_sinks<C>)
+    if constexpr (keeps_reserve<C>)
+      return C(c.capacity, c.d_k, c.d_v, c.keep, c.reserve);
+    else if constexpr (keeps_sinks<C>)
       return C(c.capacity, c.d_k, c.d_v, c.keep);
     else
       return C(c.capacity, c.d_k, c.d_v);
   }
   C cache_;
-  bool sinks_;
+  bool unsupported_config_;  ///< sinks or a reserve the type cannot take: NOT SUPPORTED
 };
 
 /// A registry entry for a rows_cache of `kind`.
@@ -111,6 +148,8 @@ implementation rows_implementation(implementation_info info, cache_kind kind) {
   capability_set caps;
   if (rows_decoding<C>) caps.add(capability::decode);
   if (keeps_sinks<C>) caps.add(capability::sinks);
+  if (rows_prefilling<C>) caps.add(capability::prefill);
+  if (rolls_back<C>) caps.add(capability::rollback);
   return adapted_implementation<C, rows_subject<C>>(std::move(info), kind, caps);
 }
 

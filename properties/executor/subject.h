@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <kvconform/array_view.h>
@@ -68,8 +69,17 @@ const char* to_string(impl_group g);
 
 /// Optional abilities of an implementation. A property that needs one the implementation lacks
 /// is NOT SUPPORTED: never run, never a pass, never a kill.
-enum class capability : unsigned { decode = 1u << 0, preempt = 1u << 1, sinks = 1u << 2 };
+enum class capability : unsigned {
+  decode = 1u << 0,
+  preempt = 1u << 1,
+  sinks = 1u << 2,
+  prefill = 1u << 3,   ///< multi-query causal attention over appended steps
+  rollback = 1u << 4,  ///< dropping the newest steps
+};
+inline constexpr capability all_capabilities[] = {capability::decode, capability::preempt, capability::sinks,
+                                                  capability::prefill, capability::rollback};
 const char* to_string(capability c);
+std::optional<capability> capability_from_string(std::string_view name);
 
 /// A set of capabilities.
 class capability_set {

@@ -60,6 +60,23 @@ struct trace_command final : rc::state::Command<Model, case_session> {
   void run(const Model&, case_session& s) const override { step_or_fail(s, o); }
   void show(std::ostream& os) const override { os << describe(o); }
 };
+/// Several trace ops as one command, for a group that means something only whole (a speculative round:
+/// draft, verify, roll back, append the bonus); shrinking drops the group or shrinks what it drew.
+template <class Model>
+struct trace_group final : rc::state::Command<Model, case_session> {
+  std::vector<op> ops;
+  explicit trace_group(std::vector<op> x) : ops(std::move(x)) {}
+  void apply(Model& m) const override {
+    for (const op& o : ops) m.apply(o);
+  }
+  void run(const Model&, case_session& s) const override {
+    for (const op& o : ops) step_or_fail(s, o);
+  }
+  void show(std::ostream& os) const override {
+    for (std::size_t i = 0; i < ops.size(); ++i) os << (i ? "; " : "") << describe(ops[i]);
+  }
+};
+
 template <class Model>
 using command_ptr = std::shared_ptr<const rc::state::Command<Model, case_session>>;
 
@@ -83,13 +100,18 @@ template <class Model>
 command_ptr<Model> command(op o) {
   return std::make_shared<const trace_command<Model>>(std::move(o));
 }
+template <class Model>
+command_ptr<Model> command(std::vector<op> ops) {
+  return std::make_shared<const trace_group<Model>>(std::move(ops));
+}
 
 /// rc::state::runAll without the model updates no command reads: an op made when its command was
 /// generated runs without the state, so a list of only those runs without a model.
 template <class Model>
 void run_all(const std::vector<command_ptr<Model>>& commands, const Model& initial, case_session& s) {
   const bool stateful = std::any_of(commands.begin(), commands.end(), [](const command_ptr<Model>& c) {
-    return dynamic_cast<const trace_command<Model>*>(c.get()) == nullptr;
+    return dynamic_cast<const trace_command<Model>*>(c.get()) == nullptr &&
+           dynamic_cast<const trace_group<Model>*>(c.get()) == nullptr;
   });
   if (!stateful) {
     for (const command_ptr<Model>& c : commands) c->run(initial, s);
@@ -119,6 +141,7 @@ rc::Gen<T> weighted(std::vector<std::pair<int, rc::Gen<T>>> choices) {
 struct gen_context {
   std::shared_ptr<const row_source> src;  ///< the trace's input class and anchor
   bool can_decode = true;
+  capability_set caps;        ///< the implementation's: ops behind a capability it lacks are not drawn
   std::size_t max_steps = 4;  ///< steps of an ordinary append
   /// A long case (shapes.h): the kind's long config, starting with a bulk append of most of its room.
   bool long_case = false;

@@ -14,6 +14,22 @@ op append_op(const op_target& t, std::size_t n, int ranks, std::uint64_t seed) {
   return o;
 }
 
+op prefill_op(const op_target& t, std::size_t n, std::uint64_t seed) {
+  op o = append_op(t, n, 0, seed);
+  o.kind = op_kind::prefill;
+  o.q.shape = {n, t.src->d_k()};
+  for (std::size_t i = 0; i < n; ++i) o.q.data.insert(o.q.data.end(), t.src->query().begin(), t.src->query().end());
+  return o;
+}
+
+op rollback_op(const op_target& t, std::int64_t count) {
+  op o;
+  o.kind = op_kind::rollback;
+  o.seq = t.seq;
+  o.count = count;
+  return o;
+}
+
 op bad_shape_op(const op_target& t, int variant, std::uint64_t seed) {
   const std::size_t dk = t.src->d_k(), dv = t.src->d_v();
   op o = append_op(t, 2, 0, seed);

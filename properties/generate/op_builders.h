@@ -24,6 +24,10 @@ op append_op(const op_target& t, std::size_t n, int ranks, std::uint64_t seed);
 /// An append with shape error `variant` in [0, 6): a wrong key or value width, k and v that
 /// differ in steps, rank 3, rank 0, or a 1-D k with a 2-row v.
 op bad_shape_op(const op_target& t, int variant, std::uint64_t seed);
+/// A prefill of n rows of the target's input class, each step's query the class's query.
+op prefill_op(const op_target& t, std::size_t n, std::uint64_t seed);
+/// A rollback of the target's sequence by `count` steps.
+op rollback_op(const op_target& t, std::int64_t count);
 /// A decode of the class's query; with `bad`, variant 0 has rank 2 and variant 1 the wrong width.
 op decode_op(const op_target& t, bool bad, int variant);
 

@@ -1,4 +1,4 @@
-// The rows family's fuzz strategy (flat, ring, growing): appends around the capacity or window, decodes, shape errors.
+// The rows family's fuzz strategy (flat, ring, growing): appends and prefills around the capacity or window, rollbacks.
 #include "properties/generate/fuzz_ops.h"
 #include "properties/generate/rows_generators.h"
 
@@ -12,8 +12,19 @@ class rows_fuzz final : public model_fuzz_ops<rows_model> {
     if (which == 1) return decode_op();
     op o;
     const std::size_t cap = c_.capacity, held = model_.size(), room = cap > held ? cap - held : 0;
-    rows_of(o, model_.total(), pick({1, 2, room, room + 1, cap - 1, cap, cap + 1, 2 * cap + 1, 0}));
+    if (which == 5) {  // a rollback of none, one, the drafts just verified, every row, one more, the reserve
+      o.kind = op_kind::rollback;
+      o.count = static_cast<std::int64_t>(pick({0, 1, model_.drafts(), held, held + 1, c_.reserve}));
+      return o;
+    }
+    const std::size_t n = pick({1, 2, room, room + 1, cap - 1, cap, cap + 1, 2 * cap + 1, 0});
+    rows_of(o, model_.total(), n);
     if (which == 2) break_shape(o);
+    if (which == 4) {  // the same steps as a prefill, each with the class's query
+      o.kind = op_kind::prefill;
+      o.q.shape = {n, c_.d_k};
+      for (std::size_t i = 0; i < n; ++i) o.q.data.insert(o.q.data.end(), src_->query().begin(), src_->query().end());
+    }
     return o;
   }
 };

@@ -22,7 +22,8 @@ struct gen_state {
   std::int64_t total = 0;
   std::size_t max_steps = 4;
   bool long_case = false;
-  op_target target() const { return {src, total, 0}; }
+  std::size_t drafts = 0;  // the steps of the last op, when it was an accepted prefill
+  op_target target(std::int64_t ahead = 0) const { return {src, total + ahead, 0}; }
 };
 
 rc::Gen<rows_command> append_gen(const gen_state& s, rc::Gen<std::size_t> steps) {
@@ -39,6 +40,58 @@ rc::Gen<rows_command> bad_shape_gen(const gen_state& s) {
       uniform_in(0, 6), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
+rc::Gen<rows_command> prefill_gen(const gen_state& s, rc::Gen<std::size_t> steps) {
+  return rc::gen::apply(
+      [t = s.target()](std::size_t n, std::uint64_t seed) { return command<rows_model>(prefill_op(t, n, seed)); },
+      std::move(steps), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+}
+
+rc::Gen<rows_command> rollback_gen(const gen_state& s, std::vector<std::int64_t> counts) {
+  return rc::gen::map(rc::gen::elementOf(std::move(counts)),
+                      [t = s.target()](std::int64_t n) { return command<rows_model>(rollback_op(t, n)); });
+}
+
+/// A speculative round (docs/kinds/flat.md): k drafts verified by one prefill, j of them accepted, the other
+/// k - j rolled back (for odd seeds in two rollbacks in a row, the last draft first), then the bonus step appended
+/// where the first rejected draft was.
+rc::Gen<rows_command> round_gen(const gen_state& s) {
+  // Up to 8 drafts and the rest, as engines draft (a long case's max_steps would verify thousands at once).
+  return rc::gen::mapcat(uniform_in<std::size_t>(1, std::min<std::size_t>(s.max_steps, 8) + 2), [s](std::size_t k) {
+    return rc::gen::apply(
+        [s, k](std::size_t j, std::uint64_t seed) {
+          const auto rejected = static_cast<std::int64_t>(k - j);
+          std::vector<op> ops{prefill_op(s.target(), k, seed)};
+          if (seed % 2 && rejected > 0) ops.push_back(rollback_op(s.target(), 1));
+          ops.push_back(rollback_op(s.target(), seed % 2 && rejected > 0 ? rejected - 1 : rejected));
+          ops.push_back(append_op(s.target(static_cast<std::int64_t>(j)), 1, 0, seed + 1));
+          return command<rows_model>(std::move(ops));
+        },
+        uniform_in<std::size_t>(0, k + 1), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+  });
+}
+
+/// Prefill sizes: 1, 2, a few, and at the capacity's edge (the room, one more) or about the window (W, W + 1).
+/// Without overfill in the mix a flat cache's prefills fit (a rewrite in chunks would accept some of a refused one).
+std::vector<std::size_t> prefill_sizes(const gen_state& s, std::size_t room, bool overfill) {
+  const std::size_t cap = s.config.capacity;
+  if (s.rule == rows_model::full::refuse && !overfill) {
+    std::vector<std::size_t> fit{1, 2, s.max_steps, room};
+    std::erase_if(fit, [room](std::size_t n) { return n > room || n == 0; });
+    return fit.empty() ? std::vector<std::size_t>{0} : fit;
+  }
+  if (s.rule == rows_model::full::refuse) return {1, 2, s.max_steps, std::max<std::size_t>(room, 1), room + 1};
+  return {1, 2, s.max_steps, cap, cap + 1, 2 * cap + 1};
+}
+
+/// Rollback counts: none, one, the drafts just verified, every held row, and a full window's reserve.
+std::vector<std::int64_t> rollback_counts(const gen_state& s, bool bad) {
+  const auto size = static_cast<std::int64_t>(s.size), reserve = static_cast<std::int64_t>(s.config.reserve);
+  if (bad) return {size + 1, reserve + 1, -1};
+  std::vector<std::int64_t> c{0, std::min<std::int64_t>(1, size), static_cast<std::int64_t>(s.drafts), size};
+  if (s.rule == rows_model::full::evict) c.push_back(std::min(reserve, size));
+  return c;
+}
+
 rc::Gen<rows_command> decode_gen(const gen_state& s, bool bad) {
   return rc::gen::map(uniform_in(0, 2),
                       [t = s.target(), bad](int variant) { return command<rows_model>(decode_op(t, bad, variant)); });
@@ -46,7 +99,7 @@ rc::Gen<rows_command> decode_gen(const gen_state& s, bool bad) {
 
 /// One op drawn by weight from the property's mix, sized from the model's state. A long case
 /// starts with one bulk append of most of the room (at least 7/8 of it).
-rc::Gen<rows_command> op_gen(const rows_mix& mix, const gen_state& s, bool can_decode) {
+rc::Gen<rows_command> op_gen(const rows_mix& mix, const gen_state& s, bool can_decode, capability_set caps) {
   const std::size_t cap = s.config.capacity;
   const bool refuses = s.rule == rows_model::full::refuse;
   const std::size_t room = refuses ? cap - s.size : cap;
@@ -76,6 +129,14 @@ rc::Gen<rows_command> op_gen(const rows_mix& mix, const gen_state& s, bool can_d
     add(mix.decode, decode_gen(s, false));
     add(mix.bad_decode, decode_gen(s, true));
   }
+  if (caps.has(capability::prefill))
+    add(mix.prefill, prefill_gen(s, rc::gen::elementOf(prefill_sizes(s, room, mix.overfill > 0))));
+  if (caps.has(capability::rollback)) {
+    add(mix.rollback, rollback_gen(s, rollback_counts(s, false)));
+    add(mix.bad_rollback, rollback_gen(s, rollback_counts(s, true)));
+  }
+  if (caps.has(capability::prefill) && caps.has(capability::rollback)) add(mix.round, round_gen(s));
+  if (choices.empty()) add(1, append_gen(s, rc::gen::just<std::size_t>(0)));  // a mix of ops this cache lacks
   return weighted(std::move(choices));
 }
 
@@ -107,18 +168,38 @@ config_gens with_sinks(config_gens c) {
   return {sinks_of(std::move(c.ordinary), SIZE_MAX), sinks_of(std::move(c.long_shapes), 4)};
 }
 
+/// A window that rolls back gets a reserve of 0 to 6 rows, about a speculative round's drafts (without one, a
+/// rollback is refused once the window has evicted).
+rc::Gen<cache_config> reserve_of(rc::Gen<cache_config> configs) {
+  return rc::gen::mapcat(std::move(configs), [](cache_config c) {
+    return rc::gen::map(uniform_in<std::size_t>(0, 7), [c](std::size_t reserve) {
+      cache_config r = c;
+      r.reserve = reserve;
+      return r;
+    });
+  });
+}
+
+/// The configs of a rows kind for `impl`: sinks and a reserve where the implementation takes them.
+config_gens configs_for(const implementation& impl, const property& p, bool deep) {
+  config_gens c = config_gen(impl.kind, p.long_traces, deep);
+  if (impl.capabilities.has(capability::sinks)) c = with_sinks(std::move(c));
+  if (impl.kind == cache_kind::ring && impl.capabilities.has(capability::rollback))
+    c = {reserve_of(std::move(c.ordinary)), reserve_of(std::move(c.long_shapes))};
+  return c;
+}
+
 }  // namespace
 
 case_generator rows_cases(rows_model::full rule, rows_mix mix) {
   return [rule, mix](const property& p, const implementation& impl, const run_options& o) {
     return run_commands<rows_model>(
-        p, impl, o,
-        impl.capabilities.has(capability::sinks) ? with_sinks(config_gen(impl.kind, p.long_traces, o.deep))
-                                                 : config_gen(impl.kind, p.long_traces, o.deep),
+        p, impl, o, configs_for(impl, p, o.deep),
         [rule](const cache_config& c, const numeric_profile& prof) { return rows_model(c, prof, rule); },
         [rule, mix](const rows_model& m, const gen_context& ctx) {
-          return op_gen(mix, gen_state{ctx.src, m.config(), rule, m.size(), m.total(), ctx.max_steps, ctx.long_case},
-                        ctx.can_decode);
+          return op_gen(
+              mix, gen_state{ctx.src, m.config(), rule, m.size(), m.total(), ctx.max_steps, ctx.long_case, m.drafts()},
+              ctx.can_decode, ctx.caps);
         });
   };
 }

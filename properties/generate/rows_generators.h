@@ -4,10 +4,10 @@
 #include <memory>
 
 #include "oracle/models/rows_model.h"
+#include "properties/executor/kind_table.h"
 #include "properties/generate/fuzz_ops.h"
 #include "properties/generate/lengthen.h"
 #include "properties/generate/property.h"
-#include "properties/executor/kind_table.h"
 
 namespace kvconform {
 
@@ -20,6 +20,10 @@ struct rows_mix {
   int bad_shape = 0;  ///< wrong width, wrong rank, or k and v differing in steps
   int decode = 2;
   int bad_decode = 0;  ///< q of the wrong width or rank, or a decode of an empty cache
+  int prefill = 0;   ///< 1, 2, a few, the room or about the window steps, each attending causally (capability prefill)
+  int rollback = 0;  ///< 0, 1, the last prefill's drafts, every row, the reserve (capability rollback)
+  int bad_rollback = 0;  ///< one more than held, one beyond a full window's reserve, or -1
+  int round = 0;  ///< a speculative round: prefill k drafts, roll back k - j (j in [0, k]), append the bonus step
 };
 
 /// The cases of a rows property: a config of the kind (capacity, d_k, d_v), then ops drawn from
@@ -31,8 +35,13 @@ case_generator rows_cases(rows_model::full rule, rows_mix mix);
 /// one_d_equals_one_row, order_preserved, large_scores, decode_within_bound.
 void add_rows_statements(std::vector<property>& ps, cache_kind kind, rows_model::full rule);
 
+/// The prefill and rollback properties every rows kind has (properties/generate/rows_speculation.cpp), after its
+/// own: chunked prefill, prefill as decode steps, speculative rounds, refused rollbacks.
+void add_speculation_properties(std::vector<property>& ps, cache_kind kind, rows_model::full rule);
+
 /// The rows kinds' fuzz strategy: capacity, d_k, d_v from the bytes (fuzz_sizes); then appends of 1, 2, the room,
-/// the room + 1, W - 1, W, W + 1, 2W + 1 or 0 steps (flavours 3-5; 2 breaks the shape) and decodes (1).
+/// the room + 1, W - 1, W, W + 1, 2W + 1 or 0 steps (flavour 3; 2 breaks the shape), prefills of as many (4),
+/// rollbacks of 0, 1, the drafts, every row, one more or the reserve (5) and decodes (1).
 std::unique_ptr<fuzz_ops> rows_fuzz_ops(byte_io& io, const cache_config& c, rows_model::full rule);
 
 /// The model of a rows kind whose full cache follows `rule` (a kind table row's model factory).

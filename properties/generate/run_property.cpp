@@ -129,6 +129,7 @@ gen_context case_runner::context(const cache_config& config, bool long_case) {
   src->set_formats(prof.keys, prof.values, config.k_scale, config.v_scale);
   ctx.src = std::move(src);
   ctx.can_decode = impl_.capabilities.has(capability::decode);
+  ctx.caps = impl_.capabilities;
   ctx.max_steps = p_.long_traces && !long_case ? 3 : std::max<std::size_t>(2, config.capacity / 2 + 1);
   ctx.long_case = long_case;
   return ctx;

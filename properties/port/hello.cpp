@@ -13,15 +13,13 @@ capability_set capabilities_from(const nlohmann::json& j, const std::string& whe
   if (!j.is_array()) codec::bad(where, "expected an array of names");
   capability_set caps;
   for (const auto& c : j) {
-    const std::string name = c.is_string() ? c.get<std::string>() : "";
-    if (name == "decode")
-      caps.add(capability::decode);
-    else if (name == "preempt")
-      caps.add(capability::preempt);
-    else if (name == "sinks")
-      caps.add(capability::sinks);
-    else
-      codec::bad(where, "unknown capability " + c.dump() + " (known: decode, preempt, sinks)");
+    const auto known = capability_from_string(c.is_string() ? c.get<std::string>() : "");
+    if (!known) {
+      std::string names;
+      for (capability k : all_capabilities) names += (names.empty() ? "" : ", ") + std::string(to_string(k));
+      codec::bad(where, "unknown capability " + c.dump() + " (known: " + names + ")");
+    }
+    caps.add(*known);
   }
   return caps;
 }

@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include <kvconform/c_port.h>
 #include "properties/executor/block_pool_adapter.h"
 #include "properties/port/hello.h"
-#include <kvconform/c_port.h>
 #include "properties/trace/kind_spec.h"
 
 namespace kvconform {
@@ -116,7 +116,7 @@ class stream_buffers {
 
  private:
   static constexpr kvc_numbers kvc_stream::*group_fields[] = {&kvc_stream::key_scales, &kvc_stream::key_zeros,
-                                                               &kvc_stream::value_scales, &kvc_stream::value_zeros};
+                                                              &kvc_stream::value_scales, &kvc_stream::value_zeros};
   std::vector<double> keys_, values_, groups_[4];
   std::vector<std::int64_t> positions_, blocks_;
 };
@@ -127,8 +127,8 @@ class library_subject final : public subject {
       : f_(std::move(f)),
         kind_(to_string(c.kind)),
         by_layer_(spec_of(c.kind).find(op_kind::decode)->fields & field_layer) {
-    const kvc_config config{kind_.c_str(), c.capacity, c.d_k,     c.d_v,    c.keep,    c.block_size, c.preempt,
-                            c.layers,      c.batch,    c.heads,   c.q_heads, c.k_scale, c.v_scale};
+    const kvc_config config{kind_.c_str(), c.capacity, c.d_k,   c.d_v,     c.keep,    c.block_size, c.preempt,
+                            c.layers,      c.batch,    c.heads, c.q_heads, c.k_scale, c.v_scale};
     const kvc_status s = f_->open(&config, &cache_);
     if (s != KVC_OK) throw subject_failure("port", "kvc_open answered status " + std::to_string(static_cast<int>(s)));
   }
@@ -151,6 +151,8 @@ class library_subject final : public subject {
       }
       case op_kind::update: return outcome_of(f_->update(cache_, o.layer, o.start, array_of(c.k), array_of(c.v)));
       case op_kind::reorder: return outcome_of(f_->reorder(cache_, o.index.data(), o.index.size()));
+      case op_kind::prefill:
+      case op_kind::rollback: break;  // not in the C ABI yet: NOT SUPPORTED
     }
     return unsupported();
   }
@@ -181,8 +183,8 @@ op_outcome library_subject::append(const call& c) {
   handles_.for_each_live([&](std::int64_t, std::int64_t) { ++open; });
   std::vector<std::int64_t> ids(open);
   kvc_preempted preempted{ids.data(), ids.size(), 0};
-  op_outcome r = outcome_of(f_->append(cache_, handles_.id_of(c.o.seq), array_of(c.k), array_of(c.v),
-                                       c.o.tokens.data(), c.o.tokens.size(), &preempted));
+  op_outcome r = outcome_of(f_->append(cache_, handles_.id_of(c.o.seq), array_of(c.k), array_of(c.v), c.o.tokens.data(),
+                                       c.o.tokens.size(), &preempted));
   if (!r.accepted) return r;
   if (preempted.n > ids.size())
     throw subject_failure("port", "kvc_append reported " + std::to_string(preempted.n) + " preempted sequences of " +

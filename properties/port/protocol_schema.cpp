@@ -1,6 +1,6 @@
 // The JSON Schema of the port protocol (docs/port-protocol.schema.json), from the kind table.
-#include "properties/trace/schema.h"
 #include "properties/port/port.h"
+#include "properties/trace/schema.h"
 
 namespace kvconform {
 
@@ -49,11 +49,13 @@ json stream_def() {
 json answer_def() {
   json errors = schema::refusal_names();
   errors.push_back("unsupported");
+  json capabilities = json::array();
+  for (capability c : all_capabilities) capabilities.push_back(to_string(c));
   const json offer = {
       {"type", "object"},
       {"properties",
        {{"profile", {{"type", "object"}}},
-        {"capabilities", {{"type", "array"}, {"items", {{"enum", {"decode", "preempt", "sinks"}}}}}},
+        {"capabilities", {{"type", "array"}, {"items", {{"enum", capabilities}}}}},
         {"limits", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}, {"minimum", 0}}}}}}}};
   return {{"type", "object"},
           {"required", {"id", "ok"}},

@@ -53,7 +53,9 @@ struct tensor {
   X(fork, "starts a new sequence that shares every block of seq")                                                \
   X(release, "ends sequence seq, dropping its hold on each of its blocks")                                       \
   X(update, "writes k and v at positions [start, start + n) of layer; a start below its length truncates first") \
-  X(reorder, "makes row b of every layer a copy of old row index[b]")
+  X(reorder, "makes row b of every layer a copy of old row index[b]")                                            \
+  X(prefill, "appends the steps of k and v and attends with each step's query row of q, causally")               \
+  X(rollback, "drops the newest count steps (of sequence seq where the kind has sequences)")
 
 /// X(name, type, range, meaning) for every op field, in the order the fuzz byte format visits an op's fields
 /// (reordering these lines changes what the committed corpora mean). `type` is the field's form: tensor,
@@ -62,13 +64,14 @@ struct tensor {
 #define KVCONFORM_OP_FIELDS(X)                                                                                         \
   X(k, tensor, none, "keys: 1-D of width d_k (one step) or 2-D (n steps); beam (B, H, n, D)")                          \
   X(v, tensor, none, "values: shaped as k, of width d_v")                                                              \
-  X(q, tensor, none, "query: 1-D of width d_k; beam (B, Hq, D)")                                                       \
+  X(q, tensor, none, "query: 1-D of width d_k; a prefill's 2-D (m, d_k), a row per step; beam (B, Hq, D)")             \
   X(seq, integer, handle, "a sequence's handle: the 0-based count of create and fork ops before the one that made it") \
   X(layer, integer, layer, "the layer written or read")                                                                \
   X(start, integer, step, "the first position written")                                                                \
   X(mask, optional_tensor, none, "(B, len): 1 attends, 0 takes no weight; absent, every position attends")             \
   X(index, integers, rows, "new row b is old row index[b]")                                                            \
-  X(tokens, integers, tokens, "the token of each step appended, or the prefix a create looks up")
+  X(tokens, integers, tokens, "the token of each step appended, or the prefix a create looks up")                      \
+  X(count, integer, step, "the number of newest steps a rollback drops")
 
 #define KVCONFORM_OP_ENUMERATOR(name, meaning) name,
 enum class op_kind { KVCONFORM_OPS(KVCONFORM_OP_ENUMERATOR) };
@@ -107,9 +110,10 @@ struct op {
 struct cache_config {
   cache_kind kind = cache_kind::flat;
   std::size_t capacity = 0, d_k = 0, d_v = 0;
-  std::size_t keep = 0;                                       ///< ring: attention sinks, never evicted
-  std::size_t block_size = 0;                                 ///< paged, prefix
-  bool preempt = false;                                       ///< paged: preempt instead of refusing
+  std::size_t keep = 0;        ///< ring: attention sinks, never evicted
+  std::size_t reserve = 0;     ///< ring: rows held beyond the window, so that a rollback can restore it
+  std::size_t block_size = 0;  ///< paged, prefix
+  bool preempt = false;        ///< paged: preempt instead of refusing
   std::size_t layers = 0, batch = 0, heads = 0, q_heads = 0;  ///< beam: L, B, kv heads H, query heads Hq
   /// Per-tensor scales of keys and values, for a cache whose declared element format is scaled
   /// (docs/numerics.md §6.1: stored = round(x / scale), exposed = stored * scale); ignored otherwise.

@@ -15,6 +15,14 @@ run() {
   [ "$got" = "$want" ] || { cat out.txt err.txt >&2; fail "exit $got, expected $want: $*"; }
 }
 contains() { grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 lacks: $2"; }; }
+# only_speculation_unsupported OUT: nothing failed, and the only properties NOT SUPPORTED are those behind the prefill
+# and rollback capabilities (docs/design.md §2.3), for a cache that does not offer them.
+only_speculation_unsupported() {
+  contains "$1" " 0 failed"
+  local other
+  other=$(grep -E "^NOT SUPPORTED " "$1" | grep -vE 'needs capability "(prefill|rollback)"$')
+  [ -z "$other" ] || fail "NOT SUPPORTED beyond prefill and rollback: $other"
+}
 # skip MESSAGE: a tool the test needs is missing here; ctest reports it skipped (SKIP_RETURN_CODE 77), never passed.
 skip() { echo "SKIPPED: $*"; exit 77; }
 

@@ -4,7 +4,7 @@ source "$(dirname "$0")/lib.sh"
 good=$2 bug=$3
 for seed in 1 2 3; do
   run 0 "$kvconform" port --kind flat --seed "$seed" --library "$good"
-  contains out.txt " 0 failed, 0 not supported"
+  only_speculation_unsupported out.txt  # the C ABI has no prefill or rollback yet
 done
 run 1 "$kvconform" port --kind flat --property exact_fill --library "$bug"
 grep -qE "^FAIL port / exact_fill: format at append: key row 0 group 0 scale is .* within one rounding of fp16 \(keys declared int8 g32 token sym scale=fp16\)" \

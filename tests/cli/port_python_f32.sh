@@ -5,7 +5,7 @@
 source "$(dirname "$0")/port_python_lib.sh"
 echo '{"id":1,"op":"hello","protocol":2}' | "$py" "$ex/numpy_port_f32.py" >hello.txt || fail "hello"
 "$py" -c "import json,sys; a=json.load(open('hello.txt'));
-assert a['kinds'] == {'flat': {'capabilities': ['decode'], 'profile': {'storage': 'f32', 'working': 'f32'}}}, a
+assert a['kinds'] == {'flat': {'capabilities': ['decode', 'prefill', 'rollback'], 'profile': {'storage': 'f32', 'working': 'f32'}}}, a
 assert (a['ok'], a['protocol'], a['digest']) == (True, 2, True), a" || fail "the f32 port's hello: $(cat hello.txt)"
 run 0 "$kvconform" port --kind flat -- "${tracked[@]}" "$py" "$ex/numpy_port_f32.py"
 contains out.txt " 0 failed"

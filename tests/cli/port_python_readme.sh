@@ -7,6 +7,5 @@ blocks = re.findall(r"```python\n(.*?)```", open(sys.argv[1]).read(), re.S)
 open(sys.argv[2], "w").write(blocks[0])
 PY
 PYTHONPATH=$ex run 0 "$kvconform" port --kind flat -- "${tracked[@]}" "$py" my_port.py
-contains out.txt " 0 failed"
-contains out.txt " 0 not supported"
+only_speculation_unsupported out.txt  # the README's port has append and decode only
 no_leftovers

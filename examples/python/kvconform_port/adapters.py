@@ -49,8 +49,11 @@ class Adapter:
 
     @classmethod
     def capabilities(cls):
-        """The optional capabilities declared in hello: "decode" when the subclass defines decode."""
-        return ["decode"] if cls.decode is not _kind_base(cls).decode else []
+        """The optional capabilities declared in hello: each of "decode", "prefill" and "rollback" the subclass
+        defines (docs/design.md §2.3)."""
+        base = _kind_base(cls)
+        return [name for name in ("decode", "prefill", "rollback")
+                if getattr(cls, name, None) is not getattr(base, name, None)]
 
     def supports(self, config):
         """Whether this adapter serves `config` (an open of a config it does not is `unsupported`)."""
@@ -59,6 +62,15 @@ class Adapter:
     def decode(self, *args):
         """Optional: the kind's decode (see each kind), returning (output, weights) arrays."""
         raise Unsupported(f"{type(self).__name__} has no decode")
+
+    def prefill(self, *args):
+        """Optional: append m steps and attend with each step's query causally (see each kind), returning
+        (output (m, d_v), weights (m, n + m)) for n rows held before, 0 where a query does not see a row."""
+        raise Unsupported(f"{type(self).__name__} has no prefill")
+
+    def rollback(self, *args):
+        """Optional: drop the newest `count` steps (see each kind); IndexRefusal beyond what the cache can undo."""
+        raise Unsupported(f"{type(self).__name__} has no rollback")
 
     @classmethod
     def declares_groups(cls):
@@ -100,12 +112,17 @@ class FlatAdapter(Adapter):
     decode(q) (optional): q 1-D of width d_k; s = K q / sqrt(d_k), w = softmax(s), return (w V, w);
     ShapeRefusal, EmptyRefusal with no rows. keys(), values(): the held rows, oldest first, 2-D.
     size(): the cache's own count of held rows.
+    prefill(k, v, q) (optional): the append of k and v (m steps, refused as that append), q 2-D (m, d_k)
+    (else ShapeRefusal); query i attends the rows before the prefill and the chunk's first i + 1; return
+    (output (m, d_v), weights (m, n + m)). rollback(count) (optional): drop the newest count steps;
+    IndexRefusal for a negative count or more than held.
     """
 
     kind = "flat"
     driver = RowsDriver
     config_fields = ("capacity", "d_k", "d_v")
-    ops = {"append": (("k", "v"), ()), "decode": (("q",), ())}
+    ops = {"append": (("k", "v"), ()), "decode": (("q",), ()), "prefill": (("k", "v", "q"), ()),
+           "rollback": (("count",), ())}
 
     def keys(self):
         raise NotImplementedError("an adapter must return its keys")
@@ -132,18 +149,24 @@ class RingAdapter(FlatAdapter):
 
     Besides the flat methods: positions() (absolute 0-based step index of each held row, oldest
     first) and total() (steps ever appended).
+
+    A ring with rollback also takes config["reserve"] = R: it holds W + R rows and attends the sinks and the
+    last W - keep (a decode's weights cover every held row, 0 outside the window); a rollback is refused
+    (IndexRefusal) unless every row the earlier window attends is still held (docs/kinds/ring.md). Without
+    rollback, configs with a reserve are unsupported. A prefill's query i attends the window at its own step.
     """
 
     kind = "ring"
     supports_sinks = False
-    config_defaults = dict(SCALES, keep=0)
+    config_defaults = dict(SCALES, keep=0, reserve=0)
 
     @classmethod
     def capabilities(cls):
         return super().capabilities() + (["sinks"] if cls.supports_sinks else [])
 
     def supports(self, config):
-        return config["keep"] == 0 or self.supports_sinks
+        return (config.get("keep", 0) == 0 or self.supports_sinks) and (
+            config.get("reserve", 0) == 0 or "rollback" in self.capabilities())
 
     def positions(self):
         raise NotImplementedError("a ring adapter must return its positions")

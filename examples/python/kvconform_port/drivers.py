@@ -7,7 +7,7 @@ from . import codec
 from .digest import stream_digest, stream_digests
 from .refusals import Unsupported, reason_of
 
-_INTEGERS = {"seq", "layer", "start"}
+_INTEGERS = {"seq", "layer", "start", "count"}
 _INTEGER_LISTS = {"index", "tokens"}
 _NO_ID = object()  # a handle whose create or fork was refused
 
@@ -117,7 +117,7 @@ class Driver:
 
     def call(self, op, method, args):
         result = self.invoke(method, *args)
-        return decode_answer(result) if op == "decode" else {}
+        return decode_answer(result) if op in ("decode", "prefill") else {}
 
 
 class RowsDriver(Driver):

@@ -1,7 +1,8 @@
-"""What the numpy caches share: validating an append's steps, and one two-pass softmax attention."""
+"""What the numpy caches share: validating an append's steps and a prefill's queries, and one two-pass softmax
+attention."""
 import numpy as np
 
-from kvconform_port import EmptyRefusal, ShapeRefusal
+from kvconform_port import EmptyRefusal, IndexRefusal, ShapeRefusal
 
 
 def steps(k, v, d_k, d_v):
@@ -32,3 +33,27 @@ def attend(keys, values, q):
         p = np.exp(s - s.max())
         w = p / p.sum()
         return w @ values, w
+
+
+def queries(q, m, d_k):
+    """A prefill's queries: 2-D (m, d_k), one per step appended."""
+    if q.ndim != 2 or q.shape != (m, d_k):
+        raise ShapeRefusal(f"q must be 2-D ({m}, {d_k}), got shape {q.shape}")
+    return q
+
+
+def rollback_count(count, held):
+    """A rollback's count, refused unless 0 <= count <= held."""
+    if not 0 <= count <= held:
+        raise IndexRefusal(f"cannot roll back {count} of {held} steps")
+    return count
+
+
+def causal(attend_rows, keys, values, q, before):
+    """The m causal attentions of a prefill over rows that do not move: query i attends rows 0 .. before + i with
+    attend_rows(keys, values, q_i); weights (m, before + m), 0 beyond each query's rows."""
+    m = q.shape[0]
+    out, weights = np.zeros((m, values.shape[1])), np.zeros((m, before + m))
+    for i in range(m):
+        out[i], weights[i, :before + i + 1] = attend_rows(keys[:before + i + 1], values[:before + i + 1], q[i])
+    return out, weights

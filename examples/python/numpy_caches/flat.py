@@ -1,9 +1,10 @@
-"""A fixed-capacity numpy cache (flat kind), its float32 sibling, and the `>=` capacity bug as a twin."""
+"""A fixed-capacity numpy cache (flat kind) with prefill and rollback, its float32 sibling, and twins: the `>=`
+capacity bug, kept arrays, and the bonus step written one slot off after a rollback."""
 import numpy as np
 
 from kvconform_port import CapacityRefusal, FlatAdapter
 
-from .common import attend, steps
+from .common import attend, causal, queries, rollback_count, steps
 
 
 class FlatCache(FlatAdapter):
@@ -33,8 +34,21 @@ class FlatCache(FlatAdapter):
             self._values[self._len:self._len + n] = v
         self._len += n
 
+    def attend_rows(self, keys, values, q):
+        """One attention in the cache's arithmetic (a subclass that stores another format overrides it)."""
+        return attend(keys, values, q)
+
     def decode(self, q):
-        return attend(self.keys(), self.values(), q)
+        return self.attend_rows(self.keys(), self.values(), q)
+
+    def prefill(self, k, v, q):
+        q = queries(q, steps(k, v, self.d_k, self.d_v)[0].shape[0], self.d_k)
+        before = self._len
+        self.append(k, v)  # refused as the append is, before anything changes
+        return causal(self.attend_rows, self.keys(), self.values(), q, before)
+
+    def rollback(self, count):
+        self._len -= rollback_count(count, self._len)
 
     def keys(self):
         return self._keys[:self._len]
@@ -79,3 +93,25 @@ class NoCopyFlat(FlatCache):
 
     def values(self):
         return np.concatenate([v for _, v in self._kept] + [self._values[:0]])
+
+
+class BonusSlotOffFlat(FlatCache):
+    """Seeded bug (docs/mutants.md, flat-bonus-slot-off): after a rollback, the next append (the bonus step) writes
+    its first row one slot early, over the last accepted one."""
+
+    shifted = False
+
+    def rollback(self, count):
+        super().rollback(count)
+        self.shifted = count > 0 and self._len > 0
+
+    def append(self, k, v):
+        k, v = steps(k, v, self.d_k, self.d_v)
+        if not self.shifted or k.shape[0] == 0:
+            return super().append(k, v)
+        if not self.fits(k.shape[0]):
+            raise CapacityRefusal(f"{self._len} + {k.shape[0]} steps exceed the capacity {len(self._keys)}")
+        self._keys[self._len - 1:self._len - 1 + k.shape[0]] = k
+        self._values[self._len - 1:self._len - 1 + k.shape[0]] = v
+        self._len += k.shape[0]
+        self.shifted = False

@@ -19,8 +19,8 @@ class Fp16Storage:
         with np.errstate(over="ignore"):  # an overflow is the IEEE conversion's ±inf, not a warning
             super().append(k.astype(np.float16), v.astype(np.float16))
 
-    def decode(self, q):
-        return attend(self.keys().astype(np.float32), self.values().astype(np.float32), q)
+    def attend_rows(self, keys, values, q):
+        return attend(keys.astype(np.float32), values.astype(np.float32), q)
 
 
 class Fp16Flat(Fp16Storage, FlatCache):

@@ -3,7 +3,7 @@ import numpy as np
 
 from kvconform_port import GrowingAdapter
 
-from .common import attend, steps
+from .common import attend, causal, queries, rollback_count, steps
 
 
 class GrowingCache(GrowingAdapter):
@@ -46,8 +46,23 @@ class GrowingCache(GrowingAdapter):
     def reserved_rows(self):
         return len(self._keys)
 
+    def attend_rows(self, keys, values, q):
+        return attend(keys, values, q)
+
     def decode(self, q):
-        return attend(self.keys(), self.values(), q)
+        return self.attend_rows(self.keys(), self.values(), q)
+
+    def prefill(self, k, v, q):
+        q = queries(q, steps(k, v, self.d_k, self.d_v)[0].shape[0], self.d_k)
+        before = self._len
+        self.append(k, v)
+        return causal(self.attend_rows, self.keys(), self.values(), q, before)
+
+    def rollback(self, count):
+        """Drops the newest steps and gives back the whole steps of storage no longer needed."""
+        self._len -= rollback_count(count, self._len)
+        reserved = self.reserve_for(self._len)
+        self._keys, self._values = self._keys[:reserved].copy(), self._values[:reserved].copy()
 
 
 class DoublingGrowing(GrowingCache):

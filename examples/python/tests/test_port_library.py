@@ -151,12 +151,12 @@ class PortTest(unittest.TestCase):
         answer = self.ask(kp.Port("p", CACHES), "hello", protocol=2)
         self.assertEqual((answer["ok"], answer["protocol"], answer["name"], answer["digest"]), (True, 2, "p", True))
         self.assertEqual(set(answer["kinds"]), {"flat", "ring", "growing", "paged", "prefix", "beam"})
-        self.assertEqual(answer["kinds"]["ring"]["capabilities"], ["decode", "sinks"])
+        self.assertEqual(answer["kinds"]["ring"]["capabilities"], ["decode", "prefill", "rollback", "sinks"])
         self.assertEqual(answer["kinds"]["paged"]["capabilities"], ["decode", "preempt"])
         self.assertNotIn("profile", answer["kinds"]["flat"])
         answer = self.ask(kp.Port("p", [Flat32Cache], digest=False), "hello", protocol=2)
-        self.assertEqual(answer["kinds"], {"flat": {"capabilities": ["decode"], "profile": {"storage": "f32",
-                                                                                           "working": "f32"}}})
+        self.assertEqual(answer["kinds"], {"flat": {"capabilities": ["decode", "prefill", "rollback"],
+                                                    "profile": {"storage": "f32", "working": "f32"}}})
         self.assertFalse(answer["digest"])
         self.assertEqual(self.ask(kp.Port("p", [Keeper]), "hello", protocol=2)["kinds"]["flat"]["capabilities"], [])
 

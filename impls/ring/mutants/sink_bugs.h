@@ -25,7 +25,7 @@ using ring_window_without_sinks = basic_ring<window_without_sinks_rules>;
 struct ring_empty_append_evicts : ring {
   using ring::ring;
   void append(array_view k, array_view v) {
-    const bool full = size() == window();
+    const bool full = size() == slots();
     ring::append(k, v);  // throws (changing nothing) on a bad shape
     if (full && steps_of(k).steps == 0) ++total_;
   }

@@ -40,7 +40,9 @@ kv::attention_problem from_class(kv::input_class c, std::size_t n, std::size_t d
   const kv::row_source src(c, d, d, seed);
   kv::attention_problem p;
   p.n = n, p.d_k = p.d_v = d;
-  src.rows(0, n, seed + 1, p.keys, p.values);
+  std::vector<double> keys, values;
+  src.rows(0, n, seed + 1, keys, values);
+  p.keys = std::move(keys), p.values = std::move(values);
   p.q = src.query();
   if (masked)
     for (std::size_t i = 0; i < n; ++i) p.live.push_back(i % 5 != 2);

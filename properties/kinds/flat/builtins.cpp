@@ -10,6 +10,7 @@
 #include "impls/flat/mutants/row_count_bugs.h"
 #include "impls/flat/mutants/row_zero.h"
 #include "impls/flat/mutants/size_paths.h"
+#include "impls/flat/mutants/speculation_bugs.h"
 #include "impls/flat/mutants/strict_capacity.h"
 #include "impls/flat/mutants/whole_buffer_views.h"
 #include "impls/flat/variants/decode_variants.h"
@@ -47,6 +48,11 @@ std::vector<implementation> mutant_list() {
       mutant<flat_whole_buffer_views>("flat-whole-buffer-views", "views_filled_rows", "views show all max_len rows"),
       mutant<flat_row_zero>("flat-row-zero", "order_preserved", "every append is written from row 0"),
       mutant<flat_no_copy>("flat-no-copy", "copy_semantics", "keeps the caller's arrays instead of copies"),
+      mutant<flat_bonus_slot_off>("flat-bonus-slot-off", "speculative_rounds", "vLLM #9730: bonus step one slot off"),
+      mutant<flat_rollback_shifted>("flat-rollback-shifted", "speculative_rounds",
+                                    "llama.cpp #22746: a second rollback shifted by the first"),
+      mutant<flat_chunk_offset>("flat-chunk-offset", "prefill_chunked_equals_whole",
+                                "vLLM #26042: a chunk's causal mask from its own start"),
       mutant<flat_modifies_query>("flat-modifies-query", "copy_semantics", "decode scales the caller's q in place"),
       mutant<flat_partial_write>("flat-partial-write", refused, "a step mismatch found after rows went in"),
       mutant<flat_length_from_content>("flat-length-from-content", "order_preserved", "transformers #30377: zero keys"),

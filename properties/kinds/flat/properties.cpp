@@ -1,8 +1,9 @@
 // The flat kind's properties (shared statements, exact fill, generation loop, worked example) and its table row.
+#include "properties/executor/kind_table.h"
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
+#include "properties/generate/speculation_events.h"
 #include "properties/generate/statements.h"
-#include "properties/executor/kind_table.h"
 
 namespace kvconform::kinds {
 
@@ -55,21 +56,27 @@ void add_flat_properties(std::vector<property>& ps) {
       "the seed's worked example: output [3, 4], weights [0.40111209, 0.19777581, 0.40111209], then a refused append");
   seed.needs = {capability::decode};
   seed.fixed = seed_worked_example;
+  add_speculation_properties(ps, flat, rows_model::full::refuse);
 }
 
 namespace {
 /// The flat kind's own boundary events (docs/design.md §4.6), in the order of `event_index`.
-enum event_index : std::size_t { exact_fill_event, full_event };
+enum event_index : std::size_t { exact_fill_event, full_event, speculation_events };
 constexpr event events[] = {
     {"exact fill", "an accepted append ends exactly at capacity", true},
     {"refused: full", "an append refused for capacity alone: len + n > capacity", true},
+    rollback_to_empty_event,
+    accept_all_event,
+    reject_all_event,
 };
 
 struct probe final : event_probe {
   explicit probe(const cache_config&) {}
+  speculation_probe speculation;
   void after(const model& m, const op& o, const expectation& e, event_set& hit) override {
-    if (o.kind != op_kind::append) return;
     const auto& rows = model_as<rows_model>(m);
+    speculation.after(o, e, rows.size(), hit, speculation_events);
+    if (o.kind != op_kind::append && o.kind != op_kind::prefill) return;
     const auto n = append_steps(o, rows.config().d_k, rows.config().d_v);
     if (e.accepted && n.value_or(0) > 0 && rows.size() == rows.config().capacity) hit.set(exact_fill_event);
     if (!e.accepted && e.reasons == refuse_capacity) hit.set(full_event);

@@ -1,8 +1,9 @@
 // The growing kind's properties (shared statements, the growth rule, an unbounded generation loop) and its table row.
+#include "properties/executor/kind_table.h"
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
+#include "properties/generate/speculation_events.h"
 #include "properties/generate/statements.h"
-#include "properties/executor/kind_table.h"
 
 namespace kvconform::kinds {
 
@@ -28,24 +29,30 @@ void add_growing_properties(std::vector<property>& ps) {
   unbounded.needs = {capability::decode};
   unbounded.drive = generate_across_steps;
   unbounded.generate = rows_cases(grow, {});  // configs only: the driver makes the ops
+  add_speculation_properties(ps, growing, grow);
 }
 
 namespace {
 /// The growing kind's own boundary events (docs/design.md §4.6), in the order of `event_index`.
-enum event_index : std::size_t { exact_fill_event, grows_event, bulk_event, several_event };
+enum event_index : std::size_t { exact_fill_event, grows_event, bulk_event, several_event, speculation_events };
 constexpr event events[] = {
     {"exact fill", "an accepted append ends exactly at a growth step: the reserved rows are all filled", true},
     {"growth", "an accepted append reserves another step", true},
     {"bulk append longer than a step", "an accepted append of n > S steps", true},
     {"growth by several steps", "an accepted append reserves two or more steps at once", true},
+    rollback_to_empty_event,
+    accept_all_event,
+    reject_all_event,
 };
 
 struct probe final : event_probe {
   explicit probe(const cache_config&) {}
   std::size_t before_size = 0;
+  speculation_probe speculation;
   void before(const model& m, const op&) override { before_size = model_as<rows_model>(m).size(); }
   void after(const model& m, const op& o, const expectation& e, event_set& hit) override {
-    if (o.kind != op_kind::append || !e.accepted) return;
+    speculation.after(o, e, model_as<rows_model>(m).size(), hit, speculation_events);
+    if ((o.kind != op_kind::append && o.kind != op_kind::prefill) || !e.accepted) return;
     const auto& rows = model_as<rows_model>(m);
     const std::size_t step = rows.config().capacity, size = rows.size(), n = size - before_size;
     if (n == 0) return;

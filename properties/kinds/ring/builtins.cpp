@@ -1,8 +1,9 @@
 // The built-in ring caches: the reference and its mutants (docs/mutants.md).
-#include "impls/ring/mutants/group_shift.h"
 #include "impls/ring/mutants/bulk_keeps_first.h"
+#include "impls/ring/mutants/group_shift.h"
 #include "impls/ring/mutants/head_off_by_one.h"
 #include "impls/ring/mutants/sink_bugs.h"
+#include "impls/ring/mutants/speculation_bugs.h"
 #include "impls/ring/ring.h"
 #include "properties/kinds/ring/adapter.h"
 #include "properties/runners/builtin.h"
@@ -18,7 +19,11 @@ std::vector<implementation> ring_builtins() {
           mutant<ring_bulk_keeps_first>("ring-bulk-keeps-first", "ring_window_last_steps", "mlx-examples #1093"),
           mutant<ring_bulk_evicts_sinks>("ring-bulk-evicts-sinks", "ring_sinks_survive", "sinks lost to a bulk append"),
           mutant<ring_window_without_sinks>("ring-window-without-sinks", "ring_sinks_survive", "W + keep rows held"),
-          mutant<ring_empty_append_evicts>("ring-empty-append-evicts", "ring_empty_append_unchanged", "mlx-lm: n = 0")};
+          mutant<ring_empty_append_evicts>("ring-empty-append-evicts", "ring_empty_append_unchanged", "mlx-lm: n = 0"),
+          mutant<ring_rollback_keeps_attending>("ring-rollback-stale-window", "speculative_rounds",
+                                                "mlx-lm #1486: a rollback that does not shrink what decode attends"),
+          mutant<ring_prefill_late_window>("ring-prefill-late-window", "prefill_chunked_equals_whole",
+                                           "vLLM #26042: early queries attend the window after the chunk")};
 }
 
 }  // namespace kvconform::kinds

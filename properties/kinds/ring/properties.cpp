@@ -1,8 +1,9 @@
 // The ring kind's properties (shared statements, window, positions, bulk appends, sliding loop) and its table row.
+#include "properties/executor/kind_table.h"
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
+#include "properties/generate/speculation_events.h"
 #include "properties/generate/statements.h"
-#include "properties/executor/kind_table.h"
 
 namespace kvconform::kinds {
 
@@ -72,19 +73,30 @@ void add_ring_properties(std::vector<property>& ps) {
   add("ring_empty_append_unchanged",
       "an append of 0 steps changes nothing, also on a full window (with or without sinks)",
       {.append = 2, .fill = 3, .overfill = 1, .empty = 5, .decode = 1});
+  add_speculation_properties(ps, ring, evict);
 }
 
 /// The kind's row of the kind table (properties/executor/kind_table.h).
 extern const kind_spec ring_spec;
 namespace {
-/// The sizes, then the sinks: keep in [0, W).
+/// The sizes, then the sinks: keep in [0, W), then the reserve in [0, 8].
 void fuzz_config(byte_io& io, cache_config& c) {
   fuzz_sizes(io, c);
   c.keep = io.range(0, c.capacity - 1, c.keep);
+  c.reserve = io.range(0, 8, c.reserve);
 }
 
 /// The ring kind's own boundary events (docs/design.md §4.6), in the order of `event_index`.
-enum event_index : std::size_t { exact_fill_event, wrap_event, bulk_event, wrap_point_event, sinks_event };
+enum event_index : std::size_t {
+  exact_fill_event,
+  wrap_event,
+  bulk_event,
+  wrap_point_event,
+  sinks_event,
+  long_chunk_event,
+  at_reserve_event,
+  speculation_events
+};
 constexpr event events[] = {
     {"exact fill", "an accepted append ends with exactly W steps appended: the window has just filled", true},
     {"ring wrap", "an accepted append evicts rows (the window overflows)", true},
@@ -95,21 +107,36 @@ constexpr event events[] = {
      true},
     {"sinks through a wrap", "an accepted append evicts while keep > 0", true,
      [](const implementation& i) { return i.capabilities.has(capability::sinks); }},
+    {"chunk longer than the window", "an accepted prefill of m > W steps: its early queries see rows it evicts", true,
+     [](const implementation& i) { return i.capabilities.has(capability::prefill); }},
+    {"rollback at exactly the reserve",
+     "an accepted rollback of reserve > 0 steps from a full window and reserve: the furthest it may go", true,
+     has_rollback},
+    rollback_to_empty_event,
+    accept_all_event,
+    reject_all_event,
 };
 
 struct probe final : event_probe {
   explicit probe(const cache_config&) {}
+  speculation_probe speculation;
   void after(const model& m, const op& o, const expectation& e, event_set& hit) override {
-    if (o.kind != op_kind::append || !e.accepted) return;
     const auto& rows = model_as<rows_model>(m);
     const cache_config& c = rows.config();
+    speculation.after(o, e, rows.size(), hit, speculation_events);
+    if (o.kind == op_kind::rollback && e.accepted && c.reserve > 0 && o.count == static_cast<std::int64_t>(c.reserve) &&
+        rows.size() == c.capacity)  // it held W + reserve rows
+      hit.set(at_reserve_event);
+    if (o.kind == op_kind::prefill && e.accepted && e.problems.size() > c.capacity) hit.set(long_chunk_event);
+    if ((o.kind != op_kind::append && o.kind != op_kind::prefill) || !e.accepted) return;
     const std::size_t n = append_steps(o, c.d_k, c.d_v).value_or(0), total = static_cast<std::size_t>(rows.total());
+    const std::size_t held = c.capacity + c.reserve;  // the rows a window with a reserve holds before it evicts
     if (n == 0) return;
     if (total == c.capacity) hit.set(exact_fill_event);
-    if (total > c.capacity) hit.set(wrap_event);
-    if (total > c.capacity && c.keep > 0) hit.set(sinks_event);
+    if (total > held) hit.set(wrap_event);
+    if (total > held && c.keep > 0) hit.set(sinks_event);
     if (n > c.capacity) hit.set(bulk_event);
-    if (total > c.capacity && (total - c.keep) % (c.capacity - c.keep) == 0) hit.set(wrap_point_event);
+    if (total > held && (total - c.keep) % (held - c.keep) == 0) hit.set(wrap_point_event);
   }
 };
 }  // namespace

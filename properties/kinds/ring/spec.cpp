@@ -11,6 +11,9 @@ constexpr config_field config[] = {
     sizes[2],
     {"keep", &cache_config::keep, nullptr, "attention sinks: the first keep steps are never evicted (keep < W)", 0,
      nullptr, true},
+    {"reserve", &cache_config::reserve, nullptr,
+     "rows held beyond the window (W + reserve in all), so that a rollback of up to reserve steps restores it", 0,
+     nullptr, true},
     sizes[3],
     sizes[4],
 };
@@ -24,6 +27,6 @@ extern const kind_spec ring_spec = {
     rows_ops,
     config,
     check,
-    rows_cells};
+    [](const cache_config& c) { return double(c.capacity + c.reserve) * double(c.d_k + c.d_v); }};
 
 }  // namespace kvconform::kinds

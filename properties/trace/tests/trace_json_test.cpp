@@ -142,7 +142,7 @@ TEST(TraceJson, PagedAndBeamFieldsRoundTrip) {
 
 TEST(TraceJson, OpsOutsideTheKindsVocabularyAreRejected) {
   expect_rejected(good + R"({"op":"reorder","index":[0]}]})",
-                  "a flat cache has no op \"reorder\" (its ops: append, decode)");
+                  "a flat cache has no op \"reorder\" (its ops: append, decode, prefill, rollback)");
 }
 
 TEST(TraceJson, DriverSeedAndSizeRoundTrip) {
