@@ -8,10 +8,10 @@
 #include <map>
 #include <vector>
 
-#include "impls/common/append_steps.h"
 #include <kvconform/array_view.h>
-#include "impls/common/attention.h"
 #include <kvconform/errors.h>
+#include "impls/common/append_steps.h"
+#include "impls/common/attention.h"
 #include "impls/common/formats.h"
 #include "impls/common/row_storage.h"
 #include "impls/common/sequences.h"
@@ -45,6 +45,15 @@ struct paged_rules {
   }
   /// The pool row where block `block` begins.
   static std::size_t block_start(std::size_t block, std::size_t block_size) { return block * block_size; }
+  /// Whether a rollback frees the slots past the new end of the block it keeps partly filled (poisons them), given
+  /// the tables holding it: only when this table alone does, as another one still reads them.
+  static bool clears_tail(std::size_t refs) { return poison_free_slots && refs == 1; }
+};
+
+/// What a paged prefill gives: the causal attentions of its queries, and the sequences it preempted to fit.
+template <class Id>
+struct paged_prefill_result : decode_result {
+  std::vector<Id> preempted;
 };
 
 /// A pool of num_blocks blocks of block_size rows, shared by sequences: each sequence has a
@@ -136,6 +145,38 @@ class basic_paged {
     return victims;
   }
 
+  /// Appends the m steps of k and v to s as append does (preempting alike), then attends with query row i of q
+  /// (2-D (m, d_k)) over the rows before it and the chunk's first i + 1: output (m, d_v), weights (m, size before
+  /// + m). Refused as append is, or for q's shape, before anything changes.
+  paged_prefill_result<seq_id> prefill(seq_id s, array_view k, array_view v, array_view q) {
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = find(s).len;
+    check_prefill_queries(q, steps, d_k());
+    paged_prefill_result<seq_id> r;
+    r.preempted = append(s, k, v);
+    const rows_in_order rows(*this, find(s));
+    static_cast<decode_result&>(r) = attend_causal(
+        steps, rows.keys.size(), d_k(), d_v(), q.data, [&](std::size_t i) { return rows.keys[i]; },
+        [&](std::size_t i) { return rows.values[i]; },
+        [&](std::size_t query, std::size_t row) { return row <= before + query; });
+    return r;
+  }
+
+  /// Drops the newest n steps of s: blocks past its new end leave its table (free when no other holds them); the
+  /// block it keeps partly filled stays whole for its other holders, and the next append copies it first.
+  /// index_error (and no change) for an unknown s or more steps than it holds.
+  void rollback(seq_id s, std::size_t n) {
+    sequence& q = find(s);
+    if (n > q.len) throw index_error("rollback: fewer steps held");
+    q.len -= n;
+    if constexpr (formats) ks_.truncate(q.keys, q.len), vs_.truncate(q.values, q.len);
+    while (q.blocks.size() * block_size_ >= q.len + block_size_) unref(q.blocks.back()), q.blocks.pop_back();
+    if (const Eigen::Index kept = filled_rows(q); kept > 0 && Rules::clears_tail(refs_[q.blocks.back()])) {
+      const auto tail = static_cast<Eigen::Index>(block_size_) - kept;
+      k_.middleRows(first_row(q.blocks.back()) + kept, tail).setConstant(nan());
+      v_.middleRows(first_row(q.blocks.back()) + kept, tail).setConstant(nan());
+    }
+  }
+
   /// One decode step over s's rows, read in place through its block table (no gather).
   /// Throws index_error for an unknown s, shape_error unless q is 1-D of width d_k, and
   /// empty_error for a sequence with no rows.
@@ -143,15 +184,10 @@ class basic_paged {
     const sequence& sq = find(s);
     if (q.rank != 1 || q.dims[0] != d_k()) throw shape_error("decode_step: q must be 1-D of width d_k");
     if (sq.len == 0) throw empty_error("decode_step: empty sequence");
-    // The rows' addresses, block by block: no division per row in the kernel's two passes.
-    std::vector<const double*> keys, values;
-    keys.reserve(sq.len), values.reserve(sq.len);
-    for (std::size_t b = 0; keys.size() < sq.len; ++b)
-      for (Eigen::Index r = first_row(sq.blocks[b]), end = r + static_cast<Eigen::Index>(block_size_);
-           r < end && keys.size() < sq.len; ++r)
-        keys.push_back(k_.data() + r * k_.cols()), values.push_back(v_.data() + r * v_.cols());
+    const rows_in_order rows(*this, sq);
     return attend(
-        sq.len, d_k(), d_v(), q.data, [&](std::size_t i) { return keys[i]; }, [&](std::size_t i) { return values[i]; });
+        sq.len, d_k(), d_v(), q.data, [&](std::size_t i) { return rows.keys[i]; },
+        [&](std::size_t i) { return rows.values[i]; });
   }
 
   std::size_t size(seq_id s) const { return find(s).len; }
@@ -177,9 +213,7 @@ class basic_paged {
     return block_size_ * (d_k() + d_v()) * sizeof(double);
   }
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
-  void set_scales(double k_scale, double v_scale)
-    requires(storage::keys.scaled || storage::values.scaled)
-  {
+  void set_scales(double k_scale, double v_scale) requires(storage::keys.scaled || storage::values.scaled) {
     ks_.set_scale(k_scale), vs_.set_scale(v_scale);
   }
   /// Integer groups: the scales and minima of s's rows, in order (docs/numerics.md §6.2).
@@ -207,9 +241,21 @@ class basic_paged {
     });
   }
   Eigen::MatrixXd exposed(const side& s, const stream_state& st, const sequence& q, bool zeros) const {
-    return group_matrix(s, st, 0, q.len, [&](std::size_t i) { return static_cast<std::size_t>(slot(q, i)); }, zeros);
+    return group_matrix(
+        s, st, 0, q.len, [&](std::size_t i) { return static_cast<std::size_t>(slot(q, i)); }, zeros);
   }
   static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
+  /// The addresses of a sequence's rows in order, block by block: no division per row in the kernel's two passes.
+  struct rows_in_order {
+    std::vector<const double*> keys, values;
+    rows_in_order(const basic_paged& c, const sequence& sq) {
+      keys.reserve(sq.len), values.reserve(sq.len);
+      for (std::size_t b = 0; keys.size() < sq.len; ++b)
+        for (Eigen::Index r = c.first_row(sq.blocks[b]), end = r + static_cast<Eigen::Index>(c.block_size_);
+             r < end && keys.size() < sq.len; ++r)
+          keys.push_back(c.k_.data() + r * c.k_.cols()), values.push_back(c.v_.data() + r * c.v_.cols());
+    }
+  };
 
   sequence& find(seq_id s) { return find_sequence(seqs_, s, "paged")->second; }
   const sequence& find(seq_id s) const { return find_sequence(seqs_, s, "paged")->second; }
@@ -248,15 +294,17 @@ class basic_paged {
     return blocks_needed(q, n, refs) <= free ? victims : std::vector<seq_id>{};
   }
 
+  /// One table fewer holds block b: back to the pool when none does.
+  void unref(std::size_t b) {
+    if (--refs_[b] > 0) return;
+    if constexpr (poison_free_slots) {
+      k_.middleRows(first_row(b), static_cast<Eigen::Index>(block_size_)).setConstant(nan());
+      v_.middleRows(first_row(b), static_cast<Eigen::Index>(block_size_)).setConstant(nan());
+    }
+    free_.push_back(b);
+  }
   void drop(typename std::map<seq_id, sequence>::iterator it) {
-    for (std::size_t b : it->second.blocks)
-      if (--refs_[b] == 0) {
-        if constexpr (poison_free_slots) {
-          k_.middleRows(first_row(b), static_cast<Eigen::Index>(block_size_)).setConstant(nan());
-          v_.middleRows(first_row(b), static_cast<Eigen::Index>(block_size_)).setConstant(nan());
-        }
-        free_.push_back(b);
-      }
+    for (std::size_t b : it->second.blocks) unref(b);
     seqs_.erase(it);
   }
 

@@ -13,10 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "impls/common/append_steps.h"
 #include <kvconform/array_view.h>
-#include "impls/common/attention.h"
 #include <kvconform/errors.h>
+#include "impls/common/append_steps.h"
+#include "impls/common/attention.h"
 #include "impls/common/sequences.h"
 
 namespace kvconform {
@@ -40,6 +40,9 @@ struct prefix_rules {
   static constexpr bool refresh_on_reuse = true;
   /// Whether eviction forgets the evicted block's hash.
   static constexpr bool forget_on_evict = true;
+  /// Whether a registered block a rollback left partly filled is copied before the next write, even by its only
+  /// holder: it stays what its hash says for every later hit.
+  static constexpr bool copy_registered = true;
 };
 
 /// A pool of num_blocks blocks of block_size rows shared by sequences, as in the paged cache (fork
@@ -124,6 +127,32 @@ class basic_prefix {
     }
   }
 
+  /// Appends the m steps of k, v and tokens to s as append does, then attends with query row i of q (2-D (m, d_k))
+  /// over the rows before it and the chunk's first i + 1: output (m, d_v), weights (m, size before + m). Refused as
+  /// append is, or for q's shape, before anything changes.
+  decode_result prefill(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens, array_view q) {
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = find(s).tokens.size();
+    check_prefill_queries(q, steps, d_k());
+    append(s, k, v, tokens);
+    const sequence& sq = find(s);
+    return attend_causal(
+        steps, sq.tokens.size(), d_k(), d_v(), q.data,
+        [&](std::size_t i) { return k_.data() + slot(sq, i) * k_.cols(); },
+        [&](std::size_t i) { return v_.data() + slot(sq, i) * v_.cols(); },
+        [&](std::size_t query, std::size_t row) { return row <= before + query; });
+  }
+
+  /// Drops the newest n steps of s: blocks past its new end are released as release does (last first). The block
+  /// it keeps partly filled stays as it is, registered when it was, so that the next append copies it first.
+  /// index_error (and no change) for an unknown s or more steps than it holds.
+  void rollback(seq_id s, std::size_t n) {
+    sequence& q = find(s);
+    if (n > q.tokens.size()) throw index_error("rollback: fewer steps held");
+    q.tokens.resize(q.tokens.size() - n);
+    q.hashes.resize(q.tokens.size() / block_size_);
+    while (q.blocks.size() * block_size_ >= q.tokens.size() + block_size_) unuse(q.blocks.back()), q.blocks.pop_back();
+  }
+
   /// One decode step over s's rows, read in place through its block table.
   decode_result decode_step(seq_id s, array_view q) const {
     const sequence& sq = find(s);
@@ -169,7 +198,9 @@ class basic_prefix {
     return first_row(s.blocks[i / block_size_]) + static_cast<Eigen::Index>(i % block_size_);
   }
   bool must_copy(const sequence& s) const {
-    return s.tokens.size() % block_size_ != 0 && blocks_[s.blocks.back()].refs > 1;
+    if (s.tokens.size() % block_size_ == 0) return false;
+    const block& last = blocks_[s.blocks.back()];
+    return last.refs > 1 || (Rules::copy_registered && last.hash);
   }
   std::size_t blocks_needed(const sequence& s, std::size_t n) const {
     const std::size_t room = s.blocks.size() * block_size_ - s.tokens.size();

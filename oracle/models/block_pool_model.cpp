@@ -21,7 +21,18 @@ std::size_t block_pool_model::room(std::int64_t h) const {
 
 bool block_pool_model::copies_on_append(std::int64_t h) const {
   const sequence& s = seqs_.at(h);
+  return s.rows.size() % config_.block_size != 0 && (refs_.at(s.blocks.back()) > 1 || frozen(s.blocks.back()));
+}
+
+bool block_pool_model::shares_last_block(std::int64_t h) const {
+  const sequence& s = seqs_.at(h);
   return s.rows.size() % config_.block_size != 0 && refs_.at(s.blocks.back()) > 1;
+}
+
+void block_pool_model::drop_ref(std::int64_t b) {
+  if (--refs_.at(b) > 0) return;
+  refs_.erase(b);
+  unheld(b);
 }
 
 std::int64_t block_pool_model::take_block() {
@@ -31,11 +42,7 @@ std::int64_t block_pool_model::take_block() {
 
 void block_pool_model::release(std::int64_t h) {
   const sequence& s = seqs_.at(h);
-  for (auto b = s.blocks.rbegin(); b != s.blocks.rend(); ++b) {
-    if (--refs_.at(*b) > 0) continue;
-    refs_.erase(*b);
-    unheld(*b);
-  }
+  for (auto b = s.blocks.rbegin(); b != s.blocks.rend(); ++b) drop_ref(*b);
   seqs_.erase(h);
 }
 
@@ -55,13 +62,47 @@ expectation block_pool_model::append(const op& o) {
   for (std::size_t i = 0; i < copy + (*steps > in_table ? (*steps - in_table + bs - 1) / bs : 0); ++i)
     fresh.push_back(take_block());
   auto next = fresh.begin();
-  if (copy) --refs_.at(s.blocks.back()), s.blocks.back() = *next++;  // the old block is still held by another table
+  if (copy) {  // another table still holds the old block, or the kind keeps it as it is
+    const std::int64_t old = s.blocks.back();
+    s.blocks.back() = *next++;
+    drop_ref(old);
+  }
   for (std::size_t i = 0; i < *steps; ++i) {
     if (s.rows.size() % bs == 0) s.blocks.push_back(*next++);
     s.rows.push(stored_row(o.k, i, profile_.storage), stored_row(o.v, i, profile_.storage));
   }
   appended(s, o, from);
   return e;
+}
+
+expectation block_pool_model::prefill(const op& o) {
+  const auto steps = append_steps(o, config_.d_k, config_.d_v);
+  const bool queries = steps && o.q.shape.size() == 2 && o.q.shape[0] == *steps && o.q.shape[1] == config_.d_k;
+  if (!queries) return {.accepted = false, .reasons = refuse_shape | (is_live(o.seq) ? 0u : unsigned{refuse_index})};
+  const std::size_t before = size(o.seq);
+  expectation e = append(o);
+  if (!e.accepted || *steps == 0) return e;
+  // Query i sits at row before + i and sees every row up to its own (docs/design.md §2.3).
+  const auto it = seqs_.find(o.seq);
+  const std::size_t stream = static_cast<std::size_t>(std::distance(seqs_.begin(), it));
+  add_prefill(e, it->second.rows, stream, o.q, before, profile_);
+  return e;
+}
+
+expectation block_pool_model::rollback(const op& o) {
+  if (!is_live(o.seq) || o.count < 0 || static_cast<std::size_t>(o.count) > size(o.seq))
+    return {.accepted = false, .reasons = refuse_index};
+  sequence& s = seqs_.at(o.seq);
+  const std::size_t rows = s.rows.size() - static_cast<std::size_t>(o.count), bs = config_.block_size;
+  s.rows.keys.truncate(rows), s.rows.values.truncate(rows);
+  if (s.tokens.size() > rows) s.tokens.resize(rows);
+  while (s.blocks.size() > (rows + bs - 1) / bs) {
+    const std::int64_t b = s.blocks.back();
+    s.blocks.pop_back();
+    drop_ref(b);
+  }
+  rolled_back(s);
+  return {};
 }
 
 expectation block_pool_model::fork(const op& o) {
@@ -88,6 +129,12 @@ expectation block_pool_model::decode(const op& o) const {
 }
 
 expectation block_pool_model::apply(const op& o) {
+  expectation e = apply_op(o);
+  drafts_ = o.kind == op_kind::prefill && e.accepted ? e.problems.size() : 0;
+  return e;
+}
+
+expectation block_pool_model::apply_op(const op& o) {
   switch (o.kind) {
     case op_kind::create: return create(o), expectation{};
     case op_kind::fork: return fork(o);
@@ -96,6 +143,8 @@ expectation block_pool_model::apply(const op& o) {
       release(o.seq);
       return {};
     case op_kind::append: return append(o);
+    case op_kind::prefill: return prefill(o);
+    case op_kind::rollback: return rollback(o);
     case op_kind::decode: return decode(o);
     default: return {.accepted = false, .reasons = refuse_none};  // update and reorder belong to beam: never acceptable
   }

@@ -23,6 +23,11 @@ namespace kvconform {
 /// - decode: any of `index`, `shape` (q not 1-D of width d_k), `empty` (a live sequence with no
 ///   rows) that holds.
 /// - fork, release: `index` for a handle that names no live sequence. create is never refused.
+/// - prefill: an append of the same steps (and `shape` for q not (m, d_k)); its m queries attend causally over
+///   the sequence's rows (docs/design.md §2.3).
+/// - rollback: `index` for a dead handle, a negative count or more steps than the sequence holds. The blocks past
+///   its new end leave its table (last first, as a release); a block it keeps partly filled stays as it is for
+///   every other holder, and the next append copies it first when another table holds it or the kind froze it.
 /// A kind adds what its pool does beyond that through the protected hooks.
 class block_pool_model : public model {
  public:
@@ -43,9 +48,13 @@ class block_pool_model : public model {
   /// The most rows an append to live sequence h takes (without making room): its own blocks plus
   /// every available one, less the one a copy of its shared, partly filled last block would take.
   std::size_t room(std::int64_t h) const;
-  /// Whether live sequence h's last block is partly filled and held by another table too, so
-  /// that its next append copies it first.
+  /// Whether live sequence h's last block is partly filled and held by another table too (or frozen by the
+  /// kind), so that its next append copies it first.
   bool copies_on_append(std::int64_t h) const;
+  /// Whether live sequence h's last block is partly filled and held by another table too.
+  bool shares_last_block(std::int64_t h) const;
+  /// The steps of the last op when it was an accepted prefill (the drafts a rollback may reject), else 0.
+  std::size_t drafts() const { return drafts_; }
 
  protected:
   /// A sequence: its rows, its block table and (when the kind's appends carry them) a token per row.
@@ -75,8 +84,15 @@ class block_pool_model : public model {
   virtual std::int64_t take_block();
   /// After an accepted append wrote rows [from, size) of `s` (their blocks already in its table).
   virtual void appended(sequence& s, const op& o, std::size_t from) { (void)s, (void)o, (void)from; }
-  /// Block b is held by no table any more (a release).
+  /// Block b is held by no table any more (a release, a rollback, a copy).
   virtual void unheld(std::int64_t b) { (void)b; }
+  /// Whether block b must not be written even by its only holder (a registered prefix block).
+  virtual bool frozen(std::int64_t b) const {
+    (void)b;
+    return false;
+  }
+  /// After an accepted rollback cut `s`'s rows, tokens and block table.
+  virtual void rolled_back(sequence& s) { (void)s; }
   /// The kind's counters, in order.
   virtual void count(snapshot& out) const = 0;
 
@@ -98,13 +114,19 @@ class block_pool_model : public model {
   numeric_profile profile_;
 
  private:
+  expectation apply_op(const op& o);
   expectation append(const op& o);
+  expectation prefill(const op& o);
+  expectation rollback(const op& o);
   expectation fork(const op& o);
+  /// One table fewer holds block b.
+  void drop_ref(std::int64_t b);
   expectation decode(const op& o) const;
 
   std::map<std::int64_t, sequence> seqs_;      // live sequences by handle
   std::map<std::int64_t, std::int64_t> refs_;  // held block -> tables holding it (> 0)
   std::int64_t handles_ = 0, blocks_made_ = 0;
+  std::size_t drafts_ = 0;
 };
 
 }  // namespace kvconform

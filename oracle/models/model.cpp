@@ -1,6 +1,8 @@
 // The row helpers every model shares: append shapes, storage rounding.
 #include "oracle/models/model.h"
 
+#include <algorithm>
+
 namespace kvconform {
 
 std::optional<std::size_t> append_steps(const op& o, std::size_t d_k, std::size_t d_v) {
@@ -38,6 +40,38 @@ void add_decode(expectation& e, const stored_stream& s, std::size_t index, std::
   e.problems.push_back(problem(false));
   e.streams.push_back(index);
   if (p.rounds_storage()) e.originals.push_back(problem(true));
+}
+
+void add_prefill(expectation& e, const stored_stream& s, std::size_t index, const tensor& q, std::size_t before,
+                 const numeric_profile& p) {
+  const std::size_t n = s.size(), d_k = q.shape[1];
+  auto rows = [&](bool given, bool keys) {
+    std::vector<double> out;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& r =
+          keys ? (given ? s.keys.given(i) : s.keys.stored(i)) : (given ? s.values.given(i) : s.values.stored(i));
+      out.insert(out.end(), r.begin(), r.end());
+    }
+    return shared_doubles(std::move(out));  // one block, shared by the m problems
+  };
+  const shared_doubles k = rows(false, true), v = rows(false, false);
+  const shared_doubles gk = p.rounds_storage() ? rows(true, true) : k, gv = p.rounds_storage() ? rows(true, false) : v;
+  for (std::size_t i = 0; i < q.shape[0]; ++i) {
+    attention_problem a;
+    a.n = n, a.d_k = d_k, a.d_v = s.values.stored(0).size(), a.keys = k, a.values = v;
+    for (std::size_t j = 0; j < d_k; ++j) a.q.push_back(round_to(p.storage, q.data[i * d_k + j]));
+    if (before + i + 1 < n) {  // empty: every row attends, as a plain decode
+      a.live.assign(n, 0);
+      std::fill(a.live.begin(), a.live.begin() + static_cast<std::ptrdiff_t>(before + i + 1), 1);
+    }
+    if (p.rounds_storage()) {
+      attention_problem g = a;
+      g.keys = gk, g.values = gv;
+      e.originals.push_back(std::move(g));
+    }
+    e.problems.push_back(std::move(a));
+    e.streams.push_back(index);
+  }
 }
 
 }  // namespace kvconform

@@ -47,5 +47,9 @@ std::vector<double> stored_row(const tensor& t, std::size_t i, precision storage
 /// precision) over every row of `s`, snapshot stream `index`; `live` (n entries, or empty) masks rows.
 void add_decode(expectation& e, const stored_stream& s, std::size_t index, std::vector<double> q,
                 const numeric_profile& p, std::vector<unsigned char> live = {});
+/// Adds the problems of a prefill whose queries are the rows of `q` (m x d_k, as given) over every row of `s`,
+/// snapshot stream `index`: query i sits at row before + i and sees the rows up to its own (docs/numerics.md §3.7).
+void add_prefill(expectation& e, const stored_stream& s, std::size_t index, const tensor& q, std::size_t before,
+                 const numeric_profile& p);
 
 }  // namespace kvconform

@@ -16,7 +16,7 @@ namespace kvconform {
 /// list, least recently released first, and a release adds its blocks from the last to the first.
 /// An append takes free blocks first, then evicts the least recently released.
 ///
-/// Beyond the pool's refusals: an append's `shape` also for a token count other than the step
+/// Beyond the pool's refusals: an append's (and a prefill's) `shape` also for a token count other than the step
 /// count, and its `capacity` when the free and evictable blocks together are too few.
 class prefix_model final : public block_pool_model {
  public:
@@ -43,6 +43,9 @@ class prefix_model final : public block_pool_model {
   /// The append's tokens, each full block registered as its last token arrives.
   void appended(sequence& s, const op& o, std::size_t from) override;
   void unheld(std::int64_t b) override;
+  /// A registered block stays what its prefix says: a rollback that leaves it partly filled makes the next append
+  /// copy it first (docs/kinds/prefix.md).
+  bool frozen(std::int64_t b) const override { return cached_.count(b) != 0; }
   /// free_blocks, evictable_blocks and hit_rows.
   void count(snapshot& out) const override;
   void register_if_full(const sequence& s);

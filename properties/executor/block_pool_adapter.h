@@ -79,6 +79,12 @@ concept block_pool_decoding = requires(const C& cc, Id s, array_view a) {
   requires decode_result_like<unwrapped_t<decltype(cc.decode_step(s, a))>>;
 };
 
+/// The optional rollback capability: c.rollback(seq, n) drops the newest n steps of seq (void, or a status).
+template <class C, class Id>
+concept block_pool_rolling_back = requires(C& c, Id s, std::size_t n) {
+  c.rollback(s, n);
+};
+
 /// One stream "seq H" per live handle (its rows and block table), then every held block's
 /// reference count: the observation every block-pool cache shares.
 template <class C, class Id>
@@ -110,9 +116,10 @@ void observe_sequences(const C& c, const sequence_handles<Id>& handles, const ca
 }
 
 /// Adapts a block-pool cache to `subject`: trace handles to its ids (and preempted ids back), fork,
-/// release, decode and the observation of its sequences and their free_blocks. `Calls` is the kind's
+/// release, decode, prefill, rollback and the observation of its sequences and their free_blocks. `Calls` is the kind's
 /// part: `id`, `construct(config)`, `supports(config)` (false: NOT SUPPORTED), `create(cache, op)`,
-/// `append(cache, id, call)`, `preempts` (an append's value lists the ids it released) and
+/// `append(cache, id, call)`, `preempts` (an append's value lists the ids it released), `prefills` and
+/// `prefill(cache, id, call)` (a decode result, with `preempted` ids where it preempts) and
 /// `count(cache, snapshot)`, the kind's other counters.
 template <class C, class Calls>
 class block_pool_subject final : public subject {
@@ -146,6 +153,23 @@ class block_pool_subject final : public subject {
                             if constexpr (Calls::preempts)
                               for (const auto& v : victims) r.preempted.push_back(handles_.release_id(v));
                           });
+      case op_kind::prefill:
+        if constexpr (Calls::prefills)
+          return call_cache([&] { return Calls::prefill(cache_, handles_.id_of(o.seq), c); },
+                            [&](op_outcome& r, const auto& d) {
+                              copy_decode(d, r);
+                              if constexpr (requires { d.preempted; })
+                                for (const auto& v : d.preempted) r.preempted.push_back(handles_.release_id(v));
+                            });
+        else
+          return unsupported();
+      case op_kind::rollback:
+        if constexpr (block_pool_rolling_back<C, id>) {
+          if (o.count < 0) return refused(refuse_index);  // a count the cache's size_t cannot carry
+          return call_cache([&] { return cache_.rollback(handles_.id_of(o.seq), static_cast<std::size_t>(o.count)); });
+        } else {
+          return unsupported();
+        }
       case op_kind::decode:
         if constexpr (block_pool_decoding<C, id>)
           return decode_outcome([&] { return std::as_const(cache_).decode_step(handles_.id_of(o.seq), c.q); });
@@ -174,6 +198,8 @@ class block_pool_subject final : public subject {
 template <class C, class Calls>
 implementation block_pool_implementation(implementation_info info, cache_kind kind, capability_set caps = {}) {
   if (block_pool_decoding<C, typename Calls::id>) caps.add(capability::decode);
+  if (Calls::prefills) caps.add(capability::prefill);
+  if (block_pool_rolling_back<C, typename Calls::id>) caps.add(capability::rollback);
   return adapted_implementation<C, block_pool_subject<C, Calls>>(std::move(info), kind, caps);
 }
 

@@ -87,15 +87,32 @@ using command_ptr = std::shared_ptr<const rc::state::Command<Model, case_session
 /// precondition, so RapidCheck regenerates or drops the command.
 template <class Model>
 struct deferred_command final : rc::state::Command<Model, case_session> {
+  using ops = std::vector<op>;
   std::string label;
-  std::function<std::optional<op>(const Model&)> make;
+  std::function<std::optional<ops>(const Model&)> make;  // several ops for a group that means something only whole
   deferred_command(std::string l, std::function<std::optional<op>(const Model&)> f)
+      : label(std::move(l)), make([f = std::move(f)](const Model& m) -> std::optional<ops> {
+          if (auto o = f(m)) return ops{std::move(*o)};
+          return std::nullopt;
+        }) {}
+  deferred_command(std::string l, std::function<std::optional<ops>(const Model&)> f, bool /*group*/)
       : label(std::move(l)), make(std::move(f)) {}
   void checkPreconditions(const Model& m) const override { RC_PRE(make(m).has_value()); }
-  void apply(Model& m) const override { m.apply(*make(m)); }
-  void run(const Model& m, case_session& s) const override { step_or_fail(s, *make(m)); }
+  void apply(Model& m) const override {
+    const auto made = make(m);  // held: *make(m) in a range-for would dangle
+    for (const op& o : *made) m.apply(o);
+  }
+  void run(const Model& m, case_session& s) const override {
+    const auto made = make(m);
+    for (const op& o : *made) step_or_fail(s, o);
+  }
   void show(std::ostream& os) const override { os << label; }
 };
+/// A deferred group: its ops are made from the model before the first of them runs.
+template <class Model>
+command_ptr<Model> deferred_ops(std::string label, std::function<std::optional<std::vector<op>>(const Model&)> f) {
+  return std::make_shared<const deferred_command<Model>>(std::move(label), std::move(f), true);
+}
 template <class Model>
 command_ptr<Model> command(op o) {
   return std::make_shared<const trace_command<Model>>(std::move(o));

@@ -10,6 +10,9 @@ namespace kvconform {
 /// A fork and a decode of sequence seq, as every block-pool kind has them.
 inline constexpr op_spec pool_fork{op_kind::fork, field_seq, "a new sequence sharing every block of seq"};
 inline constexpr op_spec pool_decode{op_kind::decode, field_q | field_seq, "q 1-D of width d_k over seq's rows"};
+inline constexpr op_spec pool_rollback{op_kind::rollback, field_seq | field_count,
+                                       "drops seq's newest count steps: blocks past its end leave its table, a kept "
+                                       "shared or registered block stays whole"};
 /// Rows per block: every block-pool kind's config field after num_blocks (its capacity).
 inline constexpr config_field block_size_field{"block_size", &cache_config::block_size, nullptr, "rows per block"};
 

@@ -23,7 +23,7 @@ done
 GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=2 run 2 "$kvconform" gate
 contains err.txt "GTEST_SHARD_INDEX"
 run 0 "$kvconform" gate --kind paged --impl ring --impl paged
-contains out.txt "14 passed, 0 failed, 0 not supported"
+contains out.txt "19 passed, 0 failed, 0 not supported"
 grep -q "^ring " out.txt && fail "--kind paged ran a ring implementation"
 run 2 "$kvconform" gate --kind paged --impl ring
 contains err.txt "--kind paged"

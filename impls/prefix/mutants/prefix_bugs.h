@@ -40,4 +40,11 @@ struct stale_hash_rules : prefix_rules {
 };
 using prefix_stale_hash = basic_prefix<stale_hash_rules>;
 
+/// prefix-rollback-writes-registered-block: after a rollback into a registered block, the next append writes into
+/// it in place, so the rows its hash stands for change under every later hit.
+struct rollback_writes_registered_rules : prefix_rules {
+  static constexpr bool copy_registered = false;
+};
+using prefix_rollback_writes_registered = basic_prefix<rollback_writes_registered_rules>;
+
 }  // namespace kvconform::mutants

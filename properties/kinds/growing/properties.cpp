@@ -1,8 +1,8 @@
 // The growing kind's properties (shared statements, the growth rule, an unbounded generation loop) and its table row.
 #include "properties/executor/kind_table.h"
+#include "properties/executor/speculation_events.h"
 #include "properties/generate/generation.h"
 #include "properties/generate/rows_generators.h"
-#include "properties/generate/speculation_events.h"
 #include "properties/generate/statements.h"
 
 namespace kvconform::kinds {

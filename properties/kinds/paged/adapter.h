@@ -27,6 +27,13 @@ concept paged_cache = block_pool_cache<C, sequence_id_t<C>> &&
 template <class C>
 concept paged_decoding = block_pool_decoding<C, sequence_id_t<C>>;
 
+/// The optional prefill capability: c.prefill(seq, k, v, q) appends as append does and gives the m causal
+/// attentions (a decode result, or a result_like of one; a `preempted` member lists the ids it released).
+template <class C>
+concept paged_prefilling = requires(C& c, sequence_id_t<C> s, array_view a) {
+  requires decode_result_like<unwrapped_t<decltype(c.prefill(s, a, a, a))>>;
+};
+
 /// The optional preempt policy: constructed with a fifth argument `preempt = true`, an append
 /// that does not fit releases other sequences and gives their ids (directly or in a result).
 template <class C>
@@ -51,6 +58,8 @@ struct paged_calls {
   static bool supports(const cache_config& c) { return !c.preempt || preempts; }
   static auto create(C& c, const op&) { return c.create(); }
   static auto append(C& c, id s, const call& x) { return c.append(s, x.k, x.v); }
+  static constexpr bool prefills = paged_prefilling<C>;
+  static auto prefill(C& c, id s, const call& x) requires prefills { return c.prefill(s, x.k, x.v, x.q); }
   static void count(const C& c, snapshot& s) {
     s.counters.emplace_back("bytes_in_use", static_cast<std::int64_t>(c.bytes_in_use()));
   }

@@ -4,6 +4,7 @@
 #include "impls/paged/mutants/fork_without_cow.h"
 #include "impls/paged/mutants/leak_on_refusal.h"
 #include "impls/paged/mutants/refcount_per_entry.h"
+#include "impls/paged/mutants/rollback_truncates_shared.h"
 #include "impls/paged/paged.h"
 #include "properties/kinds/paged/adapter.h"
 #include "properties/runners/builtin.h"
@@ -12,17 +13,20 @@ namespace kvconform::kinds {
 
 std::vector<implementation> paged_builtins() {
   using namespace mutants;
-  return {reference<paged>("paged", "block pool with fork, copy-on-write and preemption; double, two-pass softmax"),
-          reference<paged_stored<formats::e4m3_scaled>>("paged-e4m3",
-                                                               "paged, vLLM-style fp8 e4m3 with per-tensor "
-                                                               "scales, saturating"),
-          mutant<paged_e4m3_nan_overflow>("paged-e4m3-nan-overflow", "order_preserved",
-                                          "e4m3 NaN where saturation is declared"),
-          mutant<paged_leak_on_refusal>("paged-leak-on-refusal", "refused_append_unchanged", "a refusal leaks"),
-          mutant<paged_fork_without_cow>("paged-fork-without-cow", "paged_copy_on_write", "no copy-on-write"),
-          mutant<paged_refcount_per_entry>("paged-refcount-per-entry", "paged_block_accounting", "vLLM #1556"),
-          mutant<paged_block_index_u16>("paged-block-index-u16", "paged_block_accounting",
-                                        "block numbers kept in a uint16_t wrap past 2^16 blocks")};
+  return {
+      reference<paged>("paged", "block pool with fork, copy-on-write and preemption; double, two-pass softmax"),
+      reference<paged_stored<formats::e4m3_scaled>>("paged-e4m3",
+                                                    "paged, vLLM-style fp8 e4m3 with per-tensor "
+                                                    "scales, saturating"),
+      mutant<paged_e4m3_nan_overflow>("paged-e4m3-nan-overflow", "order_preserved",
+                                      "e4m3 NaN where saturation is declared"),
+      mutant<paged_leak_on_refusal>("paged-leak-on-refusal", "refused_append_unchanged", "a refusal leaks"),
+      mutant<paged_fork_without_cow>("paged-fork-without-cow", "paged_copy_on_write", "no copy-on-write"),
+      mutant<paged_refcount_per_entry>("paged-refcount-per-entry", "paged_block_accounting", "vLLM #1556"),
+      mutant<paged_block_index_u16>("paged-block-index-u16", "paged_block_accounting",
+                                    "block numbers kept in a uint16_t wrap past 2^16 blocks"),
+      mutant<paged_rollback_truncates_shared>("paged-rollback-truncates-shared-block", "paged_rollback_sibling_intact",
+                                              "a rollback frees the tail of a block its sibling holds")};
 }
 
 }  // namespace kvconform::kinds

@@ -9,6 +9,7 @@
 #include "oracle/models/paged_model.h"
 #include "properties/generate/commands.h"
 #include "properties/generate/op_builders.h"
+#include "properties/generate/pool_speculation.h"
 #include "properties/kinds/paged/parts.h"
 
 namespace kvconform::kinds {
@@ -197,6 +198,11 @@ rc::Gen<paged_command> op_gen(const paged_mix& mix, const paged_model& m, const 
   const auto picks = pick_gen(live);
   add_appends(c, mix, m, picks, src);
   add_sequence_ops(c, mix, m, picks, src, ctx.can_decode);
+  add_pool_speculation<paged_model>(
+      c, mix.speculation, ctx,
+      [src](const paged_model& pool, std::int64_t h, const op*, std::size_t keep, std::size_t n, std::uint64_t seed) {
+        return append_op(op_target{src, static_cast<std::int64_t>(pool.size(h) + keep), h}, n, 0, seed);
+      });
   return weighted(std::move(c));
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "properties/generate/fuzz_ops.h"
+#include "properties/generate/pool_speculation_mix.h"
 #include "properties/generate/property.h"
 
 namespace kvconform::kinds {
@@ -25,6 +26,7 @@ struct paged_mix {
   /// Long cases draw pools of more than 2^16 one-row blocks (shapes.h); each costs a comparison of
   /// as many blocks after every op, so one property does.
   bool huge_pools = false;
+  pool_speculation_mix speculation = {};  ///< prefills, rollbacks and speculative rounds (behind their capabilities)
 };
 
 /// Whether the long cases of `mix` on `impl` draw huge pools: not for a cache whose storage rounds (its

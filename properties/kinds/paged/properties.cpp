@@ -1,6 +1,7 @@
 // The paged kind's properties (what traces each generates; the executor judges every op) and its table row.
 #include "oracle/models/paged_model.h"
 #include "properties/executor/block_pool_probe.h"
+#include "properties/generate/pool_speculation_properties.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/block_pool_kind.h"
 #include "properties/kinds/paged/parts.h"
@@ -66,11 +67,31 @@ void add_paged_properties(std::vector<property>& ps) {
       {.append = 3, .fill = 2, .overfill = 4, .decode = 1, .create = 3, .fork = 2})
       .needs = {capability::preempt};
   own("paged_memory_in_use", summaries::memory, {.append = 3, .decode = 0, .create = 4, .fork = 2, .release = 2});
+  // Without preemption or releases a prefill's chunks fit wherever the whole one does (docs/kinds/paged.md).
+  add_pool_speculation_properties<paged_mix>(
+      ps, paged, paged_cases,
+      {.chunked = {.append = 2, .decode = 1, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
+       .steps = {.append = 2, .decode = 1, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
+       .rounds = {.append = 1, .decode = 2, .fork = 1, .speculation = {.rollback = 2, .round = 6, .block_rollback = 1}},
+       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}});
+  own("paged_rollback_sibling_intact",
+      "a rollback of a forked sequence leaves every sibling bit-identical: blocks past its end are released only by "
+      "it, and a shared block it keeps partly filled is copied before its next append",
+      {.append = 1, .decode = 1, .fork = 1, .release = 0, .speculation = {.rollback = 1, .shared_rollback = 8}})
+      .needs = {capability::rollback};
 }
 
 namespace {
 /// The paged kind's own boundary events (docs/design.md §4.6), in the order of `event_index`.
-enum event_index : std::size_t { exact_fill_event, boundary_event, cow_event, preempt_event, full_event, huge_event };
+enum event_index : std::size_t {
+  exact_fill_event,
+  boundary_event,
+  cow_event,
+  preempt_event,
+  full_event,
+  huge_event,
+  speculation_events
+};
 constexpr event events[] = {
     {"exact fill", "an accepted append takes the pool's last free slot: no free block, the last block full", true},
     block_boundary_event,
@@ -81,11 +102,17 @@ constexpr event events[] = {
     {"pool past 2^16 blocks", "a pool of more than 65536 blocks, whose numbers need more than 16 bits (a long case)",
      true, [](const implementation& i) { return unlimited(i) && huge_pools(churn, i); },
      [](const cache_config& c) { return c.capacity > std::size_t{1} << 16; }},
+    rollback_to_empty_event,
+    accept_all_event,
+    reject_all_event,
+    chunk_straddles_event,
+    rollback_across_event,
+    rollback_shared_event,
 };
 
 /// The pool's events, and whether an append took the last free slot or preempted.
 struct probe final : block_pool_probe {
-  explicit probe(const cache_config&) : block_pool_probe({boundary_event, cow_event, full_event}) {}
+  explicit probe(const cache_config&) : block_pool_probe({boundary_event, cow_event, full_event, speculation_events}) {}
   void appended(const model& m, const op& o, const expectation& e, event_set& hit) override {
     const auto& pool = model_as<paged_model>(m);
     if (pool.available_blocks() == 0 && pool.size(o.seq) % pool.config().block_size == 0) hit.set(exact_fill_event);

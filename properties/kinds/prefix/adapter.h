@@ -30,6 +30,13 @@ concept prefix_cache = block_pool_cache<C, prefix_id_t<C>> &&
 template <class C>
 concept prefix_decoding = block_pool_decoding<C, prefix_id_t<C>>;
 
+/// The optional prefill capability: c.prefill(seq, k, v, tokens, q) appends as append does and gives the m causal
+/// attentions (a decode result, or a result_like of one).
+template <class C>
+concept prefix_prefilling = requires(C& c, prefix_id_t<C> s, array_view a, std::span<const std::int64_t> t) {
+  requires decode_result_like<unwrapped_t<decltype(c.prefill(s, a, a, t, a))>>;
+};
+
 /// The prefix kind's part of the block-pool adapter (block_pool_subject): the op's tokens passed on.
 template <prefix_cache C>
 struct prefix_calls {
@@ -40,6 +47,10 @@ struct prefix_calls {
   static auto create(C& c, const op& o) { return c.create(std::span<const std::int64_t>(o.tokens)); }
   static auto append(C& c, id s, const call& x) {
     return c.append(s, x.k, x.v, std::span<const std::int64_t>(x.o.tokens));
+  }
+  static constexpr bool prefills = prefix_prefilling<C>;
+  static auto prefill(C& c, id s, const call& x) requires prefills {
+    return c.prefill(s, x.k, x.v, std::span<const std::int64_t>(x.o.tokens), x.q);
   }
   static void count(const C& c, snapshot& s) {
     s.counters.emplace_back("evictable_blocks", static_cast<std::int64_t>(c.evictable_blocks()));

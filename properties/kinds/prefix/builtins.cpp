@@ -15,6 +15,8 @@ std::vector<implementation> prefix_builtins() {
       mutant<prefix_evicts_referenced>("prefix-evicts-referenced", "prefix_referenced_never_evicted", "held evicted"),
       mutant<prefix_lru_not_refreshed>("prefix-lru-not-refreshed", "prefix_eviction_lru", "LRU kept on reuse"),
       mutant<prefix_stale_hash>("prefix-stale-hash", "prefix_eviction_lru", "hash kept on eviction"),
+      mutant<prefix_rollback_writes_registered>("prefix-rollback-writes-registered-block",
+                                                "prefix_rollback_keeps_registered", "writes a registered block"),
   };
 }
 

@@ -9,6 +9,7 @@
 
 #include "oracle/models/prefix_model.h"
 #include "properties/generate/commands.h"
+#include "properties/generate/pool_speculation.h"
 #include "properties/kinds/prefix/parts.h"
 
 namespace kvconform::kinds {
@@ -177,6 +178,16 @@ rc::Gen<prefix_command> op_gen(const prefix_mix& mix, const prefix_model& m, con
   choices c;
   add_sequence_ops(c, mix, m, ctx.can_decode, ctx.src);
   if (!m.live().empty()) add_appends(c, mix, m.live().size(), m.config().block_size, ctx.src);
+  // A round's bonus follows the drafts it accepted: its rows depend on the tokens before it.
+  add_pool_speculation<prefix_model>(c, mix.speculation, ctx,
+                                     [src = ctx.src](const prefix_model& pool, std::int64_t h, const op* after,
+                                                     std::size_t keep, std::size_t n, std::uint64_t bits) {
+                                       std::vector<std::int64_t> before = pool.tokens(h);
+                                       if (after)
+                                         before.insert(before.end(), after->tokens.begin(),
+                                                       after->tokens.begin() + static_cast<std::ptrdiff_t>(keep));
+                                       return token_append(*src, h, before, tokens_of(bits, n), 0);
+                                     });
   return weighted(std::move(c));
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "properties/generate/fuzz_ops.h"
+#include "properties/generate/pool_speculation_mix.h"
 #include "properties/generate/property.h"
 
 namespace kvconform::kinds {
@@ -17,12 +18,13 @@ struct prefix_mix {
   int empty = 1;      ///< a 2-D append of 0 steps
   int bad_shape = 0;  ///< a token more than steps, or keys of the wrong width
   int decode = 2;
-  int bad_decode = 0;  ///< q one too wide
-  int create = 1;      ///< a new sequence looking up a few fresh tokens
-  int reuse = 1;       ///< a create looking up a prefix of a token sequence held before
-  int fork = 1;        ///< a fork of a live sequence
-  int release = 1;     ///< a release of a live sequence
-  int stale = 0;       ///< a release naming a released or never-issued handle
+  int bad_decode = 0;                     ///< q one too wide
+  int create = 1;                         ///< a new sequence looking up a few fresh tokens
+  int reuse = 1;                          ///< a create looking up a prefix of a token sequence held before
+  int fork = 1;                           ///< a fork of a live sequence
+  int release = 1;                        ///< a release of a live sequence
+  int stale = 0;                          ///< a release naming a released or never-issued handle
+  pool_speculation_mix speculation = {};  ///< prefills, rollbacks and speculative rounds (behind their capabilities)
 };
 
 /// A driver: `size` distinct prefixes cached and released in turn, some reused and released again,

@@ -1,6 +1,9 @@
 // The prefix kind's properties (hits, rows from the cache, LRU eviction, held blocks, accounting) and its table row.
+#include <set>
+
 #include "oracle/models/prefix_model.h"
 #include "properties/executor/block_pool_probe.h"
+#include "properties/generate/pool_speculation_properties.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/block_pool_kind.h"
 #include "properties/kinds/prefix/parts.h"
@@ -54,11 +57,48 @@ void add_prefix_properties(std::vector<property>& ps) {
        .release = 3,
        .stale = 1})
       .long_traces = true;
+  // No releases or rollbacks where a rewrite runs: with evictable blocks, a chunk may register a block whose prefix
+  // a later chunk's eviction frees, which the whole prefill registers (docs/kinds/prefix.md).
+  add_pool_speculation_properties<prefix_mix>(
+      ps, prefix, prefix_cases,
+      {.chunked = {.append = 2, .decode = 1, .reuse = 2, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
+       .steps = {.append = 2, .decode = 1, .reuse = 2, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
+       .rounds = {.append = 1,
+                  .decode = 2,
+                  .reuse = 2,
+                  .fork = 1,
+                  .speculation = {.rollback = 2, .round = 6, .block_rollback = 1}},
+       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}});
+  own("prefix_hit_then_prefill",
+      "a create that finds cached blocks followed by the prefill of the rest of the prompt attends exactly as the "
+      "prefill of the whole prompt: rows from the cache, every query within the bound",
+      {.append = 2, .decode = 1, .create = 1, .reuse = 5, .release = 2, .speculation = {.prefill = 5}})
+      .needs = {capability::prefill};
+  own("prefix_rollback_keeps_registered",
+      "a rollback into a registered block leaves it registered and unchanged: the next append copies it, and a later "
+      "create still finds its rows",
+      {.append = 2,
+       .decode = 1,
+       .create = 1,
+       .reuse = 2,
+       .release = 1,
+       .speculation = {.rollback = 2, .block_rollback = 6, .shared_rollback = 2}})
+      .needs = {capability::rollback};
 }
 
 namespace {
 /// The prefix kind's own boundary events (docs/design.md §4.6), in the order of `event_index`.
-enum event_index : std::size_t { hit_event, revive_event, evict_event, boundary_event, cow_event, full_event };
+enum event_index : std::size_t {
+  hit_event,
+  revive_event,
+  evict_event,
+  boundary_event,
+  cow_event,
+  full_event,
+  registered_event,
+  hit_prefill_event,
+  speculation_events
+};
 constexpr event events[] = {
     {"prefix hit", "a create finds cached blocks of its tokens", true},
     {"evictable block found again", "a create finds a released block that was still cached", true},
@@ -66,17 +106,37 @@ constexpr event events[] = {
     block_boundary_event,
     copy_on_write_event,
     {"refused: pool exhausted", "an append refused for capacity alone: free and evictable blocks are too few", true},
+    {"rollback into a registered block",
+     "an accepted rollback leaves the sequence's last block partly filled while it stays registered", true,
+     has_rollback},
+    {"prefill after a prefix hit", "an accepted prefill onto a sequence whose rows all came from a create's hit", true,
+     prefills},
+    rollback_to_empty_event,
+    accept_all_event,
+    reject_all_event,
+    chunk_straddles_event,
+    rollback_across_event,
+    rollback_shared_event,
 };
 
 /// The pool's events, what creates found and whether an append evicted.
 struct probe final : block_pool_probe {
-  explicit probe(const cache_config&) : block_pool_probe({boundary_event, cow_event, full_event}) {}
+  explicit probe(const cache_config&) : block_pool_probe({boundary_event, cow_event, full_event, speculation_events}) {}
   std::size_t before_evictable = 0;
+  std::set<std::int64_t> hit_only;  // sequences holding only what their create found
   void observe(const model& m) override { before_evictable = model_as<prefix_model>(m).evictable_blocks(); }
-  void applied(const model& m, const op& o, event_set& hit) override {
+  void applied(const model& m, const op& o, const expectation& e, event_set& hit) override {
     const auto& pool = model_as<prefix_model>(m);
-    if (o.kind == op_kind::create && pool.size(pool.handles() - 1) > 0) hit.set(hit_event);
+    if (o.kind == op_kind::create && pool.size(pool.handles() - 1) > 0) {
+      hit.set(hit_event);
+      hit_only.insert(pool.handles() - 1);
+    }
     if (o.kind == op_kind::create && pool.evictable_blocks() < before_evictable) hit.set(revive_event);
+    if (!e.accepted || (o.kind != op_kind::append && o.kind != op_kind::prefill && o.kind != op_kind::rollback)) return;
+    if (o.kind == op_kind::prefill && hit_only.count(o.seq) && !o.tokens.empty()) hit.set(hit_prefill_event);
+    if (o.kind == op_kind::rollback && pool.copies_on_append(o.seq) && !pool.shares_last_block(o.seq))
+      hit.set(registered_event);
+    if (o.kind != op_kind::rollback || o.count > 0) hit_only.erase(o.seq);
   }
   void appended(const model& m, const op&, const expectation&, event_set& hit) override {
     if (model_as<prefix_model>(m).evictable_blocks() < before_evictable) hit.set(evict_event);

@@ -14,6 +14,10 @@ constexpr op_spec ops[] = {
      "k and v 1-D or 2-D onto seq with one token per step; free blocks first, then the least recently released "
      "evictable ones; refused (changing nothing) when both together do not suffice"},
     pool_decode,
+    {op_kind::prefill, field_k | field_v | field_q | field_seq | field_tokens,
+     "an append onto seq with one token per step whose q 2-D (m, d_k) attends causally, step i's query over the "
+     "rows up to its own"},
+    pool_rollback,
 };
 constexpr auto sizes = sized_config("num_blocks: blocks in the pool");
 constexpr config_field config[] = {sizes[0], block_size_field, sizes[1], sizes[2], sizes[3], sizes[4]};

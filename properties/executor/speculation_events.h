@@ -1,10 +1,11 @@
-// The coverage events of prefill and rollback that every rows kind shares (docs/design.md §4.6).
+// The coverage events of prefill and rollback that every kind with both shares (docs/design.md §4.6).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "properties/executor/coverage.h"
+#include "properties/executor/subject.h"
 
 namespace kvconform {
 
