@@ -14,7 +14,9 @@ BUGS = {
     "ring-rollback-stale-window": ring.RollbackStaleWindowRing,
     "growing-doubles": growing.DoublingGrowing,
     "paged-fork-without-cow": paged.ForkWithoutCowPaged,
+    "paged-rollback-truncates-shared-block": paged.RollbackClearsSharedPaged,
     "prefix-hash-without-parent": prefix.HashWithoutParentPrefix,
+    "prefix-rollback-writes-registered-block": prefix.RollbackWritesRegisteredPrefix,
     "beam-reorder-aliases": beam.ReorderAliasesBeam,
 }
 

@@ -209,6 +209,10 @@ class PagedAdapter(Adapter):
     sequences, newest first, and returns their ids (refused if even that would not make room).
     decode(seq, q) (optional). keys(seq), values(seq), block_table(seq): the sequence's rows and
     block numbers; ref_counts(): {block: count} of held blocks; free_blocks(); bytes_in_use().
+    prefill(seq, k, v, q) (optional): the append, then query i attends seq's rows up to the chunk's
+    (i + 1)-th; return (output, weights) or, when it preempted, (output, weights, preempted ids).
+    rollback(seq, count) (optional): drop seq's newest count steps; blocks past its end leave its
+    table, a kept partly filled block stays whole for its other holders (the next append copies it).
     """
 
     kind = "paged"
@@ -217,7 +221,8 @@ class PagedAdapter(Adapter):
     config_fields = ("capacity", "block_size", "d_k", "d_v")
     config_defaults = dict(SCALES, preempt=False)
     ops = {"create": ((), ()), "fork": (("seq",), ()), "release": (("seq",), ()),
-           "append": (("seq", "k", "v"), ()), "decode": (("seq", "q"), ())}
+           "append": (("seq", "k", "v"), ()), "decode": (("seq", "q"), ()), "prefill": (("seq", "k", "v", "q"), ()),
+           "rollback": (("seq", "count"), ())}
 
     @classmethod
     def capabilities(cls):
@@ -239,13 +244,16 @@ class PrefixAdapter(PagedAdapter):
     registered already. CapacityRefusal when free and evictable blocks together are too few;
     evictable blocks go least recently released first. release(seq): registered blocks stay cached
     and evictable, added from the last to the first. Counters: free_blocks(), evictable_blocks(),
-    hit_rows() (rows every create so far found cached).
+    hit_rows() (rows every create so far found cached). prefill(seq, k, v, tokens, q) (optional) as
+    paged's with the tokens; rollback(seq, count) (optional) as paged's, and a registered block it
+    leaves partly filled stays registered and unchanged (the next append copies it first).
     """
 
     kind = "prefix"
     supports_preempt = False
     config_defaults = SCALES
-    ops = dict(PagedAdapter.ops, create=(("tokens",), ()), append=(("seq", "k", "v", "tokens"), ()))
+    ops = dict(PagedAdapter.ops, create=(("tokens",), ()), append=(("seq", "k", "v", "tokens"), ()),
+               prefill=(("seq", "k", "v", "tokens", "q"), ()))
 
     def observed_counters(self):
         return {"free_blocks": self.free_blocks(), "evictable_blocks": self.evictable_blocks(),

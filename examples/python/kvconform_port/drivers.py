@@ -193,6 +193,11 @@ class SequenceDriver(Driver):
             self.handles.released(handle)
         if op == "decode":
             return decode_answer(result)
+        if op == "prefill":  # (output, weights), or (output, weights, preempted ids)
+            answer = decode_answer(result[:2])
+            if len(result) > 2 and result[2]:
+                answer["preempted"] = [self.handles.released_id(sid) for sid in result[2]]
+            return answer
         if op == "append" and result:  # the ids an append preempted
             return {"preempted": [self.handles.released_id(sid) for sid in result]}
         return {}

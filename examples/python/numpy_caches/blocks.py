@@ -3,7 +3,7 @@ import numpy as np
 
 from kvconform_port import IndexRefusal
 
-from .common import attend
+from .common import attend, causal, queries, rollback_count
 
 
 class BlockPool:
@@ -53,8 +53,10 @@ class BlockPool:
         shared = length % self.block_size != 0 and refs[table[-1]] > 1
         return -(-(length + n) // self.block_size) - len(table) + (1 if shared else 0)
 
-    def copies_on_write(self, table, length):
-        return length % self.block_size != 0 and self.refs[table[-1]] > 1
+    def copies_on_write(self, table, length, frozen=()):
+        """Whether the next write into a table of `length` rows copies its partly filled last block first: another
+        table holds it, or it is `frozen` (a registered prefix block)."""
+        return length % self.block_size != 0 and (self.refs[table[-1]] > 1 or table[-1] in frozen)
 
 
 class Sequence:
@@ -90,6 +92,29 @@ class PoolViews:
     def decode(self, sid, q):
         seq = self.seqs.get(sid)
         return attend(*self.pool.rows(seq.table, seq.length), q)
+
+    def attend_prefill(self, sid, before, q):
+        """The causal attentions of a prefill just appended to `sid` after `before` rows."""
+        seq = self.seqs.get(sid)
+        return causal(attend, *self.pool.rows(seq.table, seq.length), q, before)
+
+    def checked_prefill(self, sid, k, q):
+        """The rows held before a prefill onto `sid`, once its queries are the chunk's (refused otherwise)."""
+        before = self.seqs.get(sid).length
+        queries(q, k.shape[0] if k.ndim == 2 else 1, self.d_k)
+        return before
+
+    def drop_tail(self, sid, count):
+        """Rolls `sid` back by count rows; returns the blocks past its new end, last first, which it no longer holds
+        and no other table does."""
+        seq = self.seqs.get(sid)
+        seq.length -= rollback_count(count, seq.length)
+        gone = []
+        while len(seq.table) * self.pool.block_size >= seq.length + self.pool.block_size:
+            block = seq.table.pop()
+            if self.pool.drop(block):
+                gone.append(block)
+        return gone
 
     def keys(self, sid):
         seq = self.seqs.get(sid)

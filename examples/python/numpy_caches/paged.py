@@ -1,4 +1,6 @@
-"""A numpy paged cache (paged kind): shared blocks, copy-on-write, optional preemption; a twin without copy-on-write."""
+"""A numpy paged cache (paged kind): shared blocks, copy-on-write, optional preemption, prefill and rollback; twins
+without copy-on-write and with a rollback that clears a shared block's tail."""
+import numpy as np
 from kvconform_port import CapacityRefusal, PagedAdapter, ShapeRefusal
 
 from .blocks import BlockPool, PoolViews, Sequence, Sequences
@@ -61,6 +63,14 @@ class PagedCache(PoolViews, PagedAdapter):
         self.write(seq, k, v)
         return victims
 
+    def prefill(self, sid, k, v, q):
+        before = self.checked_prefill(sid, k, q)
+        preempted = self.append(sid, k, v)
+        return (*self.attend_prefill(sid, before, q), preempted)
+
+    def rollback(self, sid, count):
+        self.free += self.drop_tail(sid, count)
+
     def victims(self, sid, n):
         """The newest other sequences whose release makes room for n rows; CapacityRefusal if none would."""
         if self.preempt:
@@ -107,3 +117,15 @@ class ForkWithoutCowPaged(PagedCache):
 
     def copies_on_write(self, seq):
         return False
+
+
+class RollbackClearsSharedPaged(PagedCache):
+    """Seeded bug (docs/mutants.md, paged-rollback-truncates-shared-block): a rollback clears the rows past the
+    sequence's new end in the block it keeps, although a fork still holds that block and reads them."""
+
+    def rollback(self, sid, count):
+        super().rollback(sid, count)
+        seq = self.seqs.get(sid)
+        if seq.length % self.pool.block_size:
+            block, kept = seq.table[-1], seq.length % self.pool.block_size
+            self.pool.keys[block, kept:], self.pool.values[block, kept:] = np.nan, np.nan

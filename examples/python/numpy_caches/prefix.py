@@ -1,5 +1,5 @@
 """A numpy prefix cache (prefix kind): full blocks found by hash chain, kept after release, evicted LRU; and a twin
-hashing a block without its parent."""
+hashing a block without its parent, and one writing into a registered block after a rollback."""
 import collections
 import hashlib
 
@@ -59,13 +59,33 @@ class PrefixCache(PoolViews, PrefixAdapter):
         return self.seqs.add(child)
 
     def release(self, sid):
-        for b in reversed(self.seqs.get(sid).table):
+        self.unhold(reversed(self.seqs.get(sid).table))
+        del self.seqs.live[sid]
+
+    def unhold(self, blocks):
+        """One table fewer holds each block, in order: a registered one no table holds becomes evictable."""
+        for b in blocks:
             if self.pool.drop(b):
                 if b in self.hash_of:
                     self.evictable[b] = None
                 else:
                     self.free.append(b)
-        del self.seqs.live[sid]
+
+    def frozen(self):
+        """Blocks written only by copying: the registered ones, which stay what their hash says."""
+        return self.hash_of
+
+    def prefill(self, sid, k, v, tokens, q):
+        before = self.checked_prefill(sid, k, q)
+        self.append(sid, k, v, tokens)
+        return self.attend_prefill(sid, before, q)
+
+    def rollback(self, sid, count):
+        seq = self.seqs.get(sid)
+        gone = self.drop_tail(sid, count)  # blocks no table holds now, last first
+        self.pool.refs[gone] += 1  # held once more, to be given up as a release does
+        self.unhold(gone)
+        del seq.tokens[seq.length:], seq.hashes[seq.length // self.block_size:]
 
     def append(self, sid, k, v, tokens):
         try:
@@ -79,14 +99,16 @@ class PrefixCache(PoolViews, PrefixAdapter):
         if k.shape[0] == 0:
             return
         need = self.pool.blocks_needed(seq.table, seq.length, k.shape[0])
+        need += self.pool.copies_on_write(seq.table, seq.length, self.frozen()) and \
+            not self.pool.copies_on_write(seq.table, seq.length)
         if need > len(self.free) + len(self.evictable):
             raise CapacityRefusal(f"{need} blocks needed, {len(self.free)} free and {len(self.evictable)} evictable")
         fresh = [self.take() for _ in range(need)]  # every block first: evictions happen before any write
-        if self.pool.copies_on_write(seq.table, seq.length):
+        if self.pool.copies_on_write(seq.table, seq.length, self.frozen()):
             shared = seq.table[-1]
             seq.table[-1] = fresh.pop(0)
             self.pool.copy(shared, seq.table[-1])
-            self.pool.drop(shared)  # still held by another table
+            self.unhold([shared])  # another table holds it, or it stays cached as registered
         seq.table += fresh
         self.pool.write(seq.table, seq.length, k, v)
         seq.length += k.shape[0]
@@ -125,3 +147,11 @@ class HashWithoutParentPrefix(PrefixCache):
 
     def chain_hash(self, parent, tokens):
         return super().chain_hash(ROOT, tokens)
+
+
+class RollbackWritesRegisteredPrefix(PrefixCache):
+    """Seeded bug (docs/mutants.md, prefix-rollback-writes-registered-block): after a rollback leaves a registered
+    block partly filled, the next append writes into it in place, changing the rows its hash stands for."""
+
+    def frozen(self):
+        return {}
