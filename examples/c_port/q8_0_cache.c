@@ -1,5 +1,6 @@
 /* A flat KV cache in plain C storing keys and values as llama.cpp's q8_0 (blocks of 32 int8 along d, symmetric,
- * an fp16 scale of amax / 127) behind kvconform's C ABI (include/kvconform/c_port.h), exposing its scales.
+ * an fp16 scale of amax / 127) behind kvconform's C ABI (include/kvconform/c_port.h), exposing its scales, with
+ * prefill and rollback (docs/kinds/flat.md).
  * Built as is, and with -DQ8_BUG_SCALE_128, which divides by 128 (the code range's size) instead of 127. */
 #include <math.h>
 #include <stdint.h>
@@ -34,7 +35,8 @@ int kvc_abi_version(void) { return KVC_ABI_VERSION; }
 const char* kvc_hello(void) {
   return "{\"protocol\": 2, \"name\": \"c-q8_0\", \"kinds\": {\"flat\": {\"profile\": {"
          "\"keys\": \"int8 group 32 token symmetric scale f16 residual 0\", "
-         "\"values\": \"int8 group 32 token symmetric scale f16 residual 0\"}, \"capabilities\": [\"decode\"]}}}";
+         "\"values\": \"int8 group 32 token symmetric scale f16 residual 0\"}, "
+         "\"capabilities\": [\"decode\", \"prefill\", \"rollback\"]}}}";
 }
 
 /* x rounded to the nearest fp16 value, ties to even; beyond the largest finite one, infinity. */
@@ -100,36 +102,40 @@ static int steps_of(kvc_array a, size_t* steps, size_t* width) {
   return 0;
 }
 
+/* The steps of an append's k and v; 0 when they are not steps of this cache's widths. */
+static int append_steps(const kvc_cache* c, kvc_array k, kvc_array v, size_t* steps) {
+  size_t ks, kw, vs, vw;
+  if (!steps_of(k, &ks, &kw) || !steps_of(v, &vs, &vw) || kw != c->k.width || vw != c->v.width || ks != vs) return 0;
+  return *steps = ks, 1;
+}
+
+static void store(kvc_cache* c, kvc_array k, kvc_array v, size_t steps) {
+  for (size_t i = 0; i < steps; ++i, ++c->rows) {
+    side_store(&c->k, c->rows, k.data + i * c->k.width);
+    side_store(&c->v, c->rows, v.data + i * c->v.width);
+  }
+}
+
 kvc_status kvc_append(kvc_cache* c, int64_t seq, kvc_array k, kvc_array v, const int64_t* tokens, size_t n_tokens,
                       kvc_preempted* preempted) {
   (void)seq, (void)tokens, (void)n_tokens, (void)preempted;
-  size_t ks, kw, vs, vw;
-  if (!steps_of(k, &ks, &kw) || !steps_of(v, &vs, &vw) || kw != c->k.width || vw != c->v.width || ks != vs)
-    return KVC_SHAPE;
-  if (c->rows + ks > c->capacity) return KVC_CAPACITY;
-  for (size_t i = 0; i < ks; ++i, ++c->rows) {
-    side_store(&c->k, c->rows, k.data + i * kw);
-    side_store(&c->v, c->rows, v.data + i * vw);
-  }
+  size_t steps;
+  if (!append_steps(c, k, v, &steps)) return KVC_SHAPE;
+  if (c->rows + steps > c->capacity) return KVC_CAPACITY;
+  store(c, k, v, steps);
   return KVC_OK;
 }
 
-/* Two-pass softmax over the dequantized rows, in double. A live key that is not finite (a scale that overflowed
- * fp16) makes every output NaN: the edge rule of docs/numerics.md §4.3. */
-kvc_status kvc_decode(kvc_cache* c, int64_t seq, kvc_array q, kvc_array mask, double* output, size_t output_cap,
-                      size_t* n_output, double* weights, size_t weights_cap, size_t* n_weights) {
-  (void)seq, (void)mask;
-  const size_t n = c->rows, dk = c->k.width, dv = c->v.width;
-  if (q.rank != 1 || q.dims[0] != dk) return KVC_SHAPE;
-  if (n == 0) return KVC_EMPTY;
-  *n_output = dv, *n_weights = n;
-  if (output_cap < dv || weights_cap < n) return KVC_MORE;
-  double m = -INFINITY, sum = 0;  /* plain IEEE two-pass: non-finite rows give what docs/numerics.md §4.5 lists */
+/* Two-pass softmax of q over the first n dequantized rows, in double. A live key that is not finite (a scale that
+ * overflowed fp16) makes every output NaN: the edge rule of docs/numerics.md §4.3. */
+static void attend(const kvc_cache* c, const double* q, size_t n, double* output, double* weights) {
+  const size_t dk = c->k.width, dv = c->v.width;
+  double m = -INFINITY, sum = 0; /* plain IEEE two-pass: non-finite rows give what docs/numerics.md §4.5 lists */
   for (size_t i = 0; i < n; ++i) {
     double s = 0;
     for (size_t j = 0; j < dk; ++j) {
       const double key = side_value(&c->k, i, j);
-      s += key * q.data[j];
+      s += key * q[j];
     }
     weights[i] = s / sqrt((double)dk);
     if (weights[i] > m) m = weights[i];
@@ -140,6 +146,44 @@ kvc_status kvc_decode(kvc_cache* c, int64_t seq, kvc_array q, kvc_array mask, do
     weights[i] /= sum;
     for (size_t j = 0; j < dv; ++j) output[j] += weights[i] * side_value(&c->v, i, j);
   }
+}
+
+kvc_status kvc_decode(kvc_cache* c, int64_t seq, kvc_array q, kvc_array mask, double* output, size_t output_cap,
+                      size_t* n_output, double* weights, size_t weights_cap, size_t* n_weights) {
+  (void)seq, (void)mask;
+  const size_t n = c->rows, dv = c->v.width;
+  if (q.rank != 1 || q.dims[0] != c->k.width) return KVC_SHAPE;
+  if (n == 0) return KVC_EMPTY;
+  *n_output = dv, *n_weights = n;
+  if (output_cap < dv || weights_cap < n) return KVC_MORE;
+  attend(c, q.data, n, output, weights);
+  return KVC_OK;
+}
+
+/* Stores the chunk, then query i attends the stored rows up to the chunk's step i; weights (m, before + m). */
+kvc_status kvc_prefill(kvc_cache* c, int64_t seq, kvc_array k, kvc_array v, const int64_t* tokens, size_t n_tokens,
+                       kvc_array q, double* output, size_t output_cap, size_t* n_output, double* weights,
+                       size_t weights_cap, size_t* n_weights, kvc_preempted* preempted) {
+  (void)seq, (void)tokens, (void)n_tokens, (void)preempted;
+  size_t m;
+  if (!append_steps(c, k, v, &m) || q.rank != 2 || q.dims[0] != m || q.dims[1] != c->k.width) return KVC_SHAPE;
+  if (c->rows + m > c->capacity) return KVC_CAPACITY;
+  const size_t before = c->rows, width = before + m;
+  *n_output = m * c->v.width, *n_weights = m * width;
+  if (output_cap < *n_output || weights_cap < *n_weights) return KVC_MORE; /* before anything is stored */
+  store(c, k, v, m);
+  for (size_t i = 0; i < m; ++i) {
+    double* row = weights + i * width;
+    attend(c, q.data + i * c->k.width, before + i + 1, output + i * c->v.width, row);
+    for (size_t j = before + i + 1; j < width; ++j) row[j] = 0;
+  }
+  return KVC_OK;
+}
+
+kvc_status kvc_rollback(kvc_cache* c, int64_t seq, int64_t count) {
+  (void)seq;
+  if (count < 0 || (uint64_t)count > c->rows) return KVC_INDEX;
+  c->rows -= (size_t)count;
   return KVC_OK;
 }
 

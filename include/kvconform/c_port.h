@@ -1,4 +1,5 @@
-/* <kvconform/c_port.h>: the C ABI of a cache under test, loaded by `kvconform port --library` (docs/port-protocol.md §12).
+/* <kvconform/c_port.h>: the C ABI of a cache under test, loaded by `kvconform port --library`
+ * (docs/port-protocol.md §12).
  */
 #ifndef KVCONFORM_PORT_H
 #define KVCONFORM_PORT_H
@@ -10,9 +11,9 @@
 extern "C" {
 #endif
 
-/** The version of this header; a library reports the one it was built with (kvc_abi_version), and the harness
- * refuses any other (docs/port-protocol.md §12 says why version 1 is not driven). */
-#define KVC_ABI_VERSION 2
+/** The version of this header; a library reports the one it was built with (kvc_abi_version). The harness drives
+ * versions 2 and 3 and refuses any other (docs/port-protocol.md §12 says why, and what version 3 added). */
+#define KVC_ABI_VERSION 3
 
 /** A cache of the library's own making: the harness only passes the pointer back. */
 typedef struct kvc_cache kvc_cache;
@@ -25,7 +26,7 @@ typedef enum {
   KVC_EMPTY = 4,        /**< a decode of no rows */
   KVC_INDEX = 8,        /**< an unknown or released sequence, a layer or reorder index out of range */
   KVC_UNSUPPORTED = 32, /**< the library does not implement this op for this kind */
-  KVC_MORE = 64         /**< kvc_observe / kvc_decode: a caller buffer is too small; the sizes needed are set */
+  KVC_MORE = 64         /**< observe, decode, prefill: a caller buffer is too small; sizes set, nothing changed */
 } kvc_status;
 
 /** A read-only row-major array of rank 0..4, valid only during the call: copy what you keep. */
@@ -35,13 +36,15 @@ typedef struct {
   size_t dims[4];
 } kvc_array;
 
-/** A cache's config (docs/port-protocol.md §4); fields the kind does not use are 0, the scales 1. */
+/** A cache's config (docs/port-protocol.md §4); fields the kind does not use are 0, the scales 1. Fields only ever
+ * come at the end, so that a library built for an earlier version reads the ones it knows. */
 typedef struct {
   const char* kind; /**< "flat", "ring", "paged", "beam", "growing", "prefix" */
   size_t capacity, d_k, d_v, keep, block_size;
   int preempt;
   size_t layers, batch, heads, q_heads;
   double k_scale, v_scale; /**< per-tensor scales of a scaled element format (docs/numerics.md §6.1) */
+  size_t reserve;          /**< version 3, ring: rows held beyond the window, so that a rollback can restore it */
 } kvc_config;
 
 /** Numbers the library writes into a caller buffer: it sets n (the count needed on KVC_MORE). */
@@ -92,9 +95,9 @@ typedef struct {
   size_t block_refs_cap, n_block_refs;
 } kvc_observation;
 
-/* Every library exports these, with C linkage. Sequence ids (paged, prefix) are the library's own:
- * the harness maps trace handles to them. `seq` is ignored by the single-sequence kinds; `layer`
- * selects a beam layer. */
+/* Every library exports these, with C linkage; kvc_prefill and kvc_rollback (version 3) only when it declares their
+ * capabilities. Sequence ids (paged, prefix) are the library's own: the harness maps trace handles to them. `seq`
+ * is ignored by the single-sequence kinds; `layer` selects a beam layer. */
 
 /** KVC_ABI_VERSION as the library was built. */
 int kvc_abi_version(void);
@@ -108,6 +111,16 @@ kvc_status kvc_append(kvc_cache* cache, int64_t seq, kvc_array k, kvc_array v, c
 /** Output and weights into caller buffers (KVC_MORE with the sizes when too small). */
 kvc_status kvc_decode(kvc_cache* cache, int64_t seq_or_layer, kvc_array q, kvc_array mask, double* output,
                       size_t output_cap, size_t* n_output, double* weights, size_t weights_cap, size_t* n_weights);
+/** Version 3, capability "prefill" (docs/port-protocol.md §12): appends the m steps of k and v as kvc_append does
+ * (refused alike), and answers one causal attention per row of q, 2-D (m, d_k) (else KVC_SHAPE): output (m, d_v)
+ * and weights (m, n + m) row-major, n the rows held before; `preempted` as in kvc_append. KVC_MORE (with the sizes)
+ * only before anything is appended: the harness grows its buffers and calls again with the same arguments. */
+kvc_status kvc_prefill(kvc_cache* cache, int64_t seq, kvc_array k, kvc_array v, const int64_t* tokens, size_t n_tokens,
+                       kvc_array q, double* output, size_t output_cap, size_t* n_output, double* weights,
+                       size_t weights_cap, size_t* n_weights, kvc_preempted* preempted);
+/** Version 3, capability "rollback": drops the newest `count` steps; KVC_INDEX for a negative count, more steps than
+ * appended, or (ring) more than the reserve keeps. */
+kvc_status kvc_rollback(kvc_cache* cache, int64_t seq, int64_t count);
 kvc_status kvc_create(kvc_cache* cache, const int64_t* tokens, size_t n_tokens, int64_t* id);
 kvc_status kvc_fork(kvc_cache* cache, int64_t seq, int64_t* id);
 kvc_status kvc_release(kvc_cache* cache, int64_t seq);

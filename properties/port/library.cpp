@@ -19,7 +19,10 @@ namespace {
 /// Observations larger than this many doubles are a broken library, not a cache.
 constexpr std::size_t max_cells = std::size_t{1} << 26;
 
-/// The library's functions, looked up once.
+/// The versions of the C ABI this harness drives: version 3 only added at the ends (docs/port-protocol.md §12).
+constexpr int oldest_abi = 2;
+
+/// The library's functions, looked up once; prefill and rollback (version 3) may be absent.
 struct abi {
   void* handle = nullptr;
   decltype(&kvc_abi_version) version;
@@ -28,12 +31,15 @@ struct abi {
   decltype(&kvc_close) close;
   decltype(&kvc_append) append;
   decltype(&kvc_decode) decode;
+  decltype(&kvc_prefill) prefill = nullptr;
+  decltype(&kvc_rollback) rollback = nullptr;
   decltype(&kvc_create) create;
   decltype(&kvc_fork) fork;
   decltype(&kvc_release) release;
   decltype(&kvc_update) update;
   decltype(&kvc_reorder) reorder;
   decltype(&kvc_observe) observe;
+  int built_for = 0;  ///< the version the library reports
 
   explicit abi(const std::string& path) : handle(::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
     if (!handle) throw std::invalid_argument(std::string("cannot load the library: ") + ::dlerror());
@@ -41,14 +47,20 @@ struct abi {
     find(append, "kvc_append"), find(decode, "kvc_decode"), find(create, "kvc_create"), find(fork, "kvc_fork");
     find(release, "kvc_release"), find(update, "kvc_update"), find(reorder, "kvc_reorder");
     find(observe, "kvc_observe");
+    built_for = version();
+    if (built_for >= 3) look_up(prefill, "kvc_prefill"), look_up(rollback, "kvc_rollback");
   }
   ~abi() { ::dlclose(handle); }
   abi(const abi&) = delete;
   abi& operator=(const abi&) = delete;
 
   template <class F>
-  void find(F& f, const char* name) {
+  void look_up(F& f, const char* name) {
     f = reinterpret_cast<F>(::dlsym(handle, name));
+  }
+  template <class F>
+  void find(F& f, const char* name) {
+    look_up(f, name);
     if (!f) throw std::invalid_argument(std::string("the library does not export ") + name);
   }
 };
@@ -127,9 +139,14 @@ class library_subject final : public subject {
       : f_(std::move(f)),
         kind_(to_string(c.kind)),
         by_layer_(spec_of(c.kind).find(op_kind::decode)->fields & field_layer) {
+    if (c.reserve != 0 && f_->built_for < 3)
+      throw subject_failure("not-supported",
+                            "a library built for C ABI version " + std::to_string(f_->built_for) + " takes no reserve");
+    // A library built for version 2 reads the fields before `reserve` only.
     const kvc_config config{kind_.c_str(), c.capacity, c.d_k,   c.d_v,     c.keep,    c.block_size, c.preempt,
-                            c.layers,      c.batch,    c.heads, c.q_heads, c.k_scale, c.v_scale};
+                            c.layers,      c.batch,    c.heads, c.q_heads, c.k_scale, c.v_scale,    c.reserve};
     const kvc_status s = f_->open(&config, &cache_);
+    if (s == KVC_UNSUPPORTED) throw subject_failure("not-supported", "the library does not support this config");
     if (s != KVC_OK) throw subject_failure("port", "kvc_open answered status " + std::to_string(static_cast<int>(s)));
   }
   ~library_subject() override { f_->close(cache_); }
@@ -139,6 +156,10 @@ class library_subject final : public subject {
     switch (o.kind) {
       case op_kind::append: return append(c);
       case op_kind::decode: return decode(c, by_layer_ ? o.layer : handles_.id_of(o.seq));
+      case op_kind::prefill: return prefill(c);
+      case op_kind::rollback:
+        if (!f_->rollback) return unsupported();
+        return outcome_of(f_->rollback(cache_, handles_.id_of(o.seq), o.count));
       case op_kind::create: return made(f_->create(cache_, o.tokens.data(), o.tokens.size(), &made_id_));
       case op_kind::fork: {
         const std::int64_t from = handles_.id_of(o.seq);
@@ -151,8 +172,6 @@ class library_subject final : public subject {
       }
       case op_kind::update: return outcome_of(f_->update(cache_, o.layer, o.start, array_of(c.k), array_of(c.v)));
       case op_kind::reorder: return outcome_of(f_->reorder(cache_, o.index.data(), o.index.size()));
-      case op_kind::prefill:
-      case op_kind::rollback: break;  // not in the C ABI yet: NOT SUPPORTED
     }
     return unsupported();
   }
@@ -167,8 +186,22 @@ class library_subject final : public subject {
     if (r.accepted) handles_.give(made_id_);
     return r;
   }
+  /// A buffer with room for every sequence open, which a preemption may release.
+  std::vector<std::int64_t> preemptable() const {
+    std::size_t open = 0;
+    handles_.for_each_live([&](std::int64_t, std::int64_t) { ++open; });
+    return std::vector<std::int64_t>(open);
+  }
+  /// The handles of the library ids an accepted append or prefill preempted.
+  void preempted(const char* function, const kvc_preempted& p, op_outcome& r) {
+    if (p.n > p.cap)
+      throw subject_failure("port", std::string(function) + " reported " + std::to_string(p.n) +
+                                        " preempted sequences of " + std::to_string(p.cap) + " open");
+    for (std::size_t i = 0; i < p.n; ++i) r.preempted.push_back(handles_.release_id(p.ids[i]));
+  }
   op_outcome append(const call& c);
   op_outcome decode(const call& c, std::int64_t seq_or_layer);
+  op_outcome prefill(const call& c);
 
   std::shared_ptr<const abi> f_;
   std::string kind_;
@@ -179,37 +212,57 @@ class library_subject final : public subject {
 };
 
 op_outcome library_subject::append(const call& c) {
-  std::size_t open = 0;  // a preemption releases open sequences only: room for all of them
-  handles_.for_each_live([&](std::int64_t, std::int64_t) { ++open; });
-  std::vector<std::int64_t> ids(open);
-  kvc_preempted preempted{ids.data(), ids.size(), 0};
+  std::vector<std::int64_t> ids = preemptable();
+  kvc_preempted p{ids.data(), ids.size(), 0};
   op_outcome r = outcome_of(f_->append(cache_, handles_.id_of(c.o.seq), array_of(c.k), array_of(c.v), c.o.tokens.data(),
-                                       c.o.tokens.size(), &preempted));
-  if (!r.accepted) return r;
-  if (preempted.n > ids.size())
-    throw subject_failure("port", "kvc_append reported " + std::to_string(preempted.n) + " preempted sequences of " +
-                                      std::to_string(ids.size()) + " open");
-  for (std::size_t i = 0; i < preempted.n; ++i) r.preempted.push_back(handles_.release_id(ids[i]));
+                                       c.o.tokens.size(), &p));
+  if (r.accepted) preempted("kvc_append", p, r);
   return r;
 }
 
-op_outcome library_subject::decode(const call& c, std::int64_t seq_or_layer) {
+/// Calls `attend(output, output_cap, n_output, weights, weights_cap, n_weights)` (kvc_decode or kvc_prefill) with
+/// buffers that grow to the sizes a KVC_MORE asks for, and its output and weights once it answers.
+template <class Attend>
+op_outcome attention(const char* function, Attend&& attend) {
   std::vector<double> output(64), weights(256);
   for (int attempt = 0; attempt < 3; ++attempt) {
     std::size_t n_output = 0, n_weights = 0;
-    const kvc_status s = f_->decode(cache_, seq_or_layer, array_of(c.q), array_of(c.mask), output.data(), output.size(),
-                                    &n_output, weights.data(), weights.size(), &n_weights);
+    const kvc_status s = attend(output.data(), output.size(), &n_output, weights.data(), weights.size(), &n_weights);
     if (s != KVC_MORE) {
       op_outcome r = outcome_of(s);
-      if (r.accepted)
-        r.output.assign(output.begin(), output.begin() + static_cast<std::ptrdiff_t>(n_output)),
-            r.weights.assign(weights.begin(), weights.begin() + static_cast<std::ptrdiff_t>(n_weights));
+      if (!r.accepted) return r;
+      if (n_output > output.size() || n_weights > weights.size())
+        throw subject_failure("port", std::string(function) + " answered KVC_OK with more than its buffers hold");
+      r.output.assign(output.begin(), output.begin() + static_cast<std::ptrdiff_t>(n_output));
+      r.weights.assign(weights.begin(), weights.begin() + static_cast<std::ptrdiff_t>(n_weights));
       return r;
     }
     if (n_output > max_cells || n_weights > max_cells) break;
     output.resize(std::max(n_output, output.size())), weights.resize(std::max(n_weights, weights.size()));
   }
-  throw subject_failure("port", "kvc_decode kept answering KVC_MORE (or sizes beyond the limit)");
+  throw subject_failure("port", std::string(function) + " kept answering KVC_MORE (or sizes beyond the limit)");
+}
+
+op_outcome library_subject::decode(const call& c, std::int64_t seq_or_layer) {
+  return attention("kvc_decode",
+                   [&](double* o, std::size_t oc, std::size_t* on, double* w, std::size_t wc, std::size_t* wn) {
+                     return f_->decode(cache_, seq_or_layer, array_of(c.q), array_of(c.mask), o, oc, on, w, wc, wn);
+                   });
+}
+
+/// A KVC_MORE has appended nothing (c_port.h), so the harness calls again with the same arguments.
+op_outcome library_subject::prefill(const call& c) {
+  if (!f_->prefill) return unsupported();
+  std::vector<std::int64_t> ids = preemptable();
+  kvc_preempted p{ids.data(), ids.size(), 0};
+  op_outcome r = attention(
+      "kvc_prefill", [&](double* o, std::size_t oc, std::size_t* on, double* w, std::size_t wc, std::size_t* wn) {
+        p.n = 0;
+        return f_->prefill(cache_, handles_.id_of(c.o.seq), array_of(c.k), array_of(c.v), c.o.tokens.data(),
+                           c.o.tokens.size(), array_of(c.q), o, oc, on, w, wc, wn, &p);
+      });
+  if (r.accepted) preempted("kvc_prefill", p, r);
+  return r;
 }
 
 snapshot library_subject::observe() {
@@ -243,18 +296,39 @@ snapshot library_subject::observe() {
   }
   throw subject_failure("port", "kvc_observe kept answering KVC_MORE (or sizes beyond the limits)");
 }
+
+/// Refuses a library that declares a capability whose function it does not export, before any cache.
+void check_functions(const abi& f, const port_hello& h) {
+  const std::pair<capability, const char*> needs[] = {{capability::prefill, "kvc_prefill"},
+                                                      {capability::rollback, "kvc_rollback"}};
+  for (const auto& [kind, offer] : h.kinds)
+    for (const auto& [cap, function] : needs) {
+      const bool exported = cap == capability::prefill ? f.prefill != nullptr : f.rollback != nullptr;
+      if (!offer.capabilities.has(cap) || exported) continue;
+      const std::string declared =
+          std::string("the library declares the capability \"") + to_string(cap) + "\" for the " + kind + " kind";
+      if (f.built_for < 3)
+        throw std::invalid_argument(declared + ", which C ABI version " + std::to_string(f.built_for) +
+                                    " has no function for: rebuild it against version " +
+                                    std::to_string(KVC_ABI_VERSION) + "'s <kvconform/c_port.h> and export " + function);
+      throw std::invalid_argument(declared + " but does not export " + function);
+    }
+}
+
 }  // namespace
 
 implementation make_library_implementation(cache_kind kind, const std::string& path) {
   const auto f = std::make_shared<const abi>(path);
-  if (f->version() != KVC_ABI_VERSION)  // no other version is driven: docs/port-protocol.md §12 says why
-    throw std::invalid_argument("the library was built for C ABI version " + std::to_string(f->version()) +
-                                "; this harness speaks version " + std::to_string(KVC_ABI_VERSION) +
-                                ": rebuild it against this version's <kvconform/c_port.h>");
+  if (f->built_for < oldest_abi || f->built_for > KVC_ABI_VERSION)  // docs/port-protocol.md §12 says why
+    throw std::invalid_argument(
+        "the library was built for C ABI version " + std::to_string(f->built_for) + "; this harness drives versions " +
+        std::to_string(oldest_abi) + (KVC_ABI_VERSION == oldest_abi + 1 ? " and " : " to ") +
+        std::to_string(KVC_ABI_VERSION) + ": rebuild it against this version's <kvconform/c_port.h>");
   const port_hello h = parse_hello(nlohmann::json::parse(f->hello()));
   if (h.protocol != port_protocol)
     throw std::invalid_argument("the library speaks protocol " + std::to_string(h.protocol) +
                                 "; this harness speaks version " + std::to_string(port_protocol));
+  check_functions(*f, h);
   implementation i;
   i.name = "port";
   i.kind = kind;
