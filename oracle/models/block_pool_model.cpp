@@ -79,7 +79,7 @@ expectation block_pool_model::prefill(const op& o) {
   const auto steps = append_steps(o, config_.d_k, config_.d_v);
   const bool queries = steps && o.q.shape.size() == 2 && o.q.shape[0] == *steps && o.q.shape[1] == config_.d_k;
   if (!queries) return {.accepted = false, .reasons = refuse_shape | (is_live(o.seq) ? 0u : unsigned{refuse_index})};
-  const std::size_t before = size(o.seq);
+  const std::size_t before = is_live(o.seq) ? size(o.seq) : 0;  // a dead handle: the append refuses it
   expectation e = append(o);
   if (!e.accepted || *steps == 0) return e;
   // Query i sits at row before + i and sees every row up to its own (docs/design.md §2.3).

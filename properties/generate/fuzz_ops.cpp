@@ -23,6 +23,13 @@ void fuzz_ops::rows_of(op& o, std::int64_t first, std::size_t n) {
   if (n == 1 && io_.range(0, 1, 0)) o.v.shape = {c_.d_v};
 }
 
+void fuzz_ops::as_prefill(op& o) {
+  const std::size_t n = o.k.shape.size() == 2 ? o.k.shape[0] : 1;
+  o.kind = op_kind::prefill;
+  o.q.shape = {n, c_.d_k};
+  for (std::size_t i = 0; i < n; ++i) o.q.data.insert(o.q.data.end(), src_->query().begin(), src_->query().end());
+}
+
 void fuzz_ops::break_shape(op& o) {
   const std::size_t n = o.k.shape.size() == 2 ? o.k.shape[0] : 1;
   switch (io_.range(0, 3, 0)) {

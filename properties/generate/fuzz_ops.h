@@ -46,6 +46,8 @@ class fuzz_ops {
   void rows_of(op& o, std::int64_t first, std::size_t n);
   /// A wrong key or value width, a step mismatch, or one rank more.
   void break_shape(op& o);
+  /// The append `o` as a prefill of its steps, each with the class's query.
+  void as_prefill(op& o);
 
   byte_io& io_;
   cache_config c_;

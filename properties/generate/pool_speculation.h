@@ -68,13 +68,16 @@ inline std::int64_t into_block(std::size_t want, std::size_t size, std::size_t b
 
 using made = std::optional<std::vector<op>>;
 
+/// A prefill onto a live sequence, or (`stale`) the same onto the next handle, which names none yet.
 template <class Model>
 made prefill_ops(const Model& m, const pool_appender<Model>& append, const row_source& src, std::size_t p, int rule,
-                 std::size_t n, std::uint64_t b) {
+                 std::size_t n, std::uint64_t b, bool stale = false) {
   const auto h = newest(m, p);
   if (!h) return std::nullopt;
   const std::size_t k = prefill_steps(rule, n, m.size(*h), m.config().block_size, m.room(*h));
-  return std::vector<op>{as_prefill(append(m, *h, nullptr, 0, k, b), src)};
+  op o = as_prefill(append(m, *h, nullptr, 0, k, b), src);
+  if (stale) o.seq = m.handles();
+  return std::vector<op>{o};
 }
 
 template <class Model>
@@ -146,6 +149,12 @@ void add_pool_speculation(std::vector<std::pair<int, rc::Gen<command_ptr<Model>>
         return d::prefill_ops(m, append, *src, p, rule, n, b);
       },
       uniform_in(0, 4), uniform_in<std::size_t>(1, 9), bits);
+  add(
+      mix.bad_rollback, prefills, "stale prefill",
+      [=](const Model& m, std::size_t p, std::size_t n, std::uint64_t b) {
+        return d::prefill_ops(m, append, *src, p, 0, n, b, true);
+      },
+      uniform_in<std::size_t>(1, 4), bits);
   for (const bool bad : {false, true})
     add(
         bad ? mix.bad_rollback : mix.rollback, rolls, bad ? "bad rollback" : "rollback",

@@ -7,7 +7,7 @@ namespace kvconform {
 struct pool_speculation_mix {
   int prefill = 0;       ///< 1 step, to the end of the last block and one more (straddling), or up to a block and more
   int rollback = 0;      ///< none, one, the drafts just verified, back across a block boundary, or every step
-  int bad_rollback = 0;  ///< one step more than held, a negative count, or a released sequence's
+  int bad_rollback = 0;  ///< one step more than held, a negative count, an unissued handle's (rollback or prefill)
   int round = 0;         ///< a speculative round: prefill k drafts, roll back k - j (in one or two), append the bonus
   /// Rows to a block's end, a rollback into that block (registered where the kind registers full blocks), an append.
   int block_rollback = 0;

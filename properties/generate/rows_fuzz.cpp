@@ -20,11 +20,7 @@ class rows_fuzz final : public model_fuzz_ops<rows_model> {
     const std::size_t n = pick({1, 2, room, room + 1, cap - 1, cap, cap + 1, 2 * cap + 1, 0});
     rows_of(o, model_.total(), n);
     if (which == 2) break_shape(o);
-    if (which == 4) {  // the same steps as a prefill, each with the class's query
-      o.kind = op_kind::prefill;
-      o.q.shape = {n, c_.d_k};
-      for (std::size_t i = 0; i < n; ++i) o.q.data.insert(o.q.data.end(), src_->query().begin(), src_->query().end());
-    }
+    if (which == 4) as_prefill(o);
     return o;
   }
 };
