@@ -70,17 +70,27 @@ rc::Gen<rows_command> round_gen(const gen_state& s) {
   });
 }
 
+/// The most steps a generated prefill has.
+constexpr std::size_t max_prefill_steps = 64;
+
 /// Prefill sizes: 1, 2, a few, and at the capacity's edge (the room, one more) or about the window (W, W + 1).
 /// Without overfill in the mix a flat cache's prefills fit (a rewrite in chunks would accept some of a refused one).
 std::vector<std::size_t> prefill_sizes(const gen_state& s, std::size_t room, bool overfill) {
   const std::size_t cap = s.config.capacity;
+  std::vector<std::size_t> sizes;
   if (s.rule == rows_model::full::refuse && !overfill) {
-    std::vector<std::size_t> fit{1, 2, s.max_steps, room};
-    std::erase_if(fit, [room](std::size_t n) { return n > room || n == 0; });
-    return fit.empty() ? std::vector<std::size_t>{0} : fit;
+    sizes = {1, 2, s.max_steps, room};
+    std::erase_if(sizes, [room](std::size_t n) { return n > room || n == 0; });
+    if (sizes.empty()) return {0};
+  } else if (s.rule == rows_model::full::refuse) {
+    sizes = {1, 2, s.max_steps, std::max<std::size_t>(room, 1), room + 1};
+  } else {
+    sizes = {1, 2, s.max_steps, cap, cap + 1, 2 * cap + 1};
   }
-  if (s.rule == rows_model::full::refuse) return {1, 2, s.max_steps, std::max<std::size_t>(room, 1), room + 1};
-  return {1, 2, s.max_steps, cap, cap + 1, 2 * cap + 1};
+  // A prefill of m steps over n rows poses m problems of n rows each: past max_prefill_steps the oracle's m x n
+  // work would dominate a deep run (docs/performance.md §6); the windows and capacities below it keep every edge.
+  for (std::size_t& n : sizes) n = std::min(n, max_prefill_steps);
+  return sizes;
 }
 
 /// Rollback counts: none, one, the drafts just verified, every held row, and a full window's reserve.
