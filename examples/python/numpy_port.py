@@ -16,6 +16,7 @@ BUGS = {
     "paged-fork-without-cow": paged.ForkWithoutCowPaged,
     "prefix-hash-without-parent": prefix.HashWithoutParentPrefix,
     "beam-reorder-aliases": beam.ReorderAliasesBeam,
+    "beam-prefill-top-left": beam.PrefillTopLeftBeam,
 }
 
 if __name__ == "__main__":
