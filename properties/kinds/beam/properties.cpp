@@ -78,8 +78,8 @@ constexpr cache_kind beam = cache_kind::beam;
 
 namespace summaries {
 constexpr const char* state =
-    "every layer x row x kv head equals the model after any mix of prefills, decode steps, rollbacks, reorders and "
-    "refusals";
+    "every layer x row x kv head equals the model after any mix of prefills (updates of several positions and prefill "
+    "ops), decode steps, rollbacks, reorders and refusals";
 constexpr const char* prefill =
     "an update of n steps leaves the state of n single-step updates (a prefill equals n decode steps)";
 constexpr const char* rollback =
