@@ -18,6 +18,7 @@ BUGS = {
     "prefix-hash-without-parent": prefix.HashWithoutParentPrefix,
     "prefix-rollback-writes-registered-block": prefix.RollbackWritesRegisteredPrefix,
     "beam-reorder-aliases": beam.ReorderAliasesBeam,
+    "beam-prefill-top-left": beam.PrefillTopLeftBeam,
 }
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include <kvconform/array_view.h>
-#include "impls/common/attention.h"
 #include <kvconform/errors.h>
+#include "impls/common/attention.h"
 #include "impls/common/formats.h"
 #include "impls/common/row_storage.h"
 
@@ -65,7 +65,7 @@ struct untouched_allocator : std::allocator<T> {
   }
 };
 
-/// What a beam cache does on reorder and rollback. Mutants replace one rule (impls/beam/mutants/*.h).
+/// What a beam cache does on reorder, rollback and prefill. Mutants replace one rule (impls/beam/mutants/*.h).
 struct beam_rules {
   using storage = storage_policy<>;  ///< the formats keys and values are stored in (docs/numerics.md §6)
   /// The decode arithmetic, masking included.
@@ -80,6 +80,9 @@ struct beam_rules {
   }
   /// A layer's length after writing n positions at `start`: a start below the length truncates first.
   static std::size_t length_after(std::size_t /*length*/, std::size_t start, std::size_t n) { return start + n; }
+  /// Whether query i of a prefill onto `before` positions sees position j: its own position before + i and every
+  /// one before it (the causal mask aligned to the chunk's end, not to its start).
+  static bool sees(std::size_t before, std::size_t i, std::size_t j) { return j <= before + i; }
 };
 
 /// K and V for L layers x B batch rows x H kv heads x T positions x D, stored as (L, B, H, T, D):
@@ -186,6 +189,41 @@ class basic_beam {
     return r;
   }
 
+  /// Appends the m positions of k and v, (B, H, m, D), at the layer's length as update does, then attends with query
+  /// i of q (B, Hq, m, D), at position length + i: query head h of row b reads kv head h / (Hq / H) over the
+  /// positions up to its own that mask (absent, or (B, length + m) as decode's) does not hide. Output
+  /// (B, Hq, m, D) and weights (B, Hq, m, length + m), row-major, 0 where a query does not see a position. Throws
+  /// as that update would, or shape_error for q or mask, before anything changes; m = 0 changes nothing.
+  decode_result prefill(std::size_t layer, array_view k, array_view v, array_view q, array_view mask) {
+    check_layer(layer, "prefill");
+    if (!is_block(k) || !is_block(v) || k.dims[2] != v.dims[2])
+      throw shape_error("prefill: k and v must be (B, H, m, D) with the same m");
+    const std::size_t m = k.dims[2], before = length_[layer], n = before + m, d = head_dim_;
+    if (q.rank != 4 || q.dims[0] != batch_ || q.dims[1] == 0 || q.dims[1] % heads_ != 0 || q.dims[2] != m ||
+        q.dims[3] != d)
+      throw shape_error("prefill: q must be (B, Hq, m, D) with Hq a multiple of the kv heads");
+    if (mask.rank != 0 && (mask.rank != 2 || mask.dims[0] != batch_ || mask.dims[1] != n))
+      throw shape_error("prefill: mask must be (B, length + m)");
+    update(layer, k, v, before);  // capacity_error past max_len, before any write
+    const std::size_t q_heads = q.dims[1], group = q_heads / heads_;
+    const beam_view kv = keys(layer), vv = values(layer);
+    decode_result r{Eigen::VectorXd(static_cast<Eigen::Index>(batch_ * q_heads * m * d)),
+                    Eigen::VectorXd(static_cast<Eigen::Index>(batch_ * q_heads * m * n))};
+    for (std::size_t b = 0; b < batch_; ++b)
+      for (std::size_t h = 0; h < q_heads; ++h) {
+        const std::size_t head = h / group, at = b * q_heads + h;
+        const decode_result one = attend_causal<typename Rules::kernel>(
+            m, n, d, d, q.data + at * m * d, [&](std::size_t j) { return kv.row(b, head, j); },
+            [&](std::size_t j) { return vv.row(b, head, j); },
+            [&](std::size_t i, std::size_t j) {
+              return Rules::sees(before, i, j) && (mask.rank == 0 || mask.data[b * n + j] != 0);
+            });
+        r.output.segment(static_cast<Eigen::Index>(at * m * d), static_cast<Eigen::Index>(m * d)) = one.output;
+        r.weights.segment(static_cast<Eigen::Index>(at * m * n), static_cast<Eigen::Index>(m * n)) = one.weights;
+      }
+    return r;
+  }
+
   std::size_t layers() const { return length_.size(); }
   std::size_t batch() const { return batch_; }
   std::size_t kv_heads() const { return heads_; }
@@ -207,9 +245,7 @@ class basic_beam {
   /// bytes of a whole row over T).
   std::size_t bytes_per_token() const { return row_bytes() / max_len_; }
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
-  void set_scales(double k_scale, double v_scale)
-    requires(storage::keys.scaled || storage::values.scaled)
-  {
+  void set_scales(double k_scale, double v_scale) requires(storage::keys.scaled || storage::values.scaled) {
     for (auto& r : rows_) r->ks.set_scale(k_scale), r->vs.set_scale(v_scale);
   }
   /// Integer groups: the scales and minima of row b, kv head h of `layer`, in order (docs/numerics.md §6.2).

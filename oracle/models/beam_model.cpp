@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <utility>
 
 namespace kvconform {
 
@@ -27,11 +29,19 @@ expectation beam_model::apply(const op& o) {
     case op_kind::update: return update(o);
     case op_kind::reorder: return reorder(o);
     case op_kind::decode: return decode(o);
+    case op_kind::prefill: return prefill(o);
     default: return {false, refuse_shape};  // not a beam op
   }
 }
 
 expectation beam_model::update(const op& o) {
+  expectation e = update_refusals(o);
+  e.accepted = e.reasons == refuse_none;
+  if (e.accepted) write(o);
+  return e;
+}
+
+expectation beam_model::update_refusals(const op& o) const {
   const cache_config& c = config_;
   auto block = [&](const tensor& t) {
     return t.shape.size() == 4 && t.shape[0] == c.batch && t.shape[1] == c.heads && t.shape[3] == c.d_k;
@@ -46,9 +56,11 @@ expectation beam_model::update(const op& o) {
   // Capacity applies whenever k says how many steps it writes, whatever else is wrong.
   if (o.k.shape.size() == 4 && o.start >= 0 && static_cast<std::size_t>(o.start) + o.k.shape[2] > c.capacity)
     e.reasons |= refuse_capacity;
-  e.accepted = e.reasons == refuse_none;
-  if (!e.accepted) return e;
+  return e;
+}
 
+void beam_model::write(const op& o) {
+  const cache_config& c = config_;
   const auto start = static_cast<std::size_t>(o.start);
   const std::size_t n = o.k.shape[2], d = c.d_k;
   layer& l = layers_[static_cast<std::size_t>(o.layer)];
@@ -66,7 +78,6 @@ expectation beam_model::update(const op& o) {
         rows.push(row_of(o.k), row_of(o.v));
       }
     }
-  return e;
 }
 
 expectation beam_model::reorder(const op& o) {
@@ -110,6 +121,74 @@ expectation beam_model::decode(const op& o) {
       add_decode(e, layers_[static_cast<std::size_t>(o.layer)][b][kv], stream, std::move(q), profile_, std::move(live));
     }
   return e;
+}
+
+expectation beam_model::prefill(const op& o) {
+  const cache_config& c = config_;
+  const bool layer_ok = o.layer >= 0 && static_cast<std::size_t>(o.layer) < c.layers;
+  const std::size_t before = layer_ok ? length(static_cast<std::size_t>(o.layer)) : 0;
+  // The equivalent update, at the layer's length, decides every refusal but the queries' and the mask's.
+  op u = o;
+  u.kind = op_kind::update, u.start = static_cast<std::int64_t>(before);
+  expectation e = update_refusals(u);
+  if (o.k.shape.size() == 4) {
+    const std::size_t m = o.k.shape[2];
+    const std::vector<std::size_t> mask{c.batch, before + m};
+    if (o.q.shape.size() != 4 || o.q.shape[0] != c.batch || o.q.shape[1] == 0 || o.q.shape[1] % c.heads != 0 ||
+        o.q.shape[2] != m || o.q.shape[3] != c.d_k || (layer_ok && !o.mask.shape.empty() && o.mask.shape != mask))
+      e.reasons |= refuse_shape;
+  }
+  e.accepted = e.reasons == refuse_none;
+  if (!e.accepted) return e;
+  write(u);
+  prefill_problems(o, before, o.k.shape[2], e);
+  return e;
+}
+
+void beam_model::prefill_problems(const op& o, std::size_t before, std::size_t m, expectation& e) const {
+  const cache_config& c = config_;
+  const std::size_t q_heads = o.q.shape[1], d = c.d_k, n = before + m, layer = static_cast<std::size_t>(o.layer);
+  const bool has_mask = !o.mask.shape.empty(), given = profile_.rounds_storage();
+  for (std::size_t b = 0; b < c.batch; ++b) {
+    // Each kv head's rows once, as stored (and as given, when the storage rounds), one block shared by the
+    // problems of every query that reads them.
+    std::vector<shared_doubles> rows;  // per kv head: keys, values, given keys, given values
+    for (std::size_t kv = 0; kv < c.heads; ++kv) {
+      const stored_stream& s = layers_[layer][b][kv];
+      std::vector<double> k, v, gk, gv;
+      for (std::size_t t = 0; t < n; ++t) {
+        auto add = [](std::vector<double>& out, std::span<const double> row) {
+          out.insert(out.end(), row.begin(), row.end());
+        };
+        add(k, s.keys.stored(t)), add(v, s.values.stored(t));
+        if (given) add(gk, s.keys.given(t)), add(gv, s.values.given(t));
+      }
+      for (auto* x : {&k, &v, &gk, &gv}) rows.emplace_back(std::move(*x));
+    }
+    for (std::size_t h = 0; h < q_heads; ++h) {
+      const std::size_t kv = h / (q_heads / c.heads);  // grouped-query attention
+      for (std::size_t i = 0; i < m; ++i) {
+        attention_problem p;
+        p.n = n, p.d_k = p.d_v = d, p.keys = rows[4 * kv], p.values = rows[4 * kv + 1];
+        for (std::size_t j = 0; j < d; ++j)
+          p.q.push_back(round_to(profile_.storage, o.q.data[((b * q_heads + h) * m + i) * d + j]));
+        // Query i sits at position before + i: it sees that one and every one before it the mask does not hide.
+        bool all = true;
+        for (std::size_t t = 0; t < n; ++t) {
+          p.live.push_back(t <= before + i && (!has_mask || o.mask.data[b * n + t] != 0));
+          all = all && p.live.back();
+        }
+        if (all) p.live.clear();
+        if (given) {
+          attention_problem g = p;
+          g.keys = rows[4 * kv + 2], g.values = rows[4 * kv + 3];
+          e.originals.push_back(std::move(g));
+        }
+        e.problems.push_back(std::move(p));
+        e.streams.push_back((layer * c.batch + b) * c.heads + kv);
+      }
+    }
+  }
 }
 
 snapshot beam_model::observe() const {

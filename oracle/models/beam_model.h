@@ -13,7 +13,8 @@ inline constexpr std::size_t beam_memory_budget = std::size_t{1} << 20;
 
 /// Rows kept as plain nested vectors: layers_[l][b][h] holds the keys and values of row b, kv
 /// head h of layer l, one vector per position. A reorder copies whole rows by value, so rows
-/// can never alias; a layer's length is the number of positions its rows hold.
+/// can never alias; a layer's length is the number of positions its rows hold. A prefill is an
+/// update at the length whose queries each attend causally (docs/numerics.md §3.7).
 class beam_model final : public model {
  public:
   beam_model(const cache_config& c, const numeric_profile& p);
@@ -32,8 +33,14 @@ class beam_model final : public model {
   using layer = std::vector<batch_row>;          // B rows
 
   expectation update(const op& o);
+  /// Why an update would be refused (none: accepted); write performs an accepted one.
+  expectation update_refusals(const op& o) const;
+  void write(const op& o);
   expectation reorder(const op& o);
   expectation decode(const op& o);
+  expectation prefill(const op& o);
+  /// The problems of an accepted prefill of m positions onto `before`, in the order of its answer: (b, h, i).
+  void prefill_problems(const op& o, std::size_t before, std::size_t m, expectation& e) const;
 
   cache_config config_;
   numeric_profile profile_;

@@ -273,13 +273,18 @@ class BeamAdapter(Adapter):
     weight, a fully masked row gives zeros; return output (B, Hq, D) and weights (B, Hq, len).
     keys(layer), values(layer): (B, H, len, D); length(layer); bytes(); bytes_per_token();
     max_batch_tokens(budget): the largest B x T that fits `budget` bytes.
+    prefill(layer, k, v, q, mask) (optional): the update of k and v (B, H, m, D) at the layer's length (refused as
+    that update), q (B, Hq, m, D) and mask (B, len + m) or None (else ShapeRefusal); query i of row b, query head h
+    sits at position len + i and attends, through kv head h // (Hq // H), the positions up to its own that the mask
+    does not hide; return output (B, Hq, m, D) and weights (B, Hq, m, len + m), 0 where a query does not see a
+    position. Beam has no rollback op: an update below the length rolls back.
     """
 
     kind = "beam"
     driver = BeamDriver
     config_fields = ("capacity", "d_k", "d_v", "layers", "batch", "heads", "q_heads")
     ops = {"update": (("layer", "start", "k", "v"), ()), "reorder": (("index",), ()),
-           "decode": (("layer", "q"), ("mask",))}
+           "decode": (("layer", "q"), ("mask",)), "prefill": (("layer", "k", "v", "q"), ("mask",))}
 
     def observed_counters(self):
         counters = {f"layer {l} length": self.length(l) for l in range(self.config["layers"])}

@@ -1,5 +1,5 @@
-"""A numpy beam cache (beam kind): layers x batch rows x kv heads, rollback, reorder, masked GQA decode; and a twin
-whose reorder aliases repeated rows."""
+"""A numpy beam cache (beam kind): layers x batch rows x kv heads, rollback, reorder, masked GQA decode and causal
+prefill; and twins whose reorder aliases repeated rows, or whose prefill aligns its causal mask top-left."""
 import numpy as np
 
 from kvconform_port import BeamAdapter, CapacityRefusal, EmptyRefusal, IndexRefusal, ShapeRefusal
@@ -73,6 +73,30 @@ class BeamCache(BeamAdapter):
         live = np.ones((self.B, n), dtype=bool) if mask is None else mask != 0
         return masked_attention(q, keys, values, np.broadcast_to(live[:, None, :], keys.shape[:3]))
 
+    def prefill(self, layer, k, v, q, mask):
+        layer = self._layer(layer)
+        n, m = self._length[layer], k.shape[2] if k.ndim == 4 else 0
+        if q.ndim != 4 or q.shape[0] != self.B or q.shape[1] == 0 or q.shape[1] % self.H or q.shape[2:] != (m, self.D):
+            raise ShapeRefusal(f"q must be (B, Hq, m, D) with Hq a multiple of {self.H} and m = {m}, got {q.shape}")
+        if mask is not None and mask.shape != (self.B, n + m):
+            raise ShapeRefusal(f"mask must be (B, len + m) = {(self.B, n + m)}, got {mask.shape}")
+        self.update(layer, n, k, v)  # refused as the update at the length is, before anything changes
+        group = q.shape[1] // self.H
+        keys = np.repeat(self.keys(layer), group, axis=1)  # (B, Hq, n + m, D)
+        values = np.repeat(self.values(layer), group, axis=1)
+        live = np.ones((self.B, n + m), dtype=bool) if mask is None else mask != 0
+        causal = self.causal(n, m)
+        if m == 0:
+            return np.zeros((self.B, q.shape[1], 0, self.D)), np.zeros((self.B, q.shape[1], 0, n))
+        out, weights = zip(*(masked_attention(q[:, :, i], keys, values,
+                                              np.broadcast_to((live & causal[i])[:, None, :], keys.shape[:3]))
+                             for i in range(m)))
+        return np.stack(out, axis=2), np.stack(weights, axis=2)
+
+    def causal(self, n, m):
+        """(m, n + m): whether query i of a prefill onto n positions sees position j (up to its own, n + i)."""
+        return np.arange(n + m)[None, :] <= n + np.arange(m)[:, None]
+
     def bytes(self):
         return 2 * self.L * self.B * self.H * self.T * self.D * 8
 
@@ -101,3 +125,11 @@ class ReorderAliasesBeam(BeamCache):
 
     def gather(self, rows, index):
         return [rows[i] for i in index]
+
+
+class PrefillTopLeftBeam(BeamCache):
+    """Seeded bug (docs/mutants.md, beam-prefill-top-left): a prefill's causal mask is aligned to the top-left corner
+    of its (m, len + m) scores, so that query i sees positions 0 .. i instead of 0 .. len + i."""
+
+    def causal(self, n, m):
+        return np.arange(n + m)[None, :] <= np.arange(m)[:, None]

@@ -177,6 +177,26 @@ class BeamTest(unittest.TestCase):
         self.assertEqual((c.length(0), c.bytes(), c.bytes_per_token(), c.max_batch_tokens(1 << 20)),
                          (1, 2 * 2 * 2 * 1 * 4 * 8, 2 * 2 * 1 * 1 * 8, (1 << 20) // 32))
 
+    def test_prefill_attends_causally_after_the_held_positions(self):
+        for cls, top_left in ((beam.BeamCache, False), (beam.PrefillTopLeftBeam, True)):
+            c = cls(dict(self.config, layers=1))
+            c.update(0, 0, np.array([1.0, 2.0]).reshape(2, 1, 1, 1), np.array([1.0, 2.0]).reshape(2, 1, 1, 1))
+            out, w = c.prefill(0, np.zeros((2, 1, 2, 1)), np.array([10.0, 20, 30, 40]).reshape(2, 1, 2, 1),
+                               np.zeros((2, 2, 2, 1)), np.array([[1.0, 1, 1], [0, 1, 1]]))
+            self.assertEqual((out.shape, w.shape, c.length(0)), ((2, 2, 2, 1), (2, 2, 2, 3), 3))
+            if top_left:  # query 0 sees the held position alone, query 1 misses the newest
+                self.assertEqual(w[0, 0].tolist(), [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]])
+                continue
+            self.assertEqual(w[0, 0].tolist(), [[0.5, 0.5, 0.0], [1 / 3, 1 / 3, 1 / 3]])
+            self.assertEqual(w[1, 1].tolist(), [[0.0, 1.0, 0.0], [0.0, 0.5, 0.5]])  # row 1's mask hides position 0
+            self.assertEqual(out[1, 0, :, 0].tolist(), [30.0, 35.0])
+        with self.assertRaises(kp.ShapeRefusal):
+            c.prefill(0, np.zeros((2, 1, 1, 1)), np.zeros((2, 1, 1, 1)), np.zeros((2, 2, 1, 1)), np.ones((2, 3)))
+        with self.assertRaises(kp.CapacityRefusal):
+            c.prefill(0, np.zeros((2, 1, 2, 1)), np.zeros((2, 1, 2, 1)), np.zeros((2, 2, 2, 1)), None)
+        out, w = c.prefill(0, np.zeros((2, 1, 0, 1)), np.zeros((2, 1, 0, 1)), np.zeros((2, 2, 0, 1)), None)
+        self.assertEqual((out.shape, w.shape, c.length(0)), ((2, 2, 0, 1), (2, 2, 0, 3), 3))
+
 
 if __name__ == "__main__":
     unittest.main()

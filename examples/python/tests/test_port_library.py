@@ -153,6 +153,7 @@ class PortTest(unittest.TestCase):
         self.assertEqual(set(answer["kinds"]), {"flat", "ring", "growing", "paged", "prefix", "beam"})
         self.assertEqual(answer["kinds"]["ring"]["capabilities"], ["decode", "prefill", "rollback", "sinks"])
         self.assertEqual(answer["kinds"]["paged"]["capabilities"], ["decode", "prefill", "rollback", "preempt"])
+        self.assertEqual(answer["kinds"]["beam"]["capabilities"], ["decode", "prefill"])  # its rollback is an update
         self.assertNotIn("profile", answer["kinds"]["flat"])
         answer = self.ask(kp.Port("p", [Flat32Cache], digest=False), "hello", protocol=2)
         self.assertEqual(answer["kinds"], {"flat": {"capabilities": ["decode", "prefill", "rollback"],

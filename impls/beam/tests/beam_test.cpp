@@ -141,3 +141,42 @@ TEST(Beam, MemoryFormulas) {
   EXPECT_EQ(c.max_batch_tokens(1 << 20), 4096u);
   EXPECT_EQ(c.max_batch_tokens(255), 0u);
 }
+
+TEST(Beam, PrefillAttendsCausallyAfterTheHeldPositions) {
+  kv::beam c(1, 2, 1, 4, 1);
+  const std::vector<double> held{1, 2};  // one position held in each row: values 1 and 2
+  c.update(0, view(held, 2, 1, 1, 1), view(held, 2, 1, 1, 1), 0);
+  const std::vector<double> k(2 * 2, 0.0), v{10, 20, 30, 40}, q(2 * 2 * 2, 0.0);  // q = 0: equal scores
+  const std::vector<double> mask{1, 1, 1,   // row 0 sees everything up to its own position
+                                 0, 1, 1};  // row 1 hides its held position
+  // Hq = 2 query heads over one kv head; queries at positions 1 and 2 of each row.
+  const auto d =
+      c.prefill(0, view(k, 2, 1, 2, 1), view(v, 2, 1, 2, 1), {q.data(), {2, 2, 2, 1}}, {mask.data(), {2, 3}});
+  EXPECT_EQ(c.length(0), 3u);
+  EXPECT_EQ(c.values(0)(1, 0, 2, 0), 40.0);
+  ASSERT_EQ(d.output.size(), 2 * 2 * 2);
+  ASSERT_EQ(d.weights.size(), 2 * 2 * 2 * 3);
+  const std::vector<double> output{5.5, 31.0 / 3, 5.5, 31.0 / 3,
+                                   30,  35,       30,  35};  // (b, h, i): the mean of what query i sees
+  for (std::size_t i = 0; i < output.size(); ++i) EXPECT_DOUBLE_EQ(d.output[static_cast<Eigen::Index>(i)], output[i]);
+  EXPECT_EQ(d.weights[2], 0.0);   // row 0, query 0: not position 2, after its own
+  EXPECT_EQ(d.weights[12], 0.0);  // row 1: the masked position
+  EXPECT_EQ(d.weights[13], 1.0);  // row 1, query 0: its own position alone
+  EXPECT_EQ(d.weights[14], 0.0);
+}
+
+TEST(Beam, RefusedPrefillsChangeNothingAndAnEmptyOneIsAccepted) {
+  kv::beam c(1, 1, 2, 3, 1);
+  const std::vector<double> k(4, 1.0), q(4, 1.0), q3(6, 1.0), mask(2, 1.0), none;
+  const kv::array_view kv2 = view(k, 1, 2, 2, 1), q2{q.data(), {1, 2, 2, 1}};
+  EXPECT_THROW(c.prefill(1, kv2, kv2, q2, {}), kv::index_error);
+  EXPECT_THROW(c.prefill(0, kv2, kv2, {q3.data(), {1, 3, 2, 1}}, {}), kv::shape_error);  // 3 query heads over 2
+  EXPECT_THROW(c.prefill(0, kv2, kv2, {q.data(), {1, 2, 1, 2}}, {}), kv::shape_error);   // one query of width 2
+  EXPECT_THROW(c.prefill(0, kv2, kv2, q2, {mask.data(), {1, 1, 2}}), kv::shape_error);
+  EXPECT_THROW(c.prefill(0, kv2, kv2, q2, {mask.data(), {1, 0}}), kv::shape_error);  // (B, length), not + m
+  c.prefill(0, kv2, kv2, q2, {mask.data(), {1, 2}});
+  EXPECT_THROW(c.prefill(0, kv2, kv2, q2, {}), kv::capacity_error);  // 2 + 2 > 3
+  const auto empty = c.prefill(0, view(none, 1, 2, 0, 1), view(none, 1, 2, 0, 1), {none.data(), {1, 2, 0, 1}}, {});
+  EXPECT_EQ(empty.output.size() + empty.weights.size(), 0);
+  EXPECT_EQ(c.length(0), 2u);
+}

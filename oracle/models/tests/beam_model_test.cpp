@@ -110,3 +110,49 @@ TEST(BeamModel, StorageRoundingAndMemoryCountersFollowTheProfile) {
   EXPECT_EQ(counter("bytes_per_token"), 2 * 2 * 2 * 4 * 4);
   EXPECT_EQ(counter("max_batch_tokens"), (1 << 20) / 128);
 }
+
+TEST(BeamModel, PrefillAppendsAndPosesOneCausalProblemPerRowQueryHeadAndPosition) {
+  const auto c = config(1, 2, 1, 2, 4, 1);
+  kv::beam_model m(c, {});
+  m.apply(update(c, 0, 0, 1));
+  kv::op p = update(c, 0, 0, 2, 5);
+  p.kind = kv::op_kind::prefill;
+  p.q = {{2, 2, 2, 1}, {0, 1, 2, 3, 4, 5, 6, 7}};
+  p.mask = {{2, 3}, {1, 1, 1, 0, 1, 1}};
+  const auto e = m.apply(p);
+  ASSERT_TRUE(e.accepted);
+  EXPECT_EQ(m.length(0), 3u);
+  EXPECT_EQ(keys(m.observe(), 1), (std::vector<double>{100, 105, 106}));
+  ASSERT_EQ(e.problems.size(), 8u);  // (b, h, i)
+  EXPECT_EQ(e.problems[5].keys, (std::vector<double>{100, 105, 106}));
+  EXPECT_EQ(e.problems[5].q, (std::vector<double>{5}));
+  EXPECT_EQ(e.problems[0].live, (std::vector<unsigned char>{1, 1, 0}));  // query 0 at position 1
+  EXPECT_TRUE(e.problems[1].live.empty());                               // query 1 sees all three
+  EXPECT_EQ(e.problems[7].live, (std::vector<unsigned char>{0, 1, 1}));  // row 1's mask hides position 0
+  EXPECT_EQ(e.streams, (std::vector<std::size_t>{0, 0, 0, 0, 1, 1, 1, 1}));
+}
+
+TEST(BeamModel, PrefillIsRefusedAsItsUpdateOrForItsQueriesAndMask) {
+  const auto c = config(2, 1, 2, 2, 3, 1);
+  kv::beam_model m(c, {});
+  kv::op p = update(c, 0, 0, 2);
+  p.kind = kv::op_kind::prefill;
+  p.q = {{1, 2, 2, 1}, {0, 1, 2, 3}};
+  kv::op wrong = p;
+  wrong.q.shape = {1, 2, 1, 2};  // one query of width 2
+  EXPECT_EQ(m.apply(wrong).reasons, kv::refuse_shape);
+  wrong = p, wrong.q.shape = {1, 1, 4, 1};  // one query head over two kv heads
+  EXPECT_EQ(m.apply(wrong).reasons, kv::refuse_shape);
+  wrong = p, wrong.mask = {{1, 0}, {}};  // the layer's length, without the chunk's
+  EXPECT_EQ(m.apply(wrong).reasons, kv::refuse_shape);
+  wrong = p, wrong.layer = 2;
+  EXPECT_EQ(m.apply(wrong).reasons, kv::refuse_index);
+  EXPECT_TRUE(m.apply(p).accepted);
+  EXPECT_EQ(m.apply(p).reasons, kv::refuse_capacity);  // 2 + 2 > 3
+  kv::op none = update(c, 1, 0, 0);
+  none.kind = kv::op_kind::prefill, none.q = {{1, 2, 0, 1}, {}};
+  const auto e = m.apply(none);
+  EXPECT_TRUE(e.accepted && e.problems.empty());
+  EXPECT_EQ(m.length(0), 2u);
+  EXPECT_EQ(m.length(1), 0u);
+}

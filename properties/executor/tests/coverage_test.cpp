@@ -7,9 +7,9 @@
 
 #include "properties/executor/coverage.h"
 #include "properties/executor/executor.h"
+#include "properties/executor/kind_table.h"
 #include "properties/generate/input_classes.h"
 #include "properties/generate/run_property.h"
-#include "properties/executor/kind_table.h"
 #include "properties/runners/builtin.h"
 
 namespace kv = kvconform;
@@ -106,6 +106,25 @@ TEST(Coverage, BeamReorderShapesPerBatchSizeAndMasks) {
   const auto back = hit_by("beam", c, {update, rollback, {.kind = kv::op_kind::reorder, .index = {0, 0, 2}}});
   EXPECT_TRUE(back.count("rollback") && back.count("exact fill") && back.count("repeated beam"));
   EXPECT_TRUE(back.count("reorder at B=3: repeated beam") && back.count("reorder at B=3: fixed point"));
+}
+
+TEST(Coverage, BeamPrefillsWithGroupedHeadsMasksAndHeldPositions) {
+  kv::cache_config c{kv::cache_kind::beam, 4, 1, 1};
+  c.layers = 1, c.batch = 1, c.heads = 1, c.q_heads = 2;
+  auto prefill = [](std::size_t m, std::size_t q_heads, std::vector<double> mask) {
+    kv::op p{.kind = kv::op_kind::prefill,
+             .k = {{1, 1, m, 1}, std::vector<double>(m, 0.5)},
+             .v = {{1, 1, m, 1}, std::vector<double>(m, 0.25)},
+             .q = {{1, q_heads, m, 1}, std::vector<double>(q_heads * m, 1.0)}};
+    if (!mask.empty()) p.mask = {{1, mask.size()}, mask};
+    return p;
+  };
+  const auto first = hit_by("beam", c, {prefill(2, 2, {})});
+  EXPECT_TRUE(first.count("prefill with GQA group > 1"));
+  EXPECT_FALSE(first.count("prefill after held positions") || first.count("prefill with a masked position"));
+  const auto later = hit_by("beam", c, {prefill(1, 1, {}), prefill(2, 1, {0, 1, 1})});
+  EXPECT_TRUE(later.count("prefill after held positions") && later.count("prefill with a masked position"));
+  EXPECT_FALSE(later.count("prefill with GQA group > 1"));
 }
 
 TEST(Coverage, CountsAddAndMerge) {

@@ -56,6 +56,14 @@ concept beam_decoding = requires(const C& cc, array_view a, std::size_t i) {
   requires decode_result_like<unwrapped_t<decltype(cc.decode(i, a, a))>>;
 };
 
+/// The optional prefill capability: prefill(layer, k, v, q, mask) appends the m positions of k and v (B, H, m, D) at
+/// the layer's length and gives a decode result with .output (B, Hq, m, D) and .weights (B, Hq, m, length + m)
+/// flattened, query i attending causally up to its own position (docs/kinds/beam.md), or a result_like of one.
+template <class C>
+concept beam_prefilling = requires(C& c, array_view a, std::size_t i) {
+  requires decode_result_like<unwrapped_t<decltype(c.prefill(i, a, a, a, a))>>;
+};
+
 /// Adapts any beam_cache to `subject`. Layer and start arrive as the trace's int64 and are
 /// passed as size_t, so a negative one reaches the cache as out of range.
 template <beam_cache C>
@@ -80,6 +88,11 @@ class beam_subject final : public subject {
       case op_kind::decode:
         if constexpr (beam_decoding<C>)
           return decode_outcome([&] { return std::as_const(cache_).decode(layer, c.q, c.mask); });
+        else
+          return unsupported();
+      case op_kind::prefill:
+        if constexpr (beam_prefilling<C>)
+          return decode_outcome([&] { return cache_.prefill(layer, c.k, c.v, c.q, c.mask); });
         else
           return unsupported();
       default: return unsupported();  // the vocabulary of other kinds
@@ -167,11 +180,12 @@ class beam_subject final : public subject {
   cache_config config_;
 };
 
-/// A registry entry for a beam cache type; "decode" when it has it.
+/// A registry entry for a beam cache type; "decode" and "prefill" when it has them.
 template <beam_cache C>
 implementation make_implementation(implementation_info info) {
   capability_set caps;
   if (beam_decoding<C>) caps.add(capability::decode);
+  if (beam_prefilling<C>) caps.add(capability::prefill);
   return adapted_implementation<C, beam_subject<C>>(std::move(info), cache_kind::beam, caps);
 }
 

@@ -1,4 +1,5 @@
-// The beam kind's boundary events (fills, rollbacks, reorder cycle shapes per batch size, GQA, masks) and their probe.
+// The beam kind's boundary events (fills, rollbacks, reorder cycles per batch size, GQA, masks, prefills) and probe.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@ namespace kvconform::kinds {
 
 namespace {
 bool decodes(const implementation& i) { return i.capabilities.has(capability::decode); }
+bool prefills(const implementation& i) { return i.capabilities.has(capability::prefill); }
 
 /// The events before the per-batch-size ones, in the order of their index.
 enum event_index : std::size_t {
@@ -31,6 +33,9 @@ enum event_index : std::size_t {
   single_key_event,
   fully_masked_event,
   big_event,
+  prefill_gqa_event,
+  prefill_masked_event,
+  prefill_after_held_event,
   per_batch_events  ///< then, for B = 2 .. 8, one event per reorder shape of per_batch_shapes
 };
 constexpr event fixed_events[] = {
@@ -55,6 +60,13 @@ constexpr event fixed_events[] = {
      [](const cache_config& c) {
        return double(c.layers) * double(c.batch) * double(c.heads) * double(c.capacity) * double(c.d_k) > 0x1p24;
      }},
+    {"prefill with GQA group > 1", "an accepted prefill whose query heads share a kv head (Hq > H)", true, prefills},
+    {"prefill with a masked position", "an accepted prefill whose mask hides a position (an entry of exactly 0)", true,
+     prefills},
+    {"prefill after held positions",
+     "an accepted prefill of two or more positions onto a layer that holds some (where the causal mask's alignment "
+     "shows)",
+     true, prefills},
 };
 
 /// The reorder shapes counted per batch size, so that --stats shows each at every B from 2 to 8,
@@ -119,6 +131,10 @@ struct probe final : event_probe {
     } else if (o.kind == op_kind::decode) {
       if (o.q.shape[1] > config.heads) hit.set(gqa_event);
       masked(classify_mask(o.mask), hit);
+    } else if (o.kind == op_kind::prefill) {
+      if (o.q.shape[1] > config.heads) hit.set(prefill_gqa_event);
+      if (std::find(o.mask.data.begin(), o.mask.data.end(), 0.0) != o.mask.data.end()) hit.set(prefill_masked_event);
+      if (o.k.shape[2] >= 2 && before_length > 0) hit.set(prefill_after_held_event);
     }
   }
   void reordered(const reorder_shapes& s, event_set& hit) const {

@@ -1,4 +1,4 @@
-// The beam kind's fuzz strategy: updates at, below and past a layer's length, reorders, masked decodes.
+// The beam kind's fuzz strategy: updates at, below and past a layer's length, reorders, masked decodes and prefills.
 #include "oracle/models/beam_model.h"
 #include "properties/kinds/beam/parts.h"
 
@@ -23,25 +23,47 @@ class beam_fuzz final : public model_fuzz_ops<beam_model> {
       return o;
     }
     if (which == 4) return decode(o, len);
+    if (which == 2) return prefill(o, len);
     return update(o, len, which == 5);
   }
 
  private:
   /// A decode of the class's query on every row and head, left-padded half the time.
   op& decode(op& o, std::size_t len) {
-    const std::size_t B = c_.batch, hq = c_.q_heads;
     o.kind = op_kind::decode;
-    for (std::size_t i = 0; i < B * hq; ++i)
-      o.q.data.insert(o.q.data.end(), src_->query().begin(), src_->query().end());
-    o.q.shape = {B, hq, c_.d_k};
-    if (io_.range(0, 1, 0)) {  // left padding: row b masks its first pad_b positions
-      o.mask.shape = {B, len};
-      for (std::size_t b = 0; b < B; ++b) {
-        const std::size_t pad = io_.range(0, len, 0);
-        for (std::size_t i = 0; i < len; ++i) o.mask.data.push_back(i < pad ? 0 : 1);
-      }
-    }
+    o.q = queries(1), o.q.shape = {c_.batch, c_.q_heads, c_.d_k};
+    o.mask = padding(len);
     return o;
+  }
+  /// A prefill of 1, 2, to max_len, past it or 0 positions at the length, left-padded half the time.
+  op& prefill(op& o, std::size_t len) {
+    const std::size_t B = c_.batch, H = c_.heads, T = c_.capacity, D = c_.d_k;
+    o.kind = op_kind::prefill;
+    const std::size_t m = pick({1, 2, T > len ? T - len : 0, T + 1 - std::min(len, T), 0});
+    std::vector<double> k, v;
+    src_->rows(static_cast<std::int64_t>(len), m * B * H, seed(), k, v);  // rows (b, h, i) in order
+    o.k = {{B, H, m, D}, k}, o.v = {{B, H, m, D}, v};
+    o.q = queries(m);
+    o.mask = padding(len + m);
+    return o;
+  }
+  /// (B, Hq, m, D): the class's query for every row, query head and position.
+  tensor queries(std::size_t m) const {
+    tensor q{{c_.batch, c_.q_heads, m, c_.d_k}, {}};
+    for (std::size_t i = 0; i < c_.batch * c_.q_heads * m; ++i)
+      q.data.insert(q.data.end(), src_->query().begin(), src_->query().end());
+    return q;
+  }
+  /// Half the time a (B, width) mask of left padding (row b masks its first pad_b positions), else none.
+  tensor padding(std::size_t width) {
+    tensor mask;
+    if (!io_.range(0, 1, 0)) return mask;
+    mask.shape = {c_.batch, width};
+    for (std::size_t b = 0; b < c_.batch; ++b) {
+      const std::size_t pad = io_.range(0, width, 0);
+      for (std::size_t i = 0; i < width; ++i) mask.data.push_back(i < pad ? 0 : 1);
+    }
+    return mask;
   }
   /// An update at, below or past the length, with 1, 2, to max_len, past it or 0 positions.
   op& update(op& o, std::size_t len, bool bad_shape) {

@@ -1,4 +1,5 @@
-// RapidCheck stateful generation for the beam kind: shapes, prefills, decode steps, rollbacks, reorders and masks.
+// RapidCheck stateful generation for the beam kind: shapes, updates, prefills, decode steps, rollbacks, reorders,
+// masks.
 #include <algorithm>
 #include <memory>
 #include <numeric>
@@ -92,6 +93,31 @@ rc::Gen<beam_command> bad_update_gen(const gen_state& s) {
       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
+/// Makes a prefill one the contract refuses, by `variant`: q of one position too many, of query heads that are not a
+/// multiple of H, of the wrong width or of the decode's rank; a mask of the layer's length alone; a layer out of
+/// range; positions past max_len; k and v of different positions.
+void refuse_prefill(const gen_state& s, op& o, int variant, std::uint64_t seed) {
+  const cache_config& c = s.config;
+  const std::size_t m = o.k.shape[2], len = o.layer < 0 ? 0 : s.lengths[static_cast<std::size_t>(o.layer)];
+  switch (variant) {
+    case 0: reshape(o.q, {c.batch, c.q_heads, m + 1, c.d_k}); break;
+    case 1: reshape(o.q, {c.batch, c.heads > 1 ? c.q_heads + 1 : 0, m, c.d_k}); break;
+    case 2: reshape(o.q, {c.batch, c.q_heads, m, c.d_k + 1}); break;
+    case 3: reshape(o.q, {c.batch, c.q_heads, c.d_k}); break;
+    case 4: reshape(o.mask, {c.batch, len}); break;  // the chunk's positions left out
+    case 5: o.layer = static_cast<std::int64_t>(c.layers); break;
+    case 6: {  // one to three positions past max_len (a long case's max_len is too long to write at once)
+      if (s.long_case) return reshape(o.q, {c.batch, c.q_heads, m + 1, c.d_k});
+      const std::size_t n = c.capacity - len + 1 + seed % 3;
+      beam_block(*s.src, c.batch, c.heads, static_cast<std::int64_t>(len), n, seed, o.k, o.v);
+      o.q = beam_queries(*s.src, c.batch, c.q_heads, n);
+      o.mask = {};
+      break;
+    }
+    default: reshape(o.v, {c.batch, c.heads, m + 1, c.d_k}); break;
+  }
+}
+
 /// Reorders as beam search makes them (draw_reorder): every cycle shape, repeats and drops at every
 /// batch size. One in eight is the simplest repeat (every choice 0), which every other shrinks towards.
 rc::Gen<beam_command> reorder_gen(const gen_state& s) {
@@ -153,10 +179,48 @@ rc::Gen<beam_command> decode_gen(const gen_state& s, bool bad) {
       rc::gen::container<std::vector<mask_row>>(b, row), uniform_in(0, 6));
 }
 
+/// A prefill of m positions onto layer `l` with a mask drawn from `rows` when `masked` (all ones for `all_live`).
+op prefill_op(const gen_state& s, std::size_t l, std::size_t m, std::uint64_t seed, const std::vector<mask_row>& rows,
+              bool masked, bool all_live) {
+  const cache_config& c = s.config;
+  const std::size_t len = s.lengths[l];
+  op o{.kind = op_kind::prefill, .layer = static_cast<std::int64_t>(l)};
+  beam_block(*s.src, c.batch, c.heads, static_cast<std::int64_t>(len), m, seed, o.k, o.v);
+  o.q = beam_queries(*s.src, c.batch, c.q_heads, m);
+  if (masked) o.mask = engine_mask(rows, len + m);
+  if (!masked && all_live) o.mask = {{c.batch, len + m}, std::vector<double>(c.batch * (len + m), 1.0)};
+  return o;
+}
+
+/// Prefills of 1, 2, max_steps or the room positions on a generated layer (`bad`: refused ones, see beam_mix).
+rc::Gen<beam_command> prefill_gen(const gen_state& s, bool bad, bool mask_always) {
+  const std::size_t cap = s.config.capacity;
+  const auto row =
+      rc::gen::construct<mask_row>(uniform_in<int>(0, mask_row::shapes), uniform_in<std::size_t>(0, cap + 1),
+                                   uniform_in<std::size_t>(0, cap + 1), uniform_in<std::size_t>(0, cap + 1));
+  return rc::gen::mapcat(uniform_in<std::size_t>(0, s.config.layers), [s, bad, mask_always, row](std::size_t l) {
+    const std::size_t room = s.config.capacity - s.lengths[l];
+    std::vector<std::size_t> sizes{1, 2, s.max_steps};
+    if (!s.long_case) sizes.push_back(room);  // a long case writes a few positions per op
+    std::erase_if(sizes, [room](std::size_t n) { return n > room || n == 0; });
+    if (sizes.empty()) sizes.push_back(0);
+    return rc::gen::apply(
+        [s, l, bad, mask_always](std::size_t m, bool masked, std::vector<mask_row> rows, int variant,
+                                 std::uint64_t seed) {
+          op o = prefill_op(s, l, m, seed, rows, masked, mask_always);
+          if (bad) refuse_prefill(s, o, variant, seed);
+          return command<beam_model>(std::move(o));
+        },
+        rc::gen::elementOf(sizes), rc::gen::arbitrary<bool>(),
+        rc::gen::container<std::vector<mask_row>>(s.config.batch, row), uniform_in(0, 8),
+        rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+  });
+}
+
 /// One op drawn by weight from the property's mix. For beam, `append` is an update at the
 /// layer's length of up to max_steps (never past max_len), `fill` ends exactly at max_len,
 /// `overfill` goes past it, `empty` writes 0 steps, `bad_shape` covers shapes, layers and starts.
-rc::Gen<beam_command> op_gen(beam_mix mix, const gen_state& s, bool can_decode) {
+rc::Gen<beam_command> op_gen(beam_mix mix, const gen_state& s, bool can_decode, capability_set caps) {
   if (s.long_case) {
     // A big cache (config_gen) starts in its last layer, which begins past 2^24 elements, and writes
     // a few positions per op: a fill of its max_len would write 2^24 / L elements at once.
@@ -190,6 +254,11 @@ rc::Gen<beam_command> op_gen(beam_mix mix, const gen_state& s, bool can_decode) 
     add(mix.decode, decode_gen(s, false));
     add(mix.bad_decode, decode_gen(s, true));
   }
+  if (caps.has(capability::prefill)) {
+    add(mix.prefill, prefill_gen(s, false, mix.mask_prefills));
+    add(mix.bad_prefill, prefill_gen(s, true, false));
+  }
+  if (choices.empty()) add(1, on_layer(s, at_length(s, [](std::size_t) { return rc::gen::just<std::size_t>(0); })));
   return weighted(std::move(choices));
 }
 
@@ -242,7 +311,7 @@ case_generator beam_cases(beam_mix mix) {
         [mix](const beam_model& m, const gen_context& ctx) {
           gen_state s{ctx.src, m.config(), {}, ctx.long_case ? 4 : ctx.max_steps, ctx.long_case};
           for (std::size_t l = 0; l < m.config().layers; ++l) s.lengths.push_back(m.length(l));
-          return op_gen(mix, s, ctx.can_decode);
+          return op_gen(mix, s, ctx.can_decode, ctx.caps);
         });
   };
 }

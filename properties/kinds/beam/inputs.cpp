@@ -26,6 +26,14 @@ tensor beam_query(const row_source& src, std::size_t batch, std::size_t q_heads)
   return q;
 }
 
+tensor beam_queries(const row_source& src, std::size_t batch, std::size_t q_heads, std::size_t m) {
+  tensor q{{batch, q_heads, m, src.d_k()}, {}};
+  for (std::size_t bh = 0; bh < batch * q_heads; ++bh)
+    for (std::size_t i = 0; i < m; ++i)
+      for (double x : src.query()) q.data.push_back((bh % q_heads + i) % 2 ? -x : x);
+  return q;
+}
+
 tensor left_padding_mask(const std::vector<std::size_t>& pads, std::size_t length) {
   tensor m{{pads.size(), length}, {}};
   for (std::size_t pad : pads)

@@ -19,6 +19,10 @@ void beam_block(const row_source& src, std::size_t batch, std::size_t heads, std
 /// another head's query shows too (a negated query turns a class into its mirror image).
 tensor beam_query(const row_source& src, std::size_t batch, std::size_t q_heads);
 
+/// q shaped (B, Hq, m, D) for a prefill of m positions: the class's query, negated on odd query heads and odd
+/// positions, so that a query read for another head or position shows too.
+tensor beam_queries(const row_source& src, std::size_t batch, std::size_t q_heads, std::size_t m);
+
 /// A (B, length) mask whose row b masks its first pads[b] positions (left padding): 0 masked, 1 attends.
 tensor left_padding_mask(const std::vector<std::size_t>& pads, std::size_t length);
 

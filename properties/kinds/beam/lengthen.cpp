@@ -27,9 +27,9 @@ std::optional<trace> beam_lengthen(const trace& t, const tensor& k, const tensor
   op decode = std::move(out.ops.back());
   out.ops.pop_back();
   const std::size_t n = k.shape[0];
-  std::size_t steps = n;  // a layer is never longer than all updates' positions together
+  std::size_t steps = n;  // a layer is never longer than all updates' and prefills' positions together
   for (const op& o : out.ops)
-    if (o.kind == op_kind::update && o.k.shape.size() == 4) steps += o.k.shape[2];
+    if ((o.kind == op_kind::update || o.kind == op_kind::prefill) && o.k.shape.size() == 4) steps += o.k.shape[2];
   out.config.capacity = std::max(c.capacity, steps);
   beam_model m(out.config, numeric_profile{});  // lengths do not depend on the storage format
   for (const op& o : out.ops) m.apply(o);

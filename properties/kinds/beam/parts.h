@@ -23,11 +23,19 @@ struct beam_mix {
   int rollback = 0;     ///< an update starting below the layer's length (truncates first)
   int reorder = 0;      ///< a gather along the batch axis (repeats, drops, permutations, identity)
   int bad_reorder = 0;  ///< an index out of range, or not one index per batch row
+  /// 1, 2, max_steps or the room positions appended by a prefill (capability prefill), never past max_len, with a
+  /// mask half the time
+  int prefill = 0;
+  int bad_prefill = 0;  ///< q of the wrong positions, heads, width or rank, a mask of the length alone, past max_len
+  /// Every prefill carries a mask (all ones when none is drawn), whose width tells a rewrite the layer's length.
+  bool mask_prefills = false;
 };
 
 /// The cases of a beam property drawn from `mix`.
 case_generator beam_cases(beam_mix mix);
 void add_beam_properties(std::vector<property>& ps);
+/// The prefill properties (properties/kinds/beam/prefill.cpp): chunked prefill, prefill as decode steps.
+void add_prefill_properties(std::vector<property>& ps);
 void beam_fuzz_config(byte_io& io, cache_config& c);
 /// The kind's boundary events and their probe (properties/kinds/beam/coverage.cpp).
 coverage_spec beam_coverage();

@@ -1,12 +1,12 @@
-// The beam kind's properties (rollback, reorder, GQA, masks, generation loops) and its table row.
+// The beam kind's properties (rollback, reorder, GQA, masks, generation loops; prefill in prefill.cpp) and its row.
 #include <random>
 
 #include "oracle/models/beam_model.h"
+#include "properties/executor/kind_table.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/beam/generation.h"
 #include "properties/kinds/beam/inputs.h"
 #include "properties/kinds/beam/parts.h"
-#include "properties/executor/kind_table.h"
 
 namespace kvconform::kinds {
 
@@ -78,8 +78,8 @@ constexpr cache_kind beam = cache_kind::beam;
 
 namespace summaries {
 constexpr const char* state =
-    "every layer x row x kv head equals the model after any mix of prefills, decode steps, rollbacks, reorders and "
-    "refusals";
+    "every layer x row x kv head equals the model after any mix of prefills (updates of several positions and prefill "
+    "ops), decode steps, rollbacks, reorders and refusals";
 constexpr const char* prefill =
     "an update of n steps leaves the state of n single-step updates (a prefill equals n decode steps)";
 constexpr const char* rollback =
@@ -105,7 +105,7 @@ constexpr const char* search =
     "beam search of width B through reorder equals a beam search that recomputes every beam from scratch, bit for bit";
 }  // namespace summaries
 
-/// Every op beam has, refusals included.
+/// Every op beam has, refusals included (prefills where the implementation has them).
 constexpr beam_mix every_op{.append = 4,
                             .fill = 1,
                             .overfill = 1,
@@ -114,7 +114,9 @@ constexpr beam_mix every_op{.append = 4,
                             .bad_decode = 1,
                             .rollback = 2,
                             .reorder = 2,
-                            .bad_reorder = 1};
+                            .bad_reorder = 1,
+                            .prefill = 2,
+                            .bad_prefill = 1};
 
 /// Beam's own properties, in the gate's order; three are drivers (masks, and generation loops
 /// compared with a recompute).
@@ -151,8 +153,9 @@ void add_own(std::vector<property>& ps) {
 
 void add_beam_properties(std::vector<property>& ps) {
   // No one_d_equals_one_row: beam's update has no 1-D form.
-  add_statements<beam_mix>(ps, beam, beam_cases, {.bad_reorder = 3}, false);
+  add_statements<beam_mix>(ps, beam, beam_cases, {.bad_reorder = 3, .bad_prefill = 2}, false);
   add_own(ps);
+  add_prefill_properties(ps);
 }
 
 /// The kind's row of the kind table (properties/executor/kind_table.h).

@@ -1,4 +1,4 @@
-// The beam kind's vocabulary: layers x batch x kv heads, with update, reorder and masked decode.
+// The beam kind's vocabulary: layers x batch x kv heads, with update, reorder, masked decode and prefill.
 #include "properties/trace/kind_spec.h"
 
 namespace kvconform::kinds {
@@ -9,6 +9,9 @@ constexpr op_spec ops[] = {
      "k and v (B, H, n, D) written at positions [start, start + n) of layer; start below the length truncates first"},
     {op_kind::reorder, field_index, "row b of every layer becomes old row index[b] (B indices, repeats allowed)"},
     {op_kind::decode, field_q | field_layer | field_mask, "q (B, Hq, D) over layer; mask (B, len): 0 takes no weight"},
+    {op_kind::prefill, field_k | field_v | field_q | field_layer | field_mask,
+     "k and v (B, H, m, D) appended at the layer's length; query i of q (B, Hq, m, D) attends causally, up to its own "
+     "position; mask (B, len + m): 0 takes no weight"},
 };
 constexpr auto sizes = sized_config("max_len T: positions per layer");
 constexpr config_field config[] = {

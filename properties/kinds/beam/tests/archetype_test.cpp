@@ -27,9 +27,17 @@ struct minimal_beam {
   std::size_t max_batch_tokens(std::size_t) const { return 0; }
   arch::decoded decode(std::size_t, kv::array_view, kv::array_view) const { return {}; }
 };
+/// With the optional prefill, whose result is a result_like of a decode result.
+struct prefilling_beam : minimal_beam {
+  using minimal_beam::minimal_beam;
+  arch::result<arch::decoded> prefill(std::size_t, kv::array_view, kv::array_view, kv::array_view, kv::array_view) {
+    return {arch::decoded{}};
+  }
+};
 }  // namespace
 
-static_assert(kv::beam_cache<minimal_beam> && kv::beam_decoding<minimal_beam>);
+static_assert(kv::beam_cache<minimal_beam> && kv::beam_decoding<minimal_beam> && !kv::beam_prefilling<minimal_beam>);
+static_assert(kv::beam_cache<prefilling_beam> && kv::beam_prefilling<prefilling_beam>);
 
 TEST(BeamArchetype, ResultAndStatusAreOutcomes) {
   const kv::implementation impl = kv::make_implementation<minimal_beam>({"archetype"});
@@ -43,4 +51,10 @@ TEST(BeamArchetype, ResultAndStatusAreOutcomes) {
   EXPECT_FALSE(s->apply(kv::call{reorder, {}, {}, {}, {}}).accepted);
   EXPECT_TRUE(s->apply(kv::call{decode, {}, {}, {}, {}}).accepted);
   EXPECT_EQ(s->observe().streams.size(), 1u);
+  const kv::op prefill{.kind = kv::op_kind::prefill};
+  EXPECT_TRUE(s->apply(kv::call{prefill, {}, {}, {}, {}}).unsupported);
+  EXPECT_FALSE(impl.capabilities.has(kv::capability::prefill));
+  const kv::implementation with = kv::make_implementation<prefilling_beam>({"archetype with prefill"});
+  EXPECT_TRUE(with.capabilities.has(kv::capability::prefill));
+  EXPECT_TRUE(with.make(c)->apply(kv::call{prefill, {}, {}, {}, {}}).accepted);
 }

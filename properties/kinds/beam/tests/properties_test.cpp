@@ -89,6 +89,23 @@ struct drifts_with_history : kv::beam {
   }
 };
 
+/// A prefill whose queries see the whole chunk, later positions included (no causal mask within it).
+struct sees_whole_chunk_rules : kv::beam_rules {
+  static bool sees(std::size_t, std::size_t, std::size_t) { return true; }
+};
+using sees_whole_chunk = kv::basic_beam<sees_whole_chunk_rules>;
+
+/// A prefill that checks its mask's shape, then attends as if every position were live.
+struct prefill_ignores_mask : kv::beam {
+  using basic_beam::basic_beam;
+  kv::decode_result prefill(std::size_t layer, kv::array_view k, kv::array_view v, kv::array_view q,
+                            kv::array_view mask) {
+    const std::vector<double> live(mask.size(), 1.0);
+    return basic_beam::prefill(layer, k, v, q,
+                               mask.rank == 2 ? kv::array_view{live.data(), {mask.dims[0], mask.dims[1]}} : mask);
+  }
+};
+
 /// Returns views of the layer as it was before the write.
 struct returns_old_views : kv::beam {
   using basic_beam::basic_beam;
@@ -119,6 +136,8 @@ TEST(BeamProperties, EachCatchesItsBug) {
   EXPECT_EQ(failing_check<drifts_with_history>("decode_within_bound"), "") << "one ulp is inside the bound";
   EXPECT_EQ(failing_check<drifts_with_history>("beam_generation_equals_recompute"), "recompute");
   EXPECT_EQ(failing_check<drifts_with_history>("beam_search_equals_recompute"), "recompute");
+  EXPECT_EQ(failing_check<sees_whole_chunk>("beam_prefill_chunked_equals_whole"), "decode-masked");
+  EXPECT_EQ(failing_check<prefill_ignores_mask>("beam_prefill_equals_decode_steps"), "decode-masked");
 }
 
 TEST(BeamProperties, TheAdapterChecksTheViewsAnUpdateReturns) {
