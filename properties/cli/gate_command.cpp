@@ -1,5 +1,6 @@
 // `kvconform gate`: the matrix over the selected implementations, its reports and its exit code.
 #include <fnmatch.h>
+#include <unistd.h>
 
 #include <rapidcheck/detail/Configuration.h>
 
@@ -31,6 +32,7 @@ gate_options options_of(const run_flags& f, replay_words hint, rerun_words rerun
   o.rerun_hint = [rerun = std::move(rerun), seed = o.run.seed](const implementation& i) { return rerun(i, seed); };
   if (f.search) o.run.search = *f.search;
   o.jobs = f.jobs;
+  if (::isatty(STDOUT_FILENO) == 1) o.progress_fd = STDOUT_FILENO;  // a live line on a terminal, nothing elsewhere
   if (!f.shard.empty()) {
     const auto shard = parse_shard(f.shard);
     if (!shard) throw usage_error("--shard " + f.shard + ": expected I/N with 0 <= I < N");

@@ -64,6 +64,9 @@ struct gate_options {
   double deadline_s = 0;                     ///< each property's deadline in seconds (0: none)
   /// Hold every whole row to its kind's required events (the quick profile's cases and sizes or more).
   bool coverage_guard = false;
+  /// Draw the live progress line on this terminal (standard output when it is one; -1: none), with the
+  /// progress lines of `log` passed through it (properties/runners/progress.h).
+  int progress_fd = -1;
   /// The command that runs an implementation's row again with the coverage statistics.
   std::function<std::string(const implementation&)> rerun_hint = [](const implementation& i) {
     return "kvconform gate --impl " + i.name + " --stats";
