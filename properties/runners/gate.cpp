@@ -118,6 +118,7 @@ const char* to_string(status s) {
     case status::fail: return "FAIL";
     case status::not_supported: return "NOT SUPPORTED";
     case status::interrupted: return "INTERRUPTED";
+    case status::known_failure: return "KNOWN FAILURE";
   }
   return "?";
 }
