@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Seed corpora of the parser fuzz targets from the harness's own outputs: the traces the gate saves for the mutants
-# (store entries, driver traces), the Python port's answers, and RC_PARAMS strings. Files are named by content.
+# (store entries, driver traces, the baselines of their runs), the Python port's answers, and RC_PARAMS strings.
+# Files are named by content.
 # Usage: make_parser_corpus.sh KVCONFORM [OUT_DIR]   (OUT_DIR defaults to fuzz/corpus)
 set -euo pipefail
 kvconform=$1
@@ -11,7 +12,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$kvconform" list >"$work/list.txt"
 for impl in $(awk '/^  [a-z0-9-]+  \[/ {print $1}' "$work/list.txt"); do
-  "$kvconform" gate --impl "$impl" --cases 20 --store "$work/store" >/dev/null 2>&1 || true
+  "$kvconform" gate --impl "$impl" --cases 20 --store "$work/store" --write-baseline "$work/baseline-$impl.csv" \
+    >/dev/null 2>&1 || true
 done
 for kind in flat ring; do
   "$kvconform" port --kind "$kind" --cases 3 --store "" -- \
@@ -59,6 +61,13 @@ for data in list(kept.values())[:40]:
 for text in ["", "seed=1", "seed=18446744073709551615 max_success=100 max_size=40", "max_success=1000 noshrink",
              "noshrink=0", "max_size=1", " seed=7\tmax_success=3 "]:
     seed("rc_params_fuzzer", text.encode())
+for f in sorted(work.glob("baseline-*.csv"))[:30]:
+    if f.read_text().count("\n") > 2: seed("baseline_fuzzer", f.read_bytes())  # a mutant's failures
+for text in ["", "# comment only\n", "flat,exact_fill,a reason, with a comma\n",
+             "\ufeff  flat-strict-capacity , exact_fill , x \r\nflat,copy_semantics,\r\n",
+             "flat,exact_fill\n", "flat,exact_fill,a\nflat,exact_fill,b\n", "nope,exact_fill,x\n",
+             "flat,ring_window_last_steps,x\n", ",,\n"]:
+    seed("baseline_fuzzer", text.encode())
 print({t: len(list((out / t).iterdir())) for t in
-       ["store_entry_fuzzer", "driver_trace_fuzzer", "port_answer_fuzzer", "rc_params_fuzzer"]})
+       ["store_entry_fuzzer", "driver_trace_fuzzer", "port_answer_fuzzer", "rc_params_fuzzer", "baseline_fuzzer"]})
 PY

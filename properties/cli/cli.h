@@ -9,7 +9,8 @@
 namespace kvconform {
 
 /// Parses argv and runs its subcommand (list, gate, replay, selftest, port, vectors, schema) over `impls`.
-/// Returns the exit code: 0 all pass, 1 a failure, 2 a usage or input error, 128 + a signal that stopped it.
+/// Returns the exit code: 0 all pass, 1 a failure, 2 a usage or input error, 3 a cell of the baseline passed
+/// (docs/reliability.md §1), 128 + a signal that stopped it.
 int run_cli(int argc, char** argv, const std::vector<implementation>& impls, const std::string& description);
 
 }  // namespace kvconform

@@ -32,6 +32,7 @@ inline constexpr std::uint64_t any_seed = std::numeric_limits<std::uint64_t>::ma
 struct run_flags {
   std::vector<std::string> impls;
   std::string property = "*", profile = "quick", junit, json, html, store = "kvconform-failures", kind;
+  std::string baseline, write_baseline;  // known failures read, and written from the run (README, "Baselines")
   std::optional<std::uint64_t> seed;
   std::optional<int> cases;
   std::optional<int> search;  // traces of the targeted numeric search per property (default: the profile's)
@@ -62,6 +63,12 @@ struct run_flags {
     cmd->add_option("--junit", junit, "Write JUnit XML here");
     cmd->add_option("--json", json, "Write a JSON report here");
     cmd->add_option("--html", html, "Write a self-contained HTML report here (matrix, failures, coverage, histograms)");
+    cmd->add_option("--baseline", baseline,
+                    "Known failures (implementation,property,reason a line): they fail no run; a new failure "
+                    "does, and a listed cell that passes is FIXED (exit 3)");
+    cmd->add_option("--write-baseline", write_baseline,
+                    "Write the run's failures here as a baseline (with --baseline, its entries for cells not judged "
+                    "are kept)");
     cmd->add_option("--store", store, "Regression store directory (\"\" disables)")->capture_default_str();
     cmd->add_flag("--stats", stats, "Print how many traces of each property hit each boundary event of its kind");
   }

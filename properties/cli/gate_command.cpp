@@ -1,5 +1,6 @@
 // `kvconform gate`: the matrix over the selected implementations, its reports and its exit code.
 #include <fnmatch.h>
+#include <unistd.h>
 
 #include <rapidcheck/detail/Configuration.h>
 
@@ -10,8 +11,11 @@
 #include "properties/cli/run_params.h"
 #include "properties/cli/subcommand.h"
 #include "properties/executor/stop.h"
+#include "properties/runners/baseline.h"
 #include "properties/runners/gate.h"
 #include "properties/runners/parallel.h"
+#include "properties/trace/file_io.h"
+#include "properties/trace/utf8.h"
 
 namespace kvconform::cli {
 
@@ -31,6 +35,7 @@ gate_options options_of(const run_flags& f, replay_words hint, rerun_words rerun
   o.rerun_hint = [rerun = std::move(rerun), seed = o.run.seed](const implementation& i) { return rerun(i, seed); };
   if (f.search) o.run.search = *f.search;
   o.jobs = f.jobs;
+  if (::isatty(STDOUT_FILENO) == 1) o.progress_fd = STDOUT_FILENO;  // a live line on a terminal, nothing elsewhere
   if (!f.shard.empty()) {
     const auto shard = parse_shard(f.shard);
     if (!shard) throw usage_error("--shard " + f.shard + ": expected I/N with 0 <= I < N");
@@ -69,11 +74,48 @@ void check_glob(const std::string& glob, const std::vector<const implementation*
                     ")");
 }
 
-/// The JUnit, JSON and HTML reports, each tried even if another fails; a report or a failure that
-/// could not be written completely is exit 2, after the failures found are known.
-int write_reports(const std::vector<impl_report>& report, const run_flags& f) {
-  if (!write_report_files(report, f.junit, f.json, f.html, std::cerr)) return exit_usage;
-  return any_failed(report) || coverage_gaps(report) > 0 ? exit_fail : exit_pass;
+/// The baseline's entries, checked before any test against the runner's implementations and `selected` (a
+/// port); a malformed file is exit 2 naming its line.
+std::vector<baseline_entry> baseline_of(const command_line& cmd, const run_flags& f,
+                                        const std::vector<const implementation*>& selected) {
+  if (f.baseline.empty()) return {};
+  std::vector<const implementation*> known = selected;
+  for (const implementation& i : cmd.impls()) known.push_back(&i);
+  try {
+    return read_baseline(f.baseline, known);
+  } catch (const std::exception& e) {  // baseline_error or file_error
+    throw usage_error("baseline " + std::string(e.what()));
+  }
+}
+
+/// The baseline of the run (--write-baseline), written whole or not at all; false if it could not be.
+bool write_baseline_file(const std::vector<impl_report>& report, const std::vector<baseline_entry>& previous,
+                         const std::string& path) {
+  try {
+    write_whole(path, baseline_text(report, previous));
+    return true;
+  } catch (const std::exception& e) {  // file_error or baseline_error
+    std::cerr << "kvconform: --write-baseline: " << valid_utf8(e.what()) << "\n";
+    return false;
+  }
+}
+
+/// The JUnit, JSON and HTML reports and the baseline, each tried even if another fails; a report or a
+/// failure that could not be written completely is exit 2, after the failures found are known. Then 1
+/// for a FAIL the baseline does not list, 3 when the only news is a listed cell that passed.
+int write_reports(const std::vector<impl_report>& report, const run_flags& f,
+                  const std::vector<baseline_entry>& baseline) {
+  bool written = write_report_files(report, f.junit, f.json, f.html, std::cerr);
+  if (!f.write_baseline.empty()) written = write_baseline_file(report, baseline, f.write_baseline) && written;
+  if (!written) return exit_usage;
+  if (any_failed(report) || coverage_gaps(report) > 0) return exit_fail;
+  if (const std::size_t fixed = fixed_cells(report)) {
+    std::cerr << "kvconform: " << fixed << " cell" << (fixed > 1 ? "s" : "") << " of the baseline passed (FIXED "
+              << "above): take " << (fixed > 1 ? "their lines" : "its line") << " out of " << valid_utf8(f.baseline)
+              << " (exit 3)\n";
+    return exit_fixed;
+  }
+  return exit_pass;
 }
 }  // namespace
 
@@ -85,13 +127,15 @@ int run_gate_command(const command_line& cmd, const run_flags& f, std::vector<co
   (void)rc::detail::configuration();
   selected = selection(cmd, f, std::move(selected));
   check_glob(f.property, selected);
+  const std::vector<baseline_entry> baseline = baseline_of(cmd, f, selected);
   std::cerr << "kvconform gate: profile " << f.profile << ", seed " << o.run.seed << ", " << o.run.cases
             << " cases per property\n";
   set_run_deadline(deadline_clock::now() + std::chrono::seconds(f.run_deadline_s));
-  const auto report = run_gate(selected, o, std::cerr);
+  auto report = run_gate(selected, o, std::cerr);
+  apply_baseline(report, baseline);
   print_report(report, std::cout);
   if (f.stats) print_coverage(report, std::cout);
-  return write_reports(report, f);
+  return write_reports(report, f, baseline);
 }
 
 subcommand add_gate(CLI::App& app, const command_line& cmd) {

@@ -14,7 +14,8 @@
 
 namespace kvconform::cli {
 
-inline constexpr int exit_pass = 0, exit_fail = 1, exit_usage = 2;
+/// exit_fixed: nothing failed that the baseline does not list, but a cell it lists passed (docs/reliability.md §1).
+inline constexpr int exit_pass = 0, exit_fail = 1, exit_usage = 2, exit_fixed = 3;
 
 /// An input the parser cannot judge (an unknown implementation, a glob that selects nothing, ...):
 /// its message and exit 2.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "properties/executor/case_count.h"
 #include "properties/executor/stop.h"
 
 namespace kvconform {
@@ -75,6 +76,7 @@ void numeric_search::round(int budget, bool first) {
 void numeric_search::evaluate(search::candidate c) {
   ++cases_;
   const verdict v = run_trace(c.t, impl_);
+  count_case();
   stats_.merge(v.stats);
   if (!v.fail) {
     if (v.stats.numeric > 0) keep(std::move(c), v.stats.worst_ratio);

@@ -1,6 +1,7 @@
 // Running a property: its fixed trace, or its kind's generated cases (case_runner) and RapidCheck's result.
 #include <rapidcheck/detail/TestListenerAdapter.h>
 
+#include "properties/executor/case_count.h"
 #include "properties/generate/commands.h"
 #include "properties/trace/kind_spec.h"
 
@@ -138,6 +139,7 @@ gen_context case_runner::context(const cache_config& config, bool long_case) {
 bool case_runner::keep_failure(const cache_config& config, session& s) {
   out_.stats.merge(s.stats());
   if (!out_.fail) {  // each case once: the shrinking after the first failure adds no cases
+    count_case();
     if (class_ && s.stats().decodes > 0) s.hit(class_event(config.kind, *class_));
     out_.coverage.add(s.events(), events_of(config.kind).size());
     add_histogram(out_.ratios, class_ ? to_string(*class_) : "(generation loop)", s.stats().ratios);
@@ -169,6 +171,7 @@ property_run run_property(const property& p, const implementation& impl, const r
     trace t = p.fixed();
     const verdict v = check_trace(&p, t, impl);
     out.cases = 1, out.stats = v.stats, out.fail = v.fail;
+    count_case();
     out.coverage.add(v.events, events_of(p.kind).size());
     add_histogram(out.ratios, "(fixed trace)", v.stats.ratios);
     if (v.fail) out.counterexample = std::move(t);

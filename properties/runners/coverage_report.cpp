@@ -53,7 +53,7 @@ void guard_coverage(std::vector<impl_report>& r, const gate_options& o) {
     i.rerun = o.rerun_hint(*i.impl);
     const bool whole = i.properties.size() == properties_of(i.impl->kind).size();
     const bool clean = std::none_of(i.properties.begin(), i.properties.end(), [](const property_report& p) {
-      return p.result == status::fail || p.result == status::interrupted;
+      return p.result == status::fail || p.result == status::known_failure || p.result == status::interrupted;
     });
     const coverage_counts total = row_total(i);
     i.guarded = o.coverage_guard && whole && clean && total.traces > 0;

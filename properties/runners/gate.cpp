@@ -9,6 +9,7 @@
 
 #include "properties/executor/stop.h"
 #include "properties/runners/parallel.h"
+#include "properties/runners/progress.h"
 #include "properties/runners/store.h"
 #include "properties/trace/file_io.h"
 #include "properties/trace/trace_json.h"
@@ -117,6 +118,7 @@ const char* to_string(status s) {
     case status::fail: return "FAIL";
     case status::not_supported: return "NOT SUPPORTED";
     case status::interrupted: return "INTERRUPTED";
+    case status::known_failure: return "KNOWN FAILURE";
   }
   return "?";
 }
@@ -170,11 +172,19 @@ std::vector<impl_report> run_gate(const std::vector<const implementation*>& impl
     return pr;
   };
   std::vector<property_report> reports;
-  if (o.jobs > 1 && cells.size() > 1) {
-    reports = run_cells_parallel(cells, o.jobs, run, log);
-  } else {
-    for (const gate_cell& c : cells)
-      if (reports.push_back(run(c, log)); !reports.back().stopped.empty()) break;
+  {
+    std::optional<progress_line> progress;  // ends, and clears its line, before the matrix is printed
+    if (o.progress_fd >= 0) progress.emplace(cells.size(), log, o.progress_fd);
+    std::ostream& lines = progress ? progress->log() : log;
+    const std::function<void()> done = [&] {
+      if (progress) progress->cell_done();
+    };
+    if (o.jobs > 1 && cells.size() > 1) {
+      reports = run_cells_parallel(cells, o.jobs, run, lines, done);
+    } else {
+      for (const gate_cell& c : cells)
+        if (reports.push_back(run(c, lines)), done(); !reports.back().stopped.empty()) break;
+    }
   }
   // A signal or the run's deadline ends the matrix at the first cell it stopped, whatever ran after it.
   const auto first_stopped =

@@ -148,7 +148,7 @@ std::vector<std::size_t> drain(std::vector<worker>& running) {
 }  // namespace
 
 std::vector<property_report> run_cells_parallel(const std::vector<gate_cell>& cells, int jobs, const cell_runner& run,
-                                                std::ostream& log) {
+                                                std::ostream& log, const std::function<void()>& cell_done) {
   std::vector<property_report> reports(cells.size());
   std::vector<worker> running;
   std::size_t next = 0;
@@ -166,6 +166,7 @@ std::vector<property_report> run_cells_parallel(const std::vector<gate_cell>& ce
         worker w = std::move(running[*it]);
         running.erase(running.begin() + static_cast<std::ptrdiff_t>(*it));
         reports[w.cell] = finish(w, cells[w.cell], log);
+        if (cell_done) cell_done();
         stopping = stopping || !reports[w.cell].stopped.empty();
       }
     }

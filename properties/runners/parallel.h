@@ -27,9 +27,10 @@ struct gate_cell {
 /// properties/executor/stop.h hold in the workers: a SIGINT or SIGTERM this process gets is passed
 /// on to every worker (each stops at its next op boundary: INTERRUPTED), and no cell starts once a
 /// cell stopped for a signal or the run's deadline; the reports then end at the last cell started.
+/// `cell_done`, if set, is called here (never in a worker) as each cell's report arrives.
 using cell_runner = std::function<property_report(const gate_cell&, std::ostream&)>;
 std::vector<property_report> run_cells_parallel(const std::vector<gate_cell>& cells, int jobs, const cell_runner& run,
-                                                std::ostream& log);
+                                                std::ostream& log, const std::function<void()>& cell_done = {});
 
 /// CPUs this process may run on: the default of `gate -j`.
 int available_cpus();

@@ -27,12 +27,14 @@ double highest_ratio(const property_report& p);
 /// then & < > " ' as entities.
 std::string markup_escape(std::string_view raw);
 
-/// Counts of a run's cells by status.
+/// Counts of a run's cells by status; `fixed` counts the PASS cells a baseline lists.
 struct tally {
-  int passed = 0, failed = 0, unsupported = 0, interrupted = 0;
+  int passed = 0, failed = 0, unsupported = 0, interrupted = 0, known = 0, fixed = 0;
   double seconds = 0;
   explicit tally(const std::vector<property_report>& cells);
 };
+/// "12 passed, 1 failed, 0 not supported", then the interrupted, known failures and fixed cells there are.
+std::string counts_text(const tally& t);
 
 /// Every cell of the run, in matrix order.
 std::vector<property_report> all_cells(const std::vector<impl_report>& r);
