@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -48,28 +49,32 @@ bool adopt_orphans() {
   return subreaper.load();
 }
 
-void end_orphans(std::chrono::steady_clock::time_point term_until, std::chrono::steady_clock::time_point give_up) {
+void end_orphans(std::chrono::steady_clock::time_point term_until, std::chrono::milliseconds kill_wait) {
   if (!subreaper.load()) return;
+  using clock = std::chrono::steady_clock;
   const pid_t self = ::getpid();
   std::set<pid_t> termed;
+  std::optional<clock::time_point> give_up;  // kill_wait after the first SIGKILL
   for (;;) {
     std::vector<process_entry> orphans;
     for_each_process([&](const process_entry& e) {
       if (e.parent == self && !registered_process_group(e.pid)) orphans.push_back(e);
     });
     if (orphans.empty()) return;
-    const bool now_kill = std::chrono::steady_clock::now() >= term_until;
+    const auto now = clock::now();
+    if (give_up && now >= *give_up) return;
+    const bool kill = now >= term_until;
+    if (kill && !give_up) give_up = now + kill_wait;
     for (const process_entry& o : orphans) {
       if (o.exited) {
         ::waitpid(o.pid, nullptr, WNOHANG);  // our own child: its pid cannot be reused before this
         continue;
       }
-      if (!now_kill && !termed.insert(o.pid).second) continue;  // SIGTERM once, SIGKILL until it goes
-      const int sig = now_kill ? SIGKILL : SIGTERM;
+      if (!kill && !termed.insert(o.pid).second) continue;  // SIGTERM once, SIGKILL until it goes
+      const int sig = kill ? SIGKILL : SIGTERM;
       if (o.group == o.pid) ::kill(-o.pid, sig);  // what it started in its own group or session
       ::kill(o.pid, sig);
     }
-    if (std::chrono::steady_clock::now() >= give_up) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }

@@ -24,11 +24,11 @@ bool adopt_orphans();
 
 /// Ends and reaps the processes re-parented to this process: its children that no running port
 /// leads (a port is registered with register_process_group while it runs). Each gets SIGTERM (its
-/// process group too, when it leads one) until `term_until`, then SIGKILL, until none is left or
-/// `give_up` passes (a process in an uninterruptible sleep may outlast it). Every child is waited
-/// for by its own pid, never with waitpid(-1). Does nothing unless adopt_orphans() succeeded: a
-/// process that starts no port (the gate and its workers) is never a subreaper, and only a process
-/// that runs ports calls this.
-void end_orphans(std::chrono::steady_clock::time_point term_until, std::chrono::steady_clock::time_point give_up);
+/// process group too, when it leads one), and from `term_until` on SIGKILL, until none is left or
+/// `kill_wait` has passed since the first SIGKILL (a process in an uninterruptible sleep may
+/// outlast it). Every child is waited for by its own pid, never with waitpid(-1). Does nothing
+/// unless adopt_orphans() succeeded: a process that starts no port (the gate and its workers) is
+/// never a subreaper, and only a process that runs ports calls this.
+void end_orphans(std::chrono::steady_clock::time_point term_until, std::chrono::milliseconds kill_wait);
 
 }  // namespace kvconform

@@ -45,9 +45,9 @@ void close_fd(int& fd) {
 
 /// Once a signal asks the run to stop, a port's waits end within one second of it, whatever
 /// --timeout-ms (docs/reliability.md §5): an answer in flight and the `close` requests get until
-/// 300 ms after it, the exit at end of input until 450 ms, the group's and its orphans' end after
-/// SIGTERM until 750 ms; then SIGKILL.
-constexpr milliseconds stop_requests{300}, stop_exit{450}, stop_term{750};
+/// 300 ms after it, the exit at end of input until 400 ms, the group's and its orphans' end after
+/// SIGTERM until 600 ms; then SIGKILL.
+constexpr milliseconds stop_requests{300}, stop_exit{400}, stop_term{600};
 
 /// `t`, or `after` past the stop's notice when that comes first.
 port_process::clock::time_point stop_limit(port_process::clock::time_point t, milliseconds after) {
@@ -226,8 +226,7 @@ void port_process::end(bool gentle) {
   close_fd(from_child_), close_fd(errors_);
   // What it started in a session or group of its own was re-parented to the harness when its
   // parent ended (orphans.h): SIGTERM, the grace period, SIGKILL, as for the group.
-  const auto term_until_orphans = stop_limit(clock::now() + options_.grace, stop_term);
-  end_orphans(term_until_orphans, term_until_orphans + (stop_noticed() ? milliseconds(100) : options_.grace));
+  end_orphans(stop_limit(clock::now() + options_.grace, stop_term), options_.grace);
 }
 
 void port_process::close() { end(true); }

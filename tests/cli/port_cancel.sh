@@ -3,17 +3,21 @@
 # sessions of their own (setsid) are ended with it.
 # Usage: port_cancel.sh KVCONFORM SOURCE_DIR MODE
 #   TERM   the port hangs on its first request (after hello); SIGTERM: exit 143, the cell INTERRUPTED, nothing saved
-#   INT    the same with a port that ignores SIGTERM while it hangs (only SIGKILL ends it); SIGINT: exit 130
+#   INT    the same with a port that ignores SIGTERM while it hangs, and so does its grandchild in a session of its own
+#          (only SIGKILL ends them); SIGINT: exit 130
 #   found  a port with a bug hangs once the first property has failed; SIGTERM: every failure found is saved
-#   setsid a correct port, run to its clean end, whose grandchildren left its group (one double-forked, one ignoring
-#          SIGTERM): none is left after the run
+#   setsid a correct port, run to its clean end, whose grandchildren left its group (one double-forked, that one
+#          ignoring SIGTERM): none is left after the run
+# Every port here starts two grandchildren in sessions of their own; none may be left.
 source "$(dirname "$0")/lib.sh"
 examples=$2/examples/python mode=$3
 hang_port=("$py" "$(dirname "$0")/hang_port.py" "$examples" hang)
 # The port's grandchildren in sessions of their own write their pids to escaped.txt; a failed check must not leave them.
 trap 'kill -KILL $(cat "$scratch/escaped.txt" 2>/dev/null) 2>/dev/null; rm -rf "$scratch"' EXIT
+ignore=
+[ "$mode" = TERM ] || [ "$mode" = found ] || ignore='trap \"\" TERM;'  # then SIGKILL ends it, after the wait for it
 escape=(bash -c 'setsid bash -c "echo \$\$ >>escaped.txt; exec sleep 1000" &
-  setsid -f bash -c "trap \"\" TERM; echo \$\$ >>escaped.txt; exec sleep 1000"
+  setsid -f bash -c "'"$ignore"' echo \$\$ >>escaped.txt; exec sleep 1000"
   until [ "$(wc -l <escaped.txt)" -ge 2 ]; do sleep 0.01; done 2>/dev/null
   exec "$@"' escape)
 none_escaped() {
