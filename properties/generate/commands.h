@@ -195,6 +195,9 @@ class case_runner {
   void finish(const cache_config& config, case_session& s);
   /// The search found a failure (or a stop cut it short): the remaining cases return at once.
   bool done() const { return search_ && search_->done(); }
+  /// A signal or a deadline asks the run to stop: the case returns before it generates anything
+  /// (a long trace takes seconds to draw), and the stop is noted for the gate (note_stop_seen).
+  static bool stopped();
   /// After the random cases: the rest of the search's budget unless a case failed, and its results into `out`.
   void conclude();
 
@@ -221,6 +224,10 @@ rc::Gen<Commands> case_commands(rc::Gen<Commands> list, case_shape shape, double
   return rc::gen::scale(trace_scale, std::move(list));
 }
 
+/// Thrown by a command's generator once the run stops: the case being drawn returns at once
+/// (run_commands catches it), so a stop never waits for a long trace to be drawn whole.
+struct generation_stopped {};
+
 /// Runs a generated property: a config from `configs` (a long one on the property's long cases),
 /// then either `p.drive` on a session, or commands from `op_gen(model, ctx)` starting at
 /// `make_model(config)`, run through the executor (run_all) and, for metamorphic properties,
@@ -236,7 +243,7 @@ property_run run_commands(const property& p, const implementation& impl, const r
   run_rapidcheck(
       p, o,
       [&] {
-        if (run.done()) return;
+        if (run.done() || run.stopped()) return;
         const auto [shape, config] = *drawn;
         if (p.drive) return run.drive(config);
         const bool is_long = shape == case_shape::long_case;
@@ -246,9 +253,18 @@ property_run run_commands(const property& p, const implementation& impl, const r
         // one is most of a kind's generation cost: build it only when drawn from, which happens at once.
         const auto lazy = [ctx, op_gen](const Model& m) {
           using gen = decltype(op_gen(m, ctx));
-          return gen([&m, ctx, op_gen](const rc::Random& r, int size) { return op_gen(m, ctx)(r, size); });
+          return gen([&m, ctx, op_gen](const rc::Random& r, int size) {
+            if (case_runner::stopped()) throw generation_stopped{};  // RapidCheck rethrows it from the draw below
+            return op_gen(m, ctx)(r, size);
+          });
         };
-        const auto commands = *case_commands(rc::state::gen::commands(initial, lazy), shape, trace_scale);
+        const auto list = case_commands(rc::state::gen::commands(initial, lazy), shape, trace_scale);
+        typename decltype(list)::ValueType commands;
+        try {
+          commands = *list;
+        } catch (const generation_stopped&) {
+          return;  // no trace, no finding: the gate sees the stop noted
+        }
         case_session s(p, config, impl);
         if (is_long && !o.deep) s.s.sample_decodes(*rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
         try {

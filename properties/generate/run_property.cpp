@@ -43,6 +43,12 @@ case_runner::case_runner(const property& p, const implementation& impl, const ru
   if (p.search && o.search > 0 && !p.rewrite && !p.drive) search_ = std::make_unique<numeric_search>(p, impl, o);
 }
 
+bool case_runner::stopped() {
+  if (stop_requested() == stop_reason::none) return false;
+  note_stop_seen();
+  return true;
+}
+
 void case_runner::conclude() {
   if (!search_) return;
   if (!out_.fail && out_.error.empty() && !search_->done()) search_->finish();

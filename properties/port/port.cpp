@@ -146,10 +146,12 @@ class port_client {
 
   [[noreturn]] void on_error(const port_io_error& e, const std::string& op) {
     using cause = port_io_error::cause;
-    if (e.why == cause::timeout && stop_deadline_) {
+    // A signal (the wait ended early, stop_fd) or a deadline: not a finding; the port is ended
+    // without `close`, as an answer in flight would put the next request out of step.
+    if (e.why == cause::stopped || (e.why == cause::timeout && stop_deadline_)) {
       stop_reason why = stop_requested();
       if (why == stop_reason::none) why = stop_reason::property_deadline;  // polled up to it, a hair early
-      end(false);  // an answer in flight would put the next request out of step
+      end(false);
       throw subject_failure(stop_check(why), describe(why) + " while the port was answering \"" + op + "\"");
     }
     if (e.why == cause::cannot_start) give_up(e.what());

@@ -1,7 +1,6 @@
 // The port's process: spawned in its own group, non-blocking pipes polled with deadlines, ended TERM, grace, KILL.
 #include "properties/port/port_process.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -10,12 +9,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <thread>
 
-#include "properties/executor/stop.h"  // register_process_group
+#include "properties/executor/stop.h"  // register_process_group, stop_fd
+#include "properties/port/orphans.h"
 
 extern char** environ;
 
@@ -45,6 +43,18 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
+/// Once a signal asks the run to stop, a port's waits end within one second of it, whatever
+/// --timeout-ms (docs/reliability.md §5): an answer in flight and the `close` requests get until
+/// 300 ms after it, the exit at end of input until 400 ms, the group's and its orphans' end after
+/// SIGTERM until 600 ms; then SIGKILL.
+constexpr milliseconds stop_requests{300}, stop_exit{400}, stop_term{600};
+
+/// `t`, or `after` past the stop's notice when that comes first.
+port_process::clock::time_point stop_limit(port_process::clock::time_point t, milliseconds after) {
+  const auto noticed = stop_noticed();
+  return noticed && *noticed + after < t ? *noticed + after : t;
+}
+
 /// Milliseconds to `deadline`, rounded up so that a poll never wakes before it.
 int millis_until(port_process::clock::time_point deadline) {
   const auto left = std::chrono::ceil<milliseconds>(deadline - port_process::clock::now()).count();
@@ -71,6 +81,7 @@ pid_t spawn(const std::vector<std::string>& command, int in, int out, int err) {
   for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = -1;
+  adopt_orphans();  // before the port starts: whatever it leaves in a session of its own comes back to us
   const int e = posix_spawnp(&pid, argv[0], &files, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&files);
   posix_spawnattr_destroy(&attr);
@@ -100,16 +111,23 @@ port_process::port_process(options o) : options_(std::move(o)) {
 port_process::~port_process() { close(); }
 
 std::pair<short, short> port_process::wait(bool for_write, clock::time_point deadline) {
+  int stop = stop_fd();
   for (;;) {
-    pollfd p[3] = {
-        {for_write ? to_child_ : -1, POLLOUT, 0}, {for_write ? -1 : from_child_, POLLIN, 0}, {errors_, POLLIN, 0}};
-    // A signal to the harness (EINTR) does not cut a request short: the run stops at the next op
-    // boundary, after the answer in flight, so the port can still be ended cleanly.
-    const int ready = ::poll(p, 3, millis_until(deadline));
+    // A signal to the harness wakes the poll through stop_fd: the wait then ends within
+    // stop_requests of it, so an answer already on its way is still read and the port can be
+    // ended cleanly, and one that is not comes no later than that.
+    const clock::time_point until = stop_limit(deadline, stop_requests);
+    pollfd p[4] = {{for_write ? to_child_ : -1, POLLOUT, 0},
+                   {for_write ? -1 : from_child_, POLLIN, 0},
+                   {errors_, POLLIN, 0},
+                   {stop, POLLIN, 0}};
+    const int ready = ::poll(p, 4, millis_until(until));
     if (ready < 0 && errno != EINTR) throw port_io_error(port_io_error::cause::closed, std::strerror(errno));
-    if (ready == 0)
-      throw port_io_error(port_io_error::cause::timeout, for_write ? "did not read the request" : "did not answer");
-    if (ready < 0) continue;
+    if (ready == 0 && clock::now() >= until)  // a poll waits 1000 s at most: a longer limit polls again
+      throw port_io_error(until < deadline ? port_io_error::cause::stopped : port_io_error::cause::timeout,
+                          for_write ? "did not read the request" : "did not answer");
+    if (ready <= 0) continue;
+    if (p[3].revents) stop = -1;  // seen: stop_limit has it from now on (a byte with no stop asks nothing)
     if (p[2].revents) drain_stderr();
     if (p[0].revents || p[1].revents) return {p[0].revents, p[1].revents};
   }
@@ -174,11 +192,12 @@ const std::string& port_process::stderr_tail() {
 bool port_process::wait_exit(milliseconds wait) {
   const auto until = clock::now() + wait;
   for (;;) {
+    const auto limit = stop_limit(until, stop_exit);
     siginfo_t info{};
     // WNOWAIT: the exited leader stays a zombie, so its group id is not reused while it is signalled.
     if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_)
       return true;
-    if (clock::now() >= until) return false;
+    if (clock::now() >= limit) return false;
     std::this_thread::sleep_for(milliseconds(5));
   }
 }
@@ -196,7 +215,8 @@ void port_process::end(bool gentle) {
   close_fd(to_child_);  // end of input: a well-behaved port exits on it
   if (gentle) wait_exit(options_.grace);
   ::kill(-pid_, SIGTERM);  // the whole group: the port and whatever it started
-  for (const auto until = clock::now() + options_.grace; process_group_alive(pid_) && clock::now() < until;)
+  const auto term_until = clock::now() + options_.grace;
+  while (process_group_alive(pid_) && clock::now() < stop_limit(term_until, stop_term))
     std::this_thread::sleep_for(milliseconds(5));
   ::kill(-pid_, SIGKILL);
   drain_stderr();
@@ -204,31 +224,17 @@ void port_process::end(bool gentle) {
   unregister_process_group(pid_);
   pid_ = -1;
   close_fd(from_child_), close_fd(errors_);
+  // What it started in a session or group of its own was re-parented to the harness when its
+  // parent ended (orphans.h): SIGTERM, the grace period, SIGKILL, as for the group.
+  end_orphans(stop_limit(clock::now() + options_.grace, stop_term), options_.grace);
 }
 
 void port_process::close() { end(true); }
 void port_process::kill() { end(false); }
 
 bool process_group_alive(pid_t group) {
-  DIR* proc = ::opendir("/proc");
-  if (!proc) return false;
   bool alive = false;
-  while (const dirent* e = ::readdir(proc)) {
-    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto paren = line.rfind(')');  // the command name may hold spaces and parentheses
-    if (paren == std::string::npos) continue;
-    char state = 0;
-    long ppid = 0, pgrp = 0;
-    if (std::sscanf(line.c_str() + paren + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == group &&
-        state != 'Z' && state != 'X') {
-      alive = true;
-      break;
-    }
-  }
-  ::closedir(proc);
+  for_each_process([&](const process_entry& e) { alive = alive || (e.group == group && !e.exited); });
   return alive;
 }
 

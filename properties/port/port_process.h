@@ -16,6 +16,7 @@ namespace kvconform {
 struct port_io_error : std::runtime_error {
   enum class cause {
     timeout,       ///< no progress before the deadline
+    stopped,       ///< a signal asked the run to stop, and no answer came within the time left (stop_fd)
     closed,        ///< the port closed its stdout or its stdin (it exited, or stopped talking)
     too_long,      ///< an answer line past the limit
     cannot_start,  ///< the command could not be run at all
@@ -27,9 +28,11 @@ struct port_io_error : std::runtime_error {
 /// One running port. It is started by posix_spawn in a process group of its own, with its stdin,
 /// stdout and stderr on pipes. Every descriptor is non-blocking and every wait is a poll with a
 /// deadline, so no port can block the harness: not one that stops reading its stdin, not one
-/// that closes its stdout and keeps running. Its stderr is drained during every wait into a tail
-/// of fixed size (nothing on disk, no temporary file). The process and every process it started
-/// in its group end together: SIGTERM, a grace period, then SIGKILL.
+/// that closes its stdout and keeps running, and a signal to the harness ends every wait within
+/// 300 ms (stop_fd). Its stderr is drained during every wait into a tail of fixed size
+/// (nothing on disk, no temporary file). The process and every process it started in its group
+/// end together: SIGTERM, a grace period, then SIGKILL; then so do the processes it started in a
+/// session or group of their own, re-parented to the harness (orphans.h).
 class port_process {
  public:
   using clock = std::chrono::steady_clock;
@@ -53,9 +56,10 @@ class port_process {
   std::string read_line(clock::time_point deadline);
 
   /// The clean end: stdin closed, a grace period to exit, then the group gets SIGTERM, a grace
-  /// period, then SIGKILL; the process is reaped. Does nothing the second time.
+  /// period, then SIGKILL; the process is reaped, then its orphans are ended and reaped. After a
+  /// signal's stop all of it takes at most a second. Does nothing the second time.
   void close();
-  /// The end after a fault: the group gets SIGTERM at once, a grace period, then SIGKILL.
+  /// The end after a fault: the group gets SIGTERM at once, a grace period, then SIGKILL; then the orphans.
   void kill();
   /// Waits up to `wait` for the process to exit (without reaping it, so its group id stays its
   /// own); then "exit status N" or "signal N", or "" while it runs.
