@@ -63,7 +63,9 @@ const ddouble* inverse_factorials() {
 
 // Cloned for CPUs with FMA (chosen once, at load time): there std::fma is one instruction instead
 // of a call. Both clones compute the same bits, since the fused multiply-add is exact either way.
-#if defined(__x86_64__) && defined(__has_attribute)
+// Not under ThreadSanitizer: its instrumented resolver runs while the program is relocated, before
+// the sanitizer's runtime is set up, and crashes every program of the tsan preset at start.
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(__SANITIZE_THREAD__)
 #if __has_attribute(target_clones)
 __attribute__((target_clones("fma", "default")))
 #endif
