@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 
 #include "oracle/models/block_pool_model.h"
@@ -26,6 +27,17 @@ inline constexpr event rollback_shared_event{
     "rollback into a shared block",
     "an accepted rollback leaves the sequence's last block partly filled while another table holds it", true,
     has_rollback};
+
+/// A pool kind's events: its own, then the six speculation events in the order block_pool_probe marks them.
+template <std::size_t N>
+constexpr std::array<event, N + 6> with_pool_speculation(const event (&own)[N]) {
+  std::array<event, N + 6> all{};
+  std::copy(own, own + N, all.begin());
+  const event speculation[] = {rollback_to_empty_event, accept_all_event,      reject_all_event,
+                               chunk_straddles_event,   rollback_across_event, rollback_shared_event};
+  std::copy(speculation, speculation + 6, all.begin() + N);
+  return all;
+}
 
 /// Marks the events every pool has (docs/design.md §4.6), at the kind's own indices: an append
 /// refused for capacity alone, and an accepted one that writes into two or more blocks or copies

@@ -1,17 +1,20 @@
 // The property catalogue of every kind (from the kind table), and the one way a trace is judged.
 #include <algorithm>
 
+#include "properties/executor/kind_table.h"
 #include "properties/generate/lockstep.h"
 #include "properties/generate/statements.h"
-#include "properties/executor/kind_table.h"
 
 namespace kvconform {
 
-property& add_property(std::vector<property>& ps, cache_kind kind, std::string name, std::string summary) {
+property& add_property(std::vector<property>& ps, cache_kind kind, std::string name, std::string summary,
+                       case_generator generate, capability_set needs) {
   property p;
   p.name = std::move(name);
   p.summary = std::move(summary);
   p.kind = kind;
+  p.generate = std::move(generate);
+  p.needs = needs;
   return ps.emplace_back(std::move(p));
 }
 

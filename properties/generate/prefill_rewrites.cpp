@@ -32,9 +32,7 @@ std::size_t prefill_steps(const op& o) {
 }
 }  // namespace
 
-std::vector<op> prefill_as_chunks(const op& o) {
-  const std::size_t m = prefill_steps(o);
-  if (m < 2) return {o};
+std::vector<std::size_t> chunk_sizes(const op& o, std::size_t m) {
   std::vector<std::size_t> sizes;
   switch (fnv1a(std::string_view(reinterpret_cast<const char*>(o.k.data.data()), 8 * m)) % 4) {
     case 0: sizes.assign(m, 1); break;
@@ -45,8 +43,14 @@ std::vector<op> prefill_as_chunks(const op& o) {
     case 2: sizes = {1, m - 1}; break;
     default: sizes = {m - 1, 1}; break;
   }
+  return sizes;
+}
+
+std::vector<op> prefill_as_chunks(const op& o) {
+  const std::size_t m = prefill_steps(o);
+  if (m < 2) return {o};
   std::vector<op> chunks;
-  for (std::size_t at = 0; std::size_t n : sizes) {
+  for (std::size_t at = 0; std::size_t n : chunk_sizes(o, m)) {
     op c = o;
     c.k = rows_of(o.k, at, n), c.v = rows_of(o.v, at, n), c.q = rows_of(o.q, at, n), c.tokens = tokens_of(o, at, n);
     chunks.push_back(std::move(c));

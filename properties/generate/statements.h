@@ -47,8 +47,10 @@ inline constexpr statement decode_within_bound{
     true};
 }  // namespace statements
 
-/// Appends a property of `kind` to `ps` and returns it for the rest (mix, rewrite, drive).
-property& add_property(std::vector<property>& ps, cache_kind kind, std::string name, std::string summary);
+/// Appends a property of `kind` to `ps`, drawn from `generate` and NOT SUPPORTED without `needs`, and returns it
+/// for the rest (rewrite, drive).
+property& add_property(std::vector<property>& ps, cache_kind kind, std::string name, std::string summary,
+                       case_generator generate = {}, capability_set needs = {});
 property& add_property(std::vector<property>& ps, cache_kind kind, const statement& s);
 
 /// A 1-D append as the equivalent one-row 2-D append (the rewrite of one_d_equals_one_row).

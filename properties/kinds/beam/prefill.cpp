@@ -1,8 +1,5 @@
 // The beam kind's prefill properties: a prefill in chunks, and a prefill as single-step updates each decoded.
-#include <algorithm>
-#include <array>
-#include <string_view>
-
+#include "properties/generate/prefill_rewrites.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/beam/parts.h"
 
@@ -45,24 +42,14 @@ std::size_t prefill_positions(const op& o) {
 /// The layer's length before a prefill of m positions, from its mask's width (0 without a mask).
 std::size_t length_before(const op& o, std::size_t m) { return o.mask.shape.empty() ? 0 : o.mask.shape[1] - m; }
 
-/// A prefill of m positions as prefills of consecutive chunks, chosen from its data: chunks of 1, of the primes 2,
-/// 3, 5, 7 in turn, one position then the rest, or the rest then one; each chunk's mask is the prefix up to its end.
-std::vector<op> prefill_as_chunks(const op& o) {
+/// A prefill of m positions as prefills of consecutive chunks of chunk_sizes; each chunk's mask is the prefix up to
+/// its end.
+std::vector<op> positions_as_chunks(const op& o) {
   const std::size_t m = prefill_positions(o);
   if (m < 2) return {o};
-  std::vector<std::size_t> sizes;
-  switch (fnv1a(std::string_view(reinterpret_cast<const char*>(o.k.data.data()), 8 * m)) % 4) {
-    case 0: sizes.assign(m, 1); break;
-    case 1:
-      for (std::size_t at = 0, i = 0; at < m; at += sizes.back(), ++i)
-        sizes.push_back(std::min<std::size_t>(std::array<std::size_t, 4>{2, 3, 5, 7}[i % 4], m - at));
-      break;
-    case 2: sizes = {1, m - 1}; break;
-    default: sizes = {m - 1, 1}; break;
-  }
   const std::size_t before = length_before(o, m);
   std::vector<op> chunks;
-  for (std::size_t at = 0; std::size_t n : sizes) {
+  for (std::size_t at = 0; std::size_t n : chunk_sizes(o, m)) {
     op c = o;
     c.k = positions_of(o.k, at, n), c.v = positions_of(o.v, at, n), c.q = positions_of(o.q, at, n);
     if (!o.mask.shape.empty()) c.mask = mask_prefix(o.mask, before + at + n);
@@ -95,21 +82,18 @@ std::vector<op> prefill_as_decode_steps(const op& o) {
 }  // namespace
 
 void add_prefill_properties(std::vector<property>& ps) {
-  auto add = [&](const char* name, const char* summary, beam_mix mix, capability_set needs) -> property& {
-    property& p = add_property(ps, cache_kind::beam, name, summary);
-    p.generate = beam_cases(mix);
-    p.needs = needs;
-    return p;
-  };
-  add("beam_prefill_chunked_equals_whole",
+  add_property(
+      ps, cache_kind::beam, "beam_prefill_chunked_equals_whole",
       "a prefill in chunks (of 1, of primes, one and the rest) leaves stored positions bit-identical to the whole "
       "prefill at once, and every query of both attends causally within the bound",
-      {.append = 2, .empty = 0, .decode = 1, .rollback = 1, .reorder = 1, .prefill = 6}, {capability::prefill})
-      .rewrite = prefill_as_chunks;
-  add("beam_prefill_equals_decode_steps",
+      beam_cases({.append = 2, .empty = 0, .decode = 1, .rollback = 1, .reorder = 1, .prefill = 6}),
+      {capability::prefill})
+      .rewrite = positions_as_chunks;
+  add_property(
+      ps, cache_kind::beam, "beam_prefill_equals_decode_steps",
       "a prefill leaves the state of single-step updates at the layer's length, each decoded with its own queries "
       "and the mask up to its position, and its causal outputs lie within the bound",
-      {.append = 2, .empty = 0, .decode = 1, .rollback = 1, .prefill = 6, .mask_prefills = true},
+      beam_cases({.append = 2, .empty = 0, .decode = 1, .rollback = 1, .prefill = 6, .mask_prefills = true}),
       {capability::prefill, capability::decode})
       .rewrite = prefill_as_decode_steps;
 }

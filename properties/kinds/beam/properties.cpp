@@ -122,9 +122,7 @@ constexpr beam_mix every_op{.append = 4,
 /// compared with a recompute).
 void add_own(std::vector<property>& ps) {
   auto add = [&](const char* name, const char* summary, beam_mix mix) -> property& {
-    property& p = add_property(ps, beam, name, summary);
-    p.generate = beam_cases(mix);
-    return p;
+    return add_property(ps, beam, name, summary, beam_cases(mix));
   };
   using driver = void (*)(session&, const cache_config&, std::uint64_t, std::size_t);
   auto drive = [&](const char* name, const char* summary, driver d) {

@@ -1,8 +1,7 @@
 // The paged kind's properties (what traces each generates; the executor judges every op) and its table row.
 #include "oracle/models/paged_model.h"
 #include "properties/executor/block_pool_probe.h"
-#include "properties/generate/pool_speculation_properties.h"
-#include "properties/generate/statements.h"
+#include "properties/generate/speculation_properties.h"
 #include "properties/kinds/block_pool_kind.h"
 #include "properties/kinds/paged/parts.h"
 
@@ -50,9 +49,7 @@ void add_paged_properties(std::vector<property>& ps) {
   constexpr cache_kind paged = cache_kind::paged;
   add_statements<paged_mix>(ps, paged, paged_cases, {.stale = 2});
   auto own = [&](const char* name, const char* summary, paged_mix mix) -> property& {
-    property& p = add_property(ps, paged, name, summary);
-    p.generate = paged_cases(mix);
-    return p;
+    return add_property(ps, paged, name, summary, paged_cases(mix));
   };
   own("paged_block_accounting", summaries::accounting, churn).long_traces = true;
   own("paged_sequence_isolation", summaries::isolation,
@@ -68,12 +65,14 @@ void add_paged_properties(std::vector<property>& ps) {
       .needs = {capability::preempt};
   own("paged_memory_in_use", summaries::memory, {.append = 3, .decode = 0, .create = 4, .fork = 2, .release = 2});
   // Without preemption or releases a prefill's chunks fit wherever the whole one does (docs/kinds/paged.md).
-  add_pool_speculation_properties<paged_mix>(
+  add_speculation_properties<paged_mix>(
       ps, paged, paged_cases,
       {.chunked = {.append = 2, .decode = 1, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
        .steps = {.append = 2, .decode = 1, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
        .rounds = {.append = 1, .decode = 2, .fork = 1, .speculation = {.rollback = 2, .round = 6, .block_rollback = 1}},
-       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}});
+       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}},
+      {.straddles = "block boundaries",
+       .refused = "of more steps than a sequence holds, of a negative count or of a released sequence"});
   own("paged_rollback_sibling_intact",
       "a rollback of a forked sequence leaves every sibling bit-identical: blocks past its end are released only by "
       "it, and a shared block it keeps partly filled is copied before its next append",
@@ -92,7 +91,7 @@ enum event_index : std::size_t {
   huge_event,
   speculation_events
 };
-constexpr event events[] = {
+constexpr auto events = with_pool_speculation({
     {"exact fill", "an accepted append takes the pool's last free slot: no free block, the last block full", true},
     block_boundary_event,
     copy_on_write_event,
@@ -102,13 +101,7 @@ constexpr event events[] = {
     {"pool past 2^16 blocks", "a pool of more than 65536 blocks, whose numbers need more than 16 bits (a long case)",
      true, [](const implementation& i) { return unlimited(i) && huge_pools(churn, i); },
      [](const cache_config& c) { return c.capacity > std::size_t{1} << 16; }},
-    rollback_to_empty_event,
-    accept_all_event,
-    reject_all_event,
-    chunk_straddles_event,
-    rollback_across_event,
-    rollback_shared_event,
-};
+});
 
 /// The pool's events, and whether an append took the last free slot or preempted.
 struct probe final : block_pool_probe {

@@ -3,8 +3,7 @@
 
 #include "oracle/models/prefix_model.h"
 #include "properties/executor/block_pool_probe.h"
-#include "properties/generate/pool_speculation_properties.h"
-#include "properties/generate/statements.h"
+#include "properties/generate/speculation_properties.h"
 #include "properties/kinds/block_pool_kind.h"
 #include "properties/kinds/prefix/parts.h"
 
@@ -34,9 +33,7 @@ constexpr prefix_mix lookups{.append = 4, .fill = 2, .decode = 1, .create = 1, .
 void add_prefix_properties(std::vector<property>& ps) {
   add_statements<prefix_mix>(ps, prefix, prefix_cases, {.stale = 2});
   auto own = [&](const char* name, const char* summary, prefix_mix mix) -> property& {
-    property& p = add_property(ps, prefix, name, summary);
-    p.generate = prefix_cases(mix);
-    return p;
+    return add_property(ps, prefix, name, summary, prefix_cases(mix));
   };
   own("prefix_hits_longest_prefix", summaries::hits, lookups);
   own("prefix_rows_from_cache", summaries::rows,
@@ -59,7 +56,7 @@ void add_prefix_properties(std::vector<property>& ps) {
       .long_traces = true;
   // No releases or rollbacks where a rewrite runs: with evictable blocks, a chunk may register a block whose prefix
   // a later chunk's eviction frees, which the whole prefill registers (docs/kinds/prefix.md).
-  add_pool_speculation_properties<prefix_mix>(
+  add_speculation_properties<prefix_mix>(
       ps, prefix, prefix_cases,
       {.chunked = {.append = 2, .decode = 1, .reuse = 2, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
        .steps = {.append = 2, .decode = 1, .reuse = 2, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
@@ -68,7 +65,9 @@ void add_prefix_properties(std::vector<property>& ps) {
                   .reuse = 2,
                   .fork = 1,
                   .speculation = {.rollback = 2, .round = 6, .block_rollback = 1}},
-       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}});
+       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}},
+      {.straddles = "block boundaries",
+       .refused = "of more steps than a sequence holds, of a negative count or of a released sequence"});
   own("prefix_hit_then_prefill",
       "a create that finds cached blocks followed by the prefill of the rest of the prompt attends exactly as the "
       "prefill of the whole prompt: rows from the cache, every query within the bound",
@@ -99,7 +98,7 @@ enum event_index : std::size_t {
   hit_prefill_event,
   speculation_events
 };
-constexpr event events[] = {
+constexpr auto events = with_pool_speculation({
     {"prefix hit", "a create finds cached blocks of its tokens", true},
     {"evictable block found again", "a create finds a released block that was still cached", true},
     {"eviction", "an accepted append takes an evictable block (the least recently released)", true},
@@ -111,13 +110,7 @@ constexpr event events[] = {
      has_rollback},
     {"prefill after a prefix hit", "an accepted prefill onto a sequence whose rows all came from a create's hit", true,
      prefills},
-    rollback_to_empty_event,
-    accept_all_event,
-    reject_all_event,
-    chunk_straddles_event,
-    rollback_across_event,
-    rollback_shared_event,
-};
+});
 
 /// The pool's events, what creates found and whether an append evicted.
 struct probe final : block_pool_probe {

@@ -37,9 +37,7 @@ void generate_past_window(session& s, const cache_config& c, std::uint64_t seed,
 void add_ring_properties(std::vector<property>& ps) {
   add_rows_statements(ps, ring, evict);
   auto add = [&](const char* name, const char* summary, rows_mix mix) -> property& {
-    property& p = add_property(ps, ring, name, summary);
-    p.generate = rows_cases(evict, mix);
-    return p;
+    return add_property(ps, ring, name, summary, rows_cases(evict, mix));
   };
   add("ring_window_last_steps",
       "the window holds exactly the last min(T, W) steps, oldest first, after 1-D, 2-D, n = 0, n < W, n = W, n > W and "
