@@ -15,12 +15,14 @@
 
 namespace kvconform {
 
-/// The reference choices of a flat cache: stored scalar and decode arithmetic. Float32 caches
-/// and the decode mutants (impls/mutants) replace one of them.
+/// The reference choices of a flat cache: stored scalar, decode arithmetic, storage formats and the causal mask of
+/// a prefill. Float32 caches and the decode and prefill mutants replace one of them.
 struct flat_rules {
   using scalar = double;
   using kernel = attention_kernel;
   using storage = storage_policy<>;  ///< the formats keys and values are stored in (docs/numerics.md §6)
+  /// Whether query `query` of a prefill appended after `before` rows attends row `row`: the causal mask.
+  static bool sees(std::size_t before, std::size_t query, std::size_t row) { return row <= before + query; }
 };
 
 /// Holds up to max_len steps of keys (d_k wide) and values (d_v wide) as copies, in append
@@ -70,7 +72,7 @@ class basic_flat {
     return attend_causal<typename Rules::kernel>(
         steps, len_, d_k(), d_v(), q.data, [&](std::size_t i) { return kv.data() + i * d_k(); },
         [&](std::size_t i) { return vv.data() + i * d_v(); },
-        [&](std::size_t query, std::size_t row) { return row <= before + query; });
+        [&](std::size_t query, std::size_t row) { return Rules::sees(before, query, row); });
   }
 
   /// Drops the newest n steps; index_error (and no change) when fewer are held.

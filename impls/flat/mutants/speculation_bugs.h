@@ -42,17 +42,11 @@ struct flat_rollback_shifted : flat {
 
 /// flat-chunk-offset (vLLM #26042): a prefill's causal mask counts from the chunk's first step as if it began the
 /// sequence, so a chunk after the first sees only its own rows.
-struct flat_chunk_offset : flat {
-  using flat::flat;
-  decode_result prefill(array_view k, array_view v, array_view q) {
-    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = len_;
-    check_prefill_queries(q, steps, d_k());
-    append(k, v);
-    return attend_causal(
-        steps, len_, d_k(), d_v(), q.data, [&](std::size_t i) { return k_.data() + i * d_k(); },
-        [&](std::size_t i) { return v_.data() + i * d_v(); },
-        [&](std::size_t query, std::size_t row) { return row >= before && row - before <= query; });
+struct chunk_offset_rules : flat_rules {
+  static bool sees(std::size_t before, std::size_t query, std::size_t row) {
+    return row >= before && row - before <= query;
   }
 };
+using flat_chunk_offset = basic_flat<chunk_offset_rules>;
 
 }  // namespace kvconform::mutants
