@@ -20,7 +20,7 @@ std::string trimmed(std::string_view s) {
   return std::string(s.substr(first, s.find_last_not_of(" \t\r") - first + 1));
 }
 
-std::string quoted(const std::string& name) { return "\"" + valid_utf8(name, quoted_bytes) + "\""; }
+std::string in_quotes(const std::string& name) { return "\"" + valid_utf8(name, quoted_bytes) + "\""; }
 
 /// The implementation of `known` called `name`, or nullptr.
 const implementation* find_impl(const std::vector<const implementation*>& known, const std::string& name) {
@@ -40,10 +40,10 @@ baseline_entry parse_line(std::string_view line, const std::string& where,
     throw baseline_error(where + ": the implementation and the property must not be empty");
   const implementation* impl = find_impl(known, e.implementation);
   if (!impl)
-    throw baseline_error(where + ": unknown implementation " + quoted(e.implementation) +
+    throw baseline_error(where + ": unknown implementation " + in_quotes(e.implementation) +
                          " (`kvconform list` names the known ones)");
   if (!find_property(e.property, impl->kind))
-    throw baseline_error(where + ": " + quoted(e.property) + " is not a property of " + quoted(e.implementation) +
+    throw baseline_error(where + ": " + in_quotes(e.property) + " is not a property of " + in_quotes(e.implementation) +
                          " (a " + to_string(impl->kind) + " implementation)");
   return e;
 }
@@ -80,7 +80,7 @@ std::vector<baseline_entry> parse_baseline(std::string_view text, const std::str
     e.line = number;
     const auto [it, fresh] = seen.emplace(std::pair{e.implementation, e.property}, number);
     if (!fresh)
-      throw baseline_error(where + ": " + quoted(e.implementation) + " / " + quoted(e.property) +
+      throw baseline_error(where + ": " + in_quotes(e.implementation) + " / " + in_quotes(e.property) +
                            " is listed already on line " + std::to_string(it->second));
     entries.push_back(std::move(e));
   }
@@ -111,7 +111,7 @@ std::string baseline_text(const std::vector<impl_report>& r, const std::vector<b
   for (const baseline_entry& e : previous) lines[{e.implementation, e.property}] = e.reason;
   for (const impl_report& i : r) {
     if (i.impl->name.find_first_of(",\r\n") != std::string::npos || i.impl->name.find('#') == 0)
-      throw baseline_error("implementation " + quoted(i.impl->name) + ": a name a baseline line cannot hold");
+      throw baseline_error("implementation " + in_quotes(i.impl->name) + ": a name a baseline line cannot hold");
     for (const property_report& p : i.properties) {
       if (!judged(p)) continue;  // the previous entry, if any, stands
       const std::pair cell{i.impl->name, p.property};
