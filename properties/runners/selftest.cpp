@@ -123,13 +123,18 @@ selftest_report run_selftest(const std::vector<implementation>& impls, const run
 }
 
 void print_selftest(const selftest_report& r, std::ostream& out) {
-  out << std::left << std::setw(28) << "mutant" << std::setw(9) << "kind" << std::setw(8) << "killed" << std::setw(34)
+  // The name column fits the longest name, so that a long one never runs into its kind.
+  std::size_t name_width = 28;
+  for (const auto& m : r.mutants) name_width = std::max(name_width, m.impl->name.size() + 2);
+  for (const auto& v : r.variants) name_width = std::max(name_width, v.impl->name.size() + 2);
+  const auto name = std::setw(static_cast<int>(name_width));
+  out << std::left << name << "mutant" << std::setw(9) << "kind" << std::setw(8) << "killed" << std::setw(34)
       << "first killer" << std::setw(16) << "cases med/max"
       << "registered killer (median cases)\n";
   int killed = 0;
   for (const auto& m : r.mutants) {
     killed += m.killed == m.seeds;
-    out << std::left << std::setw(28) << m.impl->name << std::setw(9) << to_string(m.impl->kind) << std::setw(8)
+    out << std::left << name << m.impl->name << std::setw(9) << to_string(m.impl->kind) << std::setw(8)
         << (std::to_string(m.killed) + "/" + std::to_string(m.seeds)) << std::setw(34)
         << (m.first_killer.empty() ? "-" : m.first_killer) << std::setw(16)
         << (std::to_string(m.median()) + " / " + std::to_string(m.worst())) << m.impl->killer << " ("
@@ -137,13 +142,13 @@ void print_selftest(const selftest_report& r, std::ostream& out) {
         << ")\n";
   }
   out << "\n"
-      << std::left << std::setw(28) << "variant" << std::setw(8) << "status"
+      << std::left << name << "variant" << std::setw(8) << "status"
       << "worst err/bound\n";
   int passed = 0;
   for (const auto& v : r.variants) {
     const bool good = v.passed && v.worst_ratio <= variant_ratio_limit;
     passed += good;
-    out << std::left << std::setw(28) << v.impl->name << std::setw(8) << (good ? "PASS" : "FAIL")
+    out << std::left << name << v.impl->name << std::setw(8) << (good ? "PASS" : "FAIL")
         << std::setprecision(3) << v.worst_ratio << (v.passed ? "" : "  " + v.failed_property + ": " + v.message)
         << (v.not_supported.empty() ? "" : "  (" + std::to_string(v.not_supported.size()) + " NOT SUPPORTED)") << "\n";
   }
