@@ -1,0 +1,23 @@
+# The block-pool kinds through version 3 of the C ABI (docs/port-protocol.md §12): the C paged cache, with fork,
+# copy-on-write, prefill and rollback, passes every paged property on seeds 1 to 3 but preemption, which it does not
+# declare; its twin whose rollback clears the rest of a block a fork still holds fails paged_rollback_sibling_intact
+# with a trace shrunk to at most 4 ops, which the correct cache replays clean. Usage: port_c_paged.sh KVCONFORM GOOD BUG
+source "$(dirname "$0")/lib.sh"
+good=$2 bug=$3
+for seed in 1 2 3; do
+  run 0 "$kvconform" port --kind paged --seed "$seed" --library "$good"
+  contains out.txt " 0 failed, 1 not supported"
+  contains out.txt "NOT SUPPORTED port / paged_preemption: needs capability \"preempt\""
+  for property in prefill_chunked_equals_whole prefill_equals_decode_steps speculative_rounds \
+                  refused_rollback_unchanged paged_rollback_sibling_intact; do
+    grep -qE "^port +$property +PASS " out.txt || fail "$property did not pass on seed $seed"
+  done
+done
+run 1 "$kvconform" port --kind paged --property paged_rollback_sibling_intact --library "$bug"
+contains out.txt "FAIL port / paged_rollback_sibling_intact: "
+saved=$(ls kvconform-failures/port/paged_rollback_sibling_intact-*.json)
+"$py" -c "import json; t=json.load(open('$saved')); assert len(t['ops']) <= 4, t['ops']" || fail "not shrunk: $saved"
+grep -q '"rollback"' "$saved" || fail "no rollback in the shrunk trace: $saved"
+run 1 "$kvconform" port --kind paged --replay "$saved" --library "$bug"
+run 0 "$kvconform" port --kind paged --replay "$saved" --library "$good"
+no_temporaries
