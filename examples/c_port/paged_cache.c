@@ -158,8 +158,7 @@ kvc_status kvc_append(kvc_cache* c, int64_t seq, kvc_array k, kvc_array v, const
 }
 
 /* Two-pass softmax of q over the sequence's first n rows. */
-static void attend(const kvc_cache* c, const sequence* s, const double* q, size_t n, double* output,
-                   double* weights) {
+static void attend(const kvc_cache* c, const sequence* s, const double* q, size_t n, double* output, double* weights) {
   double m = -INFINITY, sum = 0;
   for (size_t i = 0; i < n; ++i) {
     double score = 0;
@@ -261,8 +260,7 @@ static int size_stream(const kvc_cache* c, const sequence* s, int64_t id, kvc_st
   snprintf(out->name, sizeof out->name, "seq %lld", (long long)id);
   out->rows = s->length, out->d_k = c->d_k, out->d_v = c->d_v, out->n_positions = 0, out->n_blocks = s->n_table;
   out->key_scales.n = out->key_zeros.n = out->value_scales.n = out->value_zeros.n = 0;
-  return out->keys_cap >= s->length * c->d_k && out->values_cap >= s->length * c->d_v &&
-         out->blocks_cap >= s->n_table;
+  return out->keys_cap >= s->length * c->d_k && out->values_cap >= s->length * c->d_v && out->blocks_cap >= s->n_table;
 }
 
 static void fill_stream(const kvc_cache* c, const sequence* s, kvc_stream* out) {
