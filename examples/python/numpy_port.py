@@ -3,9 +3,10 @@
 Usage: /usr/bin/python3 numpy_port.py [--bug NAME] [--no-poison] [--no-digest]
 """
 from kvconform_port import serve
-from numpy_caches import beam, flat, growing, paged, prefix, ring
+from numpy_caches import beam, flat, growing, hybrid, paged, prefix, ring
 
-CACHES = [flat.FlatCache, ring.RingCache, growing.GrowingCache, paged.PagedCache, prefix.PrefixCache, beam.BeamCache]
+CACHES = [flat.FlatCache, ring.RingCache, growing.GrowingCache, paged.PagedCache, prefix.PrefixCache, beam.BeamCache,
+          hybrid.HybridCache]
 BUGS = {
     "flat-strict-capacity": flat.StrictCapacityFlat,
     "flat-no-copy": flat.NoCopyFlat,
@@ -19,6 +20,7 @@ BUGS = {
     "prefix-rollback-writes-registered-block": prefix.RollbackWritesRegisteredPrefix,
     "beam-reorder-aliases": beam.ReorderAliasesBeam,
     "beam-prefill-top-left": beam.PrefillTopLeftBeam,
+    "hybrid-global-layers-windowed": hybrid.GlobalWindowedHybrid,
 }
 
 if __name__ == "__main__":

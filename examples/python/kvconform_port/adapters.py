@@ -7,7 +7,7 @@ keeps. Refuse an op by raising a refusal (kvconform_port.refusals) or an excepti
 listed in `refusals`; a refused op must change nothing observable. Any other exception is a bug of
 the cache: the port prints its traceback and exits, and the harness reports it with that output.
 """
-from .drivers import BeamDriver, RowsDriver, SequenceDriver
+from .drivers import BeamDriver, HybridDriver, RowsDriver, SequenceDriver
 from .refusals import Unsupported
 
 # The per-tensor scales every kind's config carries (docs/port-protocol.md §4), 1.0 when absent.
@@ -293,5 +293,37 @@ class BeamAdapter(Adapter):
         return counters
 
 
+class HybridAdapter(Adapter):
+    """Decoder layers of several attention types, and optionally a cross-attention layer, over one pool of
+    config["capacity"] blocks of config["block_size"] rows (docs/kinds/hybrid.md). config["layers"] decoder layers:
+    with config["window"] W > 0, layer i is full when config["global_every"] > 0 and (i + 1) % global_every == 0, else
+    sliding (the first config["keep"] rows and the last W - keep); the last config["shared"] read an earlier layer's
+    rows (the last writing layer of their pattern type, else the last writing layer) and write nothing; with
+    config["cross"] E > 0, layer number `layers` reads the E encoder rows given at create.
+
+    create(k, v): the encoder's rows (E, d_k) and (E, d_v) (0 rows without a cross layer), in blocks of their own;
+    ShapeRefusal, CapacityRefusal. fork(seq), release(seq) as paged. append(seq, k, v): k (writing layers, n, d_k),
+    v (writing layers, n, d_v), the writing layers in layer order; at the new length the sliding group gives back
+    the blocks that hold neither a sink nor a window row, then every group copies a shared, partly filled last
+    block it writes into and takes what it lacks, or the append is CapacityRefusal with nothing changed.
+    decode(seq, layer, q) (optional): over the rows the layer reads; IndexRefusal for a layer past the last.
+    keys(seq, layer), values(seq, layer): those rows, in order; block_table(seq, layer): the blocks its group holds,
+    in row order, none for a shared layer; ref_counts(), free_blocks(), group_blocks(group) for group "full",
+    "sliding" and "cross": the distinct blocks each holds.
+    """
+
+    kind = "hybrid"
+    driver = HybridDriver
+    config_fields = ("capacity", "block_size", "d_k", "d_v", "layers")
+    config_defaults = dict(SCALES, window=0, keep=0, global_every=0, shared=0, cross=0)
+    ops = {"create": (("k", "v"), ()), "fork": (("seq",), ()), "release": (("seq",), ()),
+           "append": (("seq", "k", "v"), ()), "decode": (("seq", "layer", "q"), ())}
+
+    def observed_counters(self):
+        counters = {"free_blocks": self.free_blocks()}
+        counters.update({f"blocks_{g}": self.group_blocks(g) for g in ("full", "sliding", "cross")})
+        return counters
+
+
 BEAM_MEMORY_BUDGET = 1 << 20  # bytes: the budget max_batch_tokens is observed for (docs/port-protocol.md §7)
-KIND_BASES = (FlatAdapter, RingAdapter, GrowingAdapter, PagedAdapter, PrefixAdapter, BeamAdapter)
+KIND_BASES = (FlatAdapter, RingAdapter, GrowingAdapter, PagedAdapter, PrefixAdapter, BeamAdapter, HybridAdapter)

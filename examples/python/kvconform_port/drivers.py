@@ -213,6 +213,28 @@ class SequenceDriver(Driver):
                 "block_refs": [[b, n] for b, n in refs if n != 0]}
 
 
+class HybridDriver(SequenceDriver):
+    """hybrid: a create carries the encoder's rows, not a handle; one stream "seq H layer L" per live handle and
+    layer, and block_refs."""
+
+    def call(self, op, method, args):
+        if op == "create":
+            self.handles.issue()  # used up even if the cache refuses
+            self.handles.give(self.invoke(method, *args))
+            return {}
+        return super().call(op, method, args)
+
+    def observe(self, digest):
+        a, c = self.adapter, self.adapter.config
+        layers = c["layers"] + (1 if c["cross"] > 0 else 0)
+        streams = [stream(f"seq {h} layer {l}", a.keys(sid, l), a.values(sid, l), digest, blocks=a.block_table(sid, l))
+                   for h, sid in self.handles.each_live() for l in range(layers)]
+        counts = a.ref_counts()
+        refs = sorted(zip(integers_of(counts.keys(), "ref_counts"), integers_of(counts.values(), "ref_counts")))
+        return {"streams": streams, "counters": counters(a.observed_counters()),
+                "block_refs": [[b, n] for b, n in refs if n != 0]}
+
+
 class BeamDriver(Driver):
     """beam: one stream per (layer, row, kv head), layer outer, from keys(layer) (B, H, len, D)."""
 

@@ -39,8 +39,11 @@ def _config(config, adapter_class):
             out[name] = float(out[name])
         elif type(out[name]) is not type(default):
             raise codec.ProtocolError(f"config.{name}: expected a {type(default).__name__}, got {out[name]!r}")
-    if out.get("keep", 0) < 0 or out.get("keep", 0) >= out.get("capacity", 1):
-        raise codec.ProtocolError(f"config.keep: must be in [0, capacity), got {out['keep']}")
+    window = out["window"] if "window" in out else out.get("capacity", 1)  # a hybrid's sinks are its window's
+    if out.get("keep", 0) < 0 or (out.get("keep", 0) >= window and window > 0):
+        raise codec.ProtocolError(f"config.keep: must be in [0, window), got {out['keep']}")
+    if "cross" in out and (out["shared"] >= out["layers"] or (out["window"] == 0 and out["keep"] + out["global_every"])):
+        raise codec.ProtocolError("config: a hybrid cache needs shared < layers, and keep and global_every a window")
     if "q_heads" in out and (out["d_k"] != out["d_v"] or out["q_heads"] % out["heads"]):
         raise codec.ProtocolError("config: a beam cache needs d_k = d_v and q_heads a multiple of heads")
     return out

@@ -5,7 +5,7 @@ import unittest
 import numpy as np
 
 import kvconform_port as kp
-from numpy_caches import beam, flat, fp16, growing, paged, prefix, ring
+from numpy_caches import beam, flat, fp16, growing, hybrid, paged, prefix, ring
 
 
 def rows(*values):
@@ -73,6 +73,37 @@ class RowsKindsTest(unittest.TestCase):
 
 def blocks(c, sid):
     return c.block_table(sid)
+
+
+class HybridTest(unittest.TestCase):
+    # Layer 0 slides (window 2), layer 1 keeps every row, layer 2 is shared (reads layer 0), layer 3 reads 2 encoder
+    # rows; blocks of 2 rows.
+    config = {"capacity": 16, "block_size": 2, "d_k": 1, "d_v": 1, "layers": 3, "window": 2, "keep": 0,
+              "global_every": 2, "shared": 1, "cross": 2}
+
+    @staticmethod
+    def append(c, sid, *values):
+        k = np.array([values, [10 * x for x in values]], dtype=np.float64).reshape(2, len(values), 1)
+        c.append(sid, k, -k)
+
+    def test_the_window_frees_passed_blocks_and_shared_and_cross_layers_read_theirs(self):
+        c = hybrid.HybridCache(self.config)
+        s = c.create(rows(100, 101), rows(-100, -101))
+        self.append(c, s, *range(7))
+        self.assertEqual(c.keys(s, 0).ravel().tolist(), [5.0, 6.0])
+        self.assertEqual(c.keys(s, 1).ravel().tolist(), [10.0 * x for x in range(7)])
+        self.assertEqual(c.keys(s, 2).ravel().tolist(), [5.0, 6.0])
+        self.assertEqual(c.keys(s, 3).ravel().tolist(), [100.0, 101.0])
+        self.assertEqual((len(c.block_table(s, 0)), len(c.block_table(s, 1)), c.block_table(s, 2)), (2, 4, []))
+        self.assertEqual([c.group_blocks(g) for g in ("full", "sliding", "cross")] + [c.free_blocks()], [4, 2, 1, 9])
+        with self.assertRaises(kp.IndexRefusal):
+            c.decode(s, 4, np.array([1.0]))
+
+    def test_twin_windows_the_full_layers(self):
+        c = hybrid.GlobalWindowedHybrid(self.config)
+        s = c.create(rows(100, 101), rows(-100, -101))
+        self.append(c, s, *range(7))
+        self.assertEqual(c.keys(s, 1).ravel().tolist(), [50.0, 60.0])
 
 
 class PagedTest(unittest.TestCase):

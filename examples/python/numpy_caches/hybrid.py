@@ -1,0 +1,204 @@
+"""A numpy hybrid cache (hybrid kind): full, sliding, shared and cross-attention layers whose groups share one block
+pool; a twin that applies the sliding window to the full layers too."""
+import numpy as np
+from kvconform_port import CapacityRefusal, HybridAdapter, IndexRefusal, ShapeRefusal
+
+from .blocks import Sequences
+from .common import attend
+
+GROUPS = ("full", "sliding", "cross")
+
+
+def layer_plan(c):
+    """Per layer: (type, the layer whose rows it reads, its group, its producer's place among the group's writers)."""
+    def pattern(i):
+        glob = c["global_every"] > 0 and (i + 1) % c["global_every"] == 0
+        return "sliding" if c["window"] > 0 and not glob else "full"
+    writers = c["layers"] - c["shared"]
+    plan, places = [], {"full": 0, "sliding": 0}
+    for i in range(writers):
+        t = pattern(i)
+        plan.append((t, i, t, places[t]))
+        places[t] += 1
+    for i in range(writers, c["layers"]):
+        same = [j for j in range(writers) if plan[j][0] == pattern(i)]
+        source = same[-1] if same else writers - 1
+        plan.append(("shared", source, plan[source][2], plan[source][3]))
+    if c["cross"] > 0:
+        plan.append(("cross", c["layers"], "cross", 0))
+    return plan
+
+
+class Sequence:
+    """A block table per group (None where the window has passed a block) and the decoder rows written."""
+
+    def __init__(self, tables=None, length=0):
+        self.tables = {g: list(t) for g, t in (tables or {g: [] for g in GROUPS}).items()}
+        self.length = length
+
+
+class HybridCache(HybridAdapter):
+    """Blocks hold block_size positions of every writing layer of the group that took them; a sequence's sliding
+    table drops a block once it holds neither a sink nor a window row at the sequence's new length."""
+
+    def __init__(self, config):
+        super().__init__(config)
+        c = config
+        self.bs, self.d_k, self.d_v = c["block_size"], c["d_k"], c["d_v"]
+        self.window, self.keep, self.encoder = c["window"], c["keep"], c["cross"]
+        self.plan = layer_plan(c)
+        self.writers = [l for l, p in enumerate(self.plan) if p[0] in ("full", "sliding")]
+        width = max([sum(1 for p in self.plan if p[0] == g) for g in ("full", "sliding")] + [1])
+        self.k_pool = np.full((c["capacity"], self.bs, width, self.d_k), np.nan)
+        self.v_pool = np.full((c["capacity"], self.bs, width, self.d_v), np.nan)
+        self.refs = np.zeros(c["capacity"], dtype=np.int64)
+        self.owner = [None] * c["capacity"]
+        self.free = list(range(c["capacity"] - 1, -1, -1))  # pop() takes the lowest
+        self.seqs = Sequences()
+
+    def windowed(self, group):
+        return group == "sliding"
+
+    def needed(self, group, j, n):
+        """Whether `group` of a sequence of n rows needs its block j."""
+        if not self.windowed(group) or self.window == 0:
+            return True
+        return j * self.bs < self.keep or (j + 1) * self.bs + self.window - self.keep > n
+
+    def create(self, k, v):
+        e = self.encoder
+        if k.ndim != 2 or v.ndim != 2 or k.shape != (e, self.d_k) or v.shape != (e, self.d_v):
+            raise ShapeRefusal(f"the encoder's rows must be ({e}, {self.d_k}) and ({e}, {self.d_v})")
+        need = -(-e // self.bs)
+        if need > len(self.free):
+            raise CapacityRefusal(f"the pool has {len(self.free)} free blocks, the encoder needs {need}")
+        seq = Sequence()
+        seq.tables["cross"] = [self.take("cross") for _ in range(need)]
+        for p in range(e):
+            self.write(seq, "cross", 0, p, k[p], v[p])
+        return self.seqs.add(seq)
+
+    def fork(self, sid):
+        seq = self.seqs.get(sid)
+        for t in seq.tables.values():
+            for b in t:
+                if b is not None:
+                    self.refs[b] += 1
+        return self.seqs.add(Sequence(seq.tables, seq.length))
+
+    def release(self, sid):
+        for t in self.seqs.get(sid).tables.values():
+            for b in t:
+                if b is not None:
+                    self.drop(b)
+        del self.seqs.live[sid]
+
+    def append(self, sid, k, v):
+        seq, w = self.seqs.get(sid), len(self.writers)
+        if k.ndim != 3 or v.ndim != 3 or k.shape[0] != w or v.shape[0] != w or k.shape[1] != v.shape[1] or \
+                k.shape[2] != self.d_k or v.shape[2] != self.d_v:
+            raise ShapeRefusal(f"k and v must be ({w}, n, {self.d_k}) and ({w}, n, {self.d_v})")
+        n = k.shape[1]
+        if n == 0:
+            return
+        plans = {g: self.planned(seq, g, n) for g in ("full", "sliding") if any(self.plan[l][2] == g
+                                                                               for l in self.writers)}
+        need = sum(len(take) + copy for _, take, copy in plans.values())
+        freed = sum(self.refs[seq.tables[g][j]] == 1 for g, (drop, _, _) in plans.items() for j in drop)
+        if need > len(self.free) + freed:
+            raise CapacityRefusal(f"{need} blocks needed, {len(self.free)} free and {freed} the window frees")
+        for g, (drop, _, _) in plans.items():
+            for j in drop:
+                self.drop(seq.tables[g][j])
+                seq.tables[g][j] = None
+        for g, (_, take, copy) in plans.items():
+            self.grow(seq, g, n, take, copy)
+        for i in range(n):
+            p = seq.length + i
+            for wi, l in enumerate(self.writers):
+                _, _, g, place = self.plan[l]
+                if p // self.bs < len(seq.tables[g]) and seq.tables[g][p // self.bs] is not None:
+                    self.write(seq, g, place, p, k[wi, i], v[wi, i])
+        seq.length += n
+
+    def planned(self, seq, g, n):
+        """(blocks to drop, blocks to take, whether to copy the shared partly filled last block) for n more rows."""
+        t, to = seq.tables[g], seq.length + n
+        held = [j < len(t) and t[j] is not None for j in range(-(-to // self.bs))]
+        drop = [j for j, h in enumerate(held) if h and not self.needed(g, j, to)]
+        take = [j for j, h in enumerate(held) if not h and self.needed(g, j, to)]
+        last = seq.length // self.bs
+        copy = seq.length % self.bs != 0 and self.needed(g, last, to) and held[last] and self.refs[t[last]] > 1
+        return drop, take, int(copy)
+
+    def grow(self, seq, g, n, take, copy):
+        t = seq.tables[g]
+        t.extend([None] * (-(-(seq.length + n) // self.bs) - len(t)))
+        if copy:
+            last = seq.length // self.bs
+            shared, own = t[last], self.take(g)
+            self.k_pool[own], self.v_pool[own] = self.k_pool[shared], self.v_pool[shared]
+            self.drop(shared)  # still held by another table
+            t[last] = own
+        for j in take:
+            t[j] = self.take(g)
+
+    def take(self, group):
+        block = self.free.pop()
+        self.refs[block], self.owner[block] = 1, group
+        return block
+
+    def drop(self, block):
+        self.refs[block] -= 1
+        if self.refs[block] == 0:
+            self.k_pool[block], self.v_pool[block] = np.nan, np.nan
+            self.owner[block] = None
+            self.free.append(block)
+
+    def write(self, seq, g, place, p, k, v):
+        b = seq.tables[g][p // self.bs]
+        self.k_pool[b, p % self.bs, place], self.v_pool[b, p % self.bs, place] = k, v
+
+    def rows(self, sid, layer):
+        """The keys and values layer `layer` of `sid` reads, in order."""
+        seq = self.seqs.get(sid)
+        if not isinstance(layer, int) or not 0 <= layer < len(self.plan):
+            raise IndexRefusal(f"no layer {layer!r}")
+        _, _, g, place = self.plan[layer]
+        n = self.encoder if g == "cross" else seq.length
+        span = self.window - self.keep
+        read = [p for p in range(n) if not (self.windowed(g) and self.window and self.keep <= p < n - span)]
+        blocks = np.asarray([seq.tables[g][p // self.bs] for p in read], dtype=np.int64)
+        offsets = np.asarray(read, dtype=np.int64) % self.bs
+        return self.k_pool[blocks, offsets, place].reshape(-1, self.d_k), \
+            self.v_pool[blocks, offsets, place].reshape(-1, self.d_v)
+
+    def decode(self, sid, layer, q):
+        return attend(*self.rows(sid, layer), q)
+
+    def keys(self, sid, layer):
+        return self.rows(sid, layer)[0]
+
+    def values(self, sid, layer):
+        return self.rows(sid, layer)[1]
+
+    def block_table(self, sid, layer):
+        kind, _, g, _ = self.plan[layer]
+        return [] if kind == "shared" else [b for b in self.seqs.get(sid).tables[g] if b is not None]
+
+    def ref_counts(self):
+        return {int(b): int(self.refs[b]) for b in np.flatnonzero(self.refs)}
+
+    def free_blocks(self):
+        return len(self.free)
+
+    def group_blocks(self, group):
+        return sum(1 for b, g in enumerate(self.owner) if g == group)
+
+
+class GlobalWindowedHybrid(HybridCache):
+    """Seeded bug (docs/mutants.md, hybrid-global-layers-windowed): the sliding window is applied to the full layers
+    too, which lose their old rows (vLLM #51756)."""
+
+    def windowed(self, group):
+        return group != "cross"
