@@ -105,7 +105,7 @@ struct op {
 };
 
 /// The construction parameters of a cache. `capacity` is max_len (flat), the window (ring),
-/// the number of blocks (paged, prefix), max_len T (beam; there d_k = d_v = head_dim D) or the
+/// the number of blocks (paged, prefix, hybrid), max_len T (beam; there d_k = d_v = head_dim D) or the
 /// growth step (growing).
 struct cache_config {
   cache_kind kind = cache_kind::flat;
@@ -115,6 +115,9 @@ struct cache_config {
   std::size_t block_size = 0;  ///< paged, prefix
   bool preempt = false;        ///< paged: preempt instead of refusing
   std::size_t layers = 0, batch = 0, heads = 0, q_heads = 0;  ///< beam: L, B, kv heads H, query heads Hq
+  /// hybrid (docs/kinds/hybrid.md): the sliding window, every how many layers one keeps every row, the shared
+  /// decoder layers at the end, and the cross-attention layer's encoder rows (`layers`, `keep` as above)
+  std::size_t window = 0, global_every = 0, shared = 0, cross = 0;
   /// Per-tensor scales of keys and values, for a cache whose declared element format is scaled
   /// (docs/numerics.md §6.1: stored = round(x / scale), exposed = stored * scale); ignored otherwise.
   double k_scale = 1, v_scale = 1;

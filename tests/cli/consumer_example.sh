@@ -64,7 +64,7 @@ contains out.txt "100% tests passed, 0 tests failed out of 11"
 
 # The installed interface: the public headers and internal/, nothing else; the consumer includes only <kvconform/...>.
 installed=$(ls "$prefix/include/kvconform" | tr '\n' ' ')
-[ "$installed" = "array_view.h c_port.h errors.h internal plugin.h " ] || fail "include/kvconform holds: $installed"
+[ "$installed" = "array_view.h c_port.h errors.h hybrid.h internal plugin.h " ] || fail "include/kvconform holds: $installed"
 own=$(grep -rhE '^#include' "$root/examples/consumer" | grep -vE '^#include (<[a-z_]+>|<kvconform/[a-z_]+\.h>|"[a-z_]+\.h")$' || true)
 [ -z "$own" ] || fail "the consumer includes more than <kvconform/...>: $own"
 # The installed plug-in header stays light: an outside build needs no RapidCheck, Boost, Eigen or nlohmann headers.

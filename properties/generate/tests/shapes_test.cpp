@@ -49,7 +49,10 @@ std::vector<std::size_t> where(const std::vector<kv::trace>& ts, const std::func
 std::size_t rows_of(const kv::cache_config& c) { return c.capacity * std::max<std::size_t>(1, c.block_size); }
 bool is_long(const kv::trace& t) { return rows_of(t.config) > 256; }
 bool is_wide(const kv::trace& t) { return t.config.d_k >= 32 && !is_long(t); }
-std::size_t steps(const kv::op& o) { return o.k.shape.size() == 2 ? o.k.shape[0] : 1; }
+/// Steps of an append: its rows (2-D), one (1-D), or a hybrid append's second dimension (writing layers, n, d).
+std::size_t steps(const kv::op& o) {
+  return o.k.shape.size() == 2 ? o.k.shape[0] : o.k.shape.size() == 3 ? o.k.shape[1] : 1;
+}
 
 /// How a long case of each kind starts and what its config is (the table of docs/design.md §4.4).
 void expect_rows_start(const kv::trace& t) {  // flat, ring, growing
@@ -67,6 +70,15 @@ void expect_pool_start(const kv::trace& t, std::size_t most_rows, std::size_t mi
   ASSERT_EQ(t.ops[0].kind, kv::op_kind::create);
   ASSERT_EQ(t.ops[1].kind, kv::op_kind::append);
   EXPECT_GE(steps(t.ops[1]) * 8, rows_of(c) * 7);
+}
+void expect_hybrid_start(const kv::trace& t) {
+  const kv::cache_config& c = t.config;
+  EXPECT_TRUE(rows_of(c) >= 300 - c.block_size && rows_of(c) <= 4096) << rows_of(c);
+  EXPECT_TRUE(c.block_size <= 16 && c.d_k <= 4 && c.d_v <= 4 && c.layers <= 3 && c.window * 4 <= rows_of(c));
+  ASSERT_EQ(t.ops[0].kind, kv::op_kind::create);
+  ASSERT_EQ(t.ops[1].kind, kv::op_kind::append);
+  // The room left by the sliding group's window and the encoder's blocks, at least half the pool.
+  EXPECT_GE(steps(t.ops[1]) * 2, rows_of(c));
 }
 void expect_huge_pool_start(const kv::trace& t) {  // paged_block_accounting
   const kv::cache_config& c = t.config;
@@ -103,7 +115,8 @@ void expect_long_start(const kv::trace& t, const std::string& property) {
       {kv::cache_kind::paged,
        [&] { property == "paged_block_accounting" ? expect_huge_pool_start(t) : expect_pool_start(t, 4096, 1); }},
       {kv::cache_kind::prefix, [&] { expect_pool_start(t, 1024, 4); }},
-      {kv::cache_kind::beam, [&] { expect_beam_start(t); }}};
+      {kv::cache_kind::beam, [&] { expect_beam_start(t); }},
+      {kv::cache_kind::hybrid, [&] { expect_hybrid_start(t); }}};
   ASSERT_TRUE(by_kind.count(t.config.kind)) << "a kind without expectations: add its row";
   by_kind.at(t.config.kind)();
 }

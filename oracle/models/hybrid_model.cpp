@@ -1,0 +1,251 @@
+// The hybrid specification, written independently of the caches it judges (docs/kinds/hybrid.md).
+#include "oracle/models/hybrid_model.h"
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <utility>
+
+namespace kvconform {
+
+namespace {
+constexpr std::size_t full = 0, sliding = 1, cross = 2;
+const char* const group_names[] = {"full", "sliding", "cross"};
+}  // namespace
+
+hybrid_model::hybrid_model(const cache_config& c, const numeric_profile& p) : config_(c), profile_(p) {
+  // Layer i of the pattern keeps every row unless there is a window and it is not every global_every-th.
+  auto pattern = [&](std::size_t i) {
+    const bool global = c.global_every > 0 && (i + 1) % c.global_every == 0;
+    return c.window > 0 && !global ? type::sliding : type::full;
+  };
+  const std::size_t writing = c.layers - c.shared;
+  for (std::size_t i = 0; i < c.layers; ++i) {
+    if (i < writing) {
+      types_.push_back(pattern(i)), source_.push_back(i);
+      continue;
+    }
+    // A shared layer reads the last writing layer of its pattern's type, or the last writing layer.
+    std::size_t from = writing - 1;
+    for (std::size_t j = 0; j < writing; ++j)
+      if (types_[j] == pattern(i)) from = j;
+    types_.push_back(type::shared), source_.push_back(from);
+  }
+  if (c.cross > 0) types_.push_back(type::cross), source_.push_back(c.layers);
+  for (std::size_t l = 0; l < writing; ++l) writes_[group_of(l)] = true;
+}
+
+std::vector<std::int64_t> hybrid_model::live() const {
+  std::vector<std::int64_t> h;
+  for (const auto& entry : seqs_) h.push_back(entry.first);
+  return h;
+}
+
+std::size_t hybrid_model::group_of(std::size_t l) const {
+  const type t = types_[source_[l]];
+  return t == type::sliding ? sliding : t == type::cross ? cross : full;
+}
+
+bool hybrid_model::needs(std::size_t g, std::size_t j, std::size_t n) const {
+  if (g != sliding) return true;
+  // A sink, or a row among the last window - keep of the n.
+  const std::size_t bs = config_.block_size, first = j * bs, last = first + bs - 1;
+  return first < config_.keep || last + (config_.window - config_.keep) >= n;
+}
+
+std::array<hybrid_model::plan, 2> hybrid_model::planned(const sequence& s, std::size_t n) const {
+  std::array<plan, 2> out;
+  const std::size_t bs = config_.block_size, to = s.len + n;
+  for (std::size_t g : {full, sliding}) {
+    if (!writes_[g]) continue;
+    const auto& t = s.tables[g];
+    for (std::size_t j = 0; j < (to + bs - 1) / bs; ++j) {
+      const bool held = j < t.size() && t[j] >= 0, wanted = needs(g, j, to);
+      if (held && !wanted) out[g].drop.push_back(j);
+      if (!held && wanted) out[g].take.push_back(j);
+    }
+    const std::size_t last = s.len / bs;
+    out[g].copy = s.len % bs != 0 && needs(g, last, to) && t[last] >= 0 && refs_.at(t[last]) > 1;
+  }
+  return out;
+}
+
+std::pair<std::size_t, std::size_t> hybrid_model::demand(const sequence& s, const std::array<plan, 2>& p) const {
+  std::size_t takes = 0, frees = 0;
+  for (std::size_t g : {full, sliding}) {
+    takes += p[g].take.size() + (p[g].copy ? 1 : 0);
+    for (std::size_t j : p[g].drop) frees += refs_.at(s.tables[g][j]) == 1 ? 1 : 0;
+  }
+  return {takes, frees};
+}
+
+bool hybrid_model::fits(std::int64_t h, std::size_t n) const {
+  const sequence& s = seqs_.at(h);
+  const auto [takes, frees] = demand(s, planned(s, n));
+  return takes <= available_blocks() + frees;
+}
+
+std::size_t hybrid_model::room(std::int64_t h, std::size_t limit) const {
+  std::size_t most = 0;
+  for (std::size_t n = 1; n <= limit; ++n)
+    if (fits(h, n)) most = n;
+  return most;
+}
+
+std::int64_t hybrid_model::take(std::size_t g) {
+  refs_[blocks_made_] = 1, owner_[blocks_made_] = g;
+  if (sliding_free_ > 0) --sliding_free_;  // still a lower bound, whichever free block the cache hands out
+  return blocks_made_++;
+}
+
+void hybrid_model::drop_ref(std::int64_t b) {
+  if (--refs_.at(b) > 0) return;
+  if (owner_.at(b) == sliding) ++sliding_free_;
+  refs_.erase(b), owner_.erase(b);
+}
+
+void hybrid_model::push(sequence& s, std::size_t l, std::vector<double> k, std::vector<double> v) {
+  stored_stream& r = s.rows[l];
+  r.push(k, v);
+  // A sliding layer reads its sinks and its last window - keep rows (docs/kinds/hybrid.md).
+  if (types_[l] == type::sliding && r.size() > config_.window) r.keys.erase(config_.keep), r.values.erase(config_.keep);
+}
+
+expectation hybrid_model::create(const op& o) {
+  ++handles_;  // a refused create still uses up its handle
+  const std::size_t e = config_.cross, blocks = (e + config_.block_size - 1) / config_.block_size;
+  const bool shaped =
+      o.k.shape == std::vector<std::size_t>{e, config_.d_k} && o.v.shape == std::vector<std::size_t>{e, config_.d_v};
+  if (!shaped) return {.accepted = false, .reasons = refuse_shape};
+  if (blocks > available_blocks()) return {.accepted = false, .reasons = refuse_capacity};
+  sequence s;
+  for (std::size_t l = 0; l < layers(); ++l)
+    s.rows.emplace_back(profile_.keys, profile_.values, config_, config_.d_k, config_.d_v);
+  for (std::size_t j = 0; j < blocks; ++j) s.tables[cross].push_back(take(cross));
+  for (std::size_t i = 0; i < e; ++i)
+    push(s, layers() - 1, stored_row(o.k, i, profile_.storage), stored_row(o.v, i, profile_.storage));
+  seqs_.emplace(handles_ - 1, std::move(s));
+  return {};
+}
+
+expectation hybrid_model::append(const op& o) {
+  expectation e;
+  const std::size_t w = writers();
+  const bool shaped = o.k.shape.size() == 3 && o.v.shape.size() == 3 && o.k.shape[0] == w && o.v.shape[0] == w &&
+                      o.k.shape[1] == o.v.shape[1] && o.k.shape[2] == config_.d_k && o.v.shape[2] == config_.d_v;
+  if (!seqs_.count(o.seq)) e.accepted = false, e.reasons |= refuse_index;
+  if (!shaped) e.accepted = false, e.reasons |= refuse_shape;
+  if (!e.accepted || o.k.shape[1] == 0) return e;
+  sequence& s = seqs_.at(o.seq);
+  const std::size_t n = o.k.shape[1], bs = config_.block_size;
+  const auto p = planned(s, n);
+  const auto [takes, frees] = demand(s, p);
+  if (takes > available_blocks() + frees) {
+    const bool full_short = !p[full].take.empty() || p[full].copy,
+               sliding_short = !p[sliding].take.empty() || p[sliding].copy;
+    last_.one_group_short = full_short != sliding_short;
+    return {.accepted = false, .reasons = refuse_capacity};
+  }
+  for (std::size_t g : {full, sliding})
+    for (std::size_t j : p[g].drop) drop_ref(std::exchange(s.tables[g][j], -1));
+  const std::size_t free = available_blocks();
+  last_.full_took_sliding = free > 0 && sliding_free_ >= free && (!p[full].take.empty() || p[full].copy);
+  for (std::size_t g : {full, sliding}) {
+    auto& t = s.tables[g];
+    if (writes_[g]) t.resize((s.len + n + bs - 1) / bs, -1);
+    if (p[g].copy) {
+      const std::int64_t old = t[s.len / bs];
+      t[s.len / bs] = take(g), drop_ref(old), s.copied[g] = last_.copied[g] = true;
+    }
+    for (std::size_t j : p[g].take) t[j] = take(g);
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t l = 0, written = 0; l < config_.layers; ++l) {
+      if (types_[l] == type::shared) continue;
+      const std::size_t at = (written++ * n + i);
+      auto row = [&](const tensor& t, std::size_t width) {
+        std::vector<double> r(t.data.begin() + static_cast<std::ptrdiff_t>(at * width),
+                              t.data.begin() + static_cast<std::ptrdiff_t>((at + 1) * width));
+        for (double& x : r) x = round_to(profile_.storage, x);
+        return r;
+      };
+      push(s, l, row(o.k, config_.d_k), row(o.v, config_.d_v));
+    }
+  s.len += n;
+  return e;
+}
+
+std::int64_t hybrid_model::stream_index(std::int64_t h, std::size_t l) const {
+  return std::distance(seqs_.begin(), seqs_.find(h)) * static_cast<std::int64_t>(layers()) +
+         static_cast<std::int64_t>(l);
+}
+
+expectation hybrid_model::decode(const op& o) const {
+  expectation e;
+  auto refuse = [&](unsigned why) { e.accepted = false, e.reasons |= why; };
+  const auto it = seqs_.find(o.seq);
+  const bool layer_ok = o.layer >= 0 && static_cast<std::size_t>(o.layer) < layers();
+  if (it == seqs_.end() || !layer_ok) refuse(refuse_index);
+  if (o.q.shape.size() != 1 || o.q.shape[0] != config_.d_k) refuse(refuse_shape);
+  const std::size_t l = layer_ok ? static_cast<std::size_t>(o.layer) : 0;
+  if (it != seqs_.end() && layer_ok && it->second.rows[source_[l]].size() == 0) refuse(refuse_empty);
+  if (!e.accepted) return e;
+  std::vector<double> q;
+  for (double x : o.q.data) q.push_back(round_to(profile_.storage, x));
+  add_decode(e, it->second.rows[source_[l]], static_cast<std::size_t>(stream_index(o.seq, l)), std::move(q), profile_);
+  return e;
+}
+
+expectation hybrid_model::apply(const op& o) {
+  last_ = {};
+  switch (o.kind) {
+    case op_kind::create: return create(o);
+    case op_kind::fork: {
+      const std::int64_t child = handles_++;  // a refused fork still uses up its handle
+      if (!seqs_.count(o.seq)) return {.accepted = false, .reasons = refuse_index};
+      sequence s = seqs_.at(o.seq);
+      s.copied = {};
+      for (const auto& t : s.tables)
+        for (std::int64_t b : t)
+          if (b >= 0) ++refs_.at(b);
+      seqs_.emplace(child, std::move(s));
+      return {};
+    }
+    case op_kind::release: {
+      const auto it = seqs_.find(o.seq);
+      if (it == seqs_.end()) return {.accepted = false, .reasons = refuse_index};
+      for (const auto& t : it->second.tables)
+        for (auto b = t.rbegin(); b != t.rend(); ++b)
+          if (*b >= 0) drop_ref(*b);
+      seqs_.erase(it);
+      return {};
+    }
+    case op_kind::append: return append(o);
+    case op_kind::decode: return decode(o);
+    default: return {.accepted = false, .reasons = refuse_none};  // not in the hybrid vocabulary
+  }
+}
+
+snapshot hybrid_model::observe() const {
+  snapshot out;
+  for (const auto& [h, s] : seqs_)
+    for (std::size_t l = 0; l < layers(); ++l) {
+      stream st;
+      st.name = "seq " + std::to_string(h) + " layer " + std::to_string(l);
+      st.d_k = config_.d_k, st.d_v = config_.d_v;
+      s.rows[source_[l]].expose(st);
+      if (types_[l] != type::shared)
+        std::copy_if(s.tables[group_of(l)].begin(), s.tables[group_of(l)].end(), std::back_inserter(st.blocks),
+                     [](std::int64_t b) { return b >= 0; });
+      out.streams.push_back(std::move(st));
+    }
+  out.counters.emplace_back("free_blocks", static_cast<std::int64_t>(available_blocks()));
+  for (std::size_t g = 0; g < groups; ++g)
+    out.counters.emplace_back(
+        std::string("blocks_") + group_names[g],
+        std::count_if(owner_.begin(), owner_.end(), [g](const auto& b) { return b.second == g; }));
+  out.block_refs.assign(refs_.begin(), refs_.end());
+  return out;
+}
+
+}  // namespace kvconform

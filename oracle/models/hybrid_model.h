@@ -1,0 +1,93 @@
+// The model of the hybrid kind: layer groups of different attention types over one pool of abstract blocks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "oracle/models/model.h"
+
+namespace kvconform {
+
+/// Sequences by trace handle, each with a block table per group (full, sliding, cross; -1 where the sliding
+/// window has passed a block) and the rows each layer reads. Block ids are fresh numbers, compared up to
+/// renaming. An append plans every group at the sequence's new length: the sliding group drops the blocks that
+/// hold neither a sink nor a window row, then the blocks that frees serve the append, which takes what the
+/// groups still lack (a copy of a shared, partly filled last block it writes into first) or is refused with
+/// `capacity` having changed nothing (docs/kinds/hybrid.md).
+class hybrid_model final : public model {
+ public:
+  enum class type : unsigned char { full, sliding, shared, cross };
+  static constexpr std::size_t groups = 3;  // full, sliding, cross
+  hybrid_model(const cache_config& c, const numeric_profile& p);
+
+  expectation apply(const op& o) override;
+  /// One stream "seq H layer L" per live handle and layer (its rows and its group's blocks), the counters
+  /// free_blocks and blocks of each group, and every held block's count.
+  snapshot observe() const override;
+
+  const cache_config& config() const { return config_; }
+  std::vector<std::int64_t> live() const;
+  std::int64_t handles() const { return handles_; }
+  std::size_t size(std::int64_t h) const { return seqs_.at(h).len; }
+  /// Layers, the cross layer included, and the writing ones (the rows of an append's k).
+  std::size_t layers() const { return types_.size(); }
+  std::size_t writers() const { return config_.layers - config_.shared; }
+  type layer_type(std::size_t l) const { return types_[l]; }
+  /// The layer whose rows layer l reads: itself, or a shared layer's producer.
+  std::size_t source(std::size_t l) const { return source_[l]; }
+  std::size_t available_blocks() const { return config_.capacity - refs_.size(); }
+  /// Whether an append of n > 0 steps to live h fits, and the most steps up to `limit` that do.
+  bool fits(std::int64_t h, std::size_t n) const;
+  std::size_t room(std::int64_t h, std::size_t limit) const;
+
+  /// What the last op did, for the coverage probe.
+  struct facts {
+    bool full_took_sliding = false;  ///< the full group took blocks while every free one was the sliding group's
+    bool one_group_short = false;    ///< refused for capacity: one group needed blocks, another holds some
+    std::array<bool, groups> copied{};
+  };
+  const facts& last() const { return last_; }
+  /// Whether live h's group g has copied a shared block on append since h was made.
+  bool copied(std::int64_t h, std::size_t g) const { return seqs_.at(h).copied[g]; }
+
+ private:
+  struct sequence {
+    std::size_t len = 0;
+    std::array<std::vector<std::int64_t>, groups> tables;
+    std::vector<stored_stream> rows;  // per layer; a shared layer's is empty (it reads its producer's)
+    std::array<bool, groups> copied{};
+  };
+  /// One group's part of an append: blocks dropped (by index in its table), copied and taken.
+  struct plan {
+    std::vector<std::size_t> drop, take;
+    bool copy = false;
+  };
+  std::size_t group_of(std::size_t l) const;
+  bool needs(std::size_t g, std::size_t j, std::size_t n) const;
+  std::array<plan, 2> planned(const sequence& s, std::size_t n) const;
+  /// Blocks the plans take, and blocks they free (dropped ones no other table holds).
+  std::pair<std::size_t, std::size_t> demand(const sequence& s, const std::array<plan, 2>& p) const;
+  std::int64_t take(std::size_t g);
+  void drop_ref(std::int64_t b);
+  void push(sequence& s, std::size_t l, std::vector<double> k, std::vector<double> v);
+  expectation create(const op& o);
+  expectation append(const op& o);
+  expectation decode(const op& o) const;
+  std::int64_t stream_index(std::int64_t h, std::size_t l) const;
+
+  cache_config config_;
+  numeric_profile profile_;
+  std::vector<type> types_;
+  std::vector<std::size_t> source_;
+  std::array<bool, groups> writes_{};  // whether a group has writing layers (and so a table that grows)
+  std::map<std::int64_t, sequence> seqs_;
+  std::map<std::int64_t, std::int64_t> refs_;  // held block -> tables holding it
+  std::map<std::int64_t, std::size_t> owner_;  // held block -> its group
+  std::int64_t handles_ = 0, blocks_made_ = 0;
+  std::size_t sliding_free_ = 0;  // free blocks the sliding group was the last to hold, at least
+  facts last_;
+};
+
+}  // namespace kvconform

@@ -1,0 +1,134 @@
+// The hybrid_cache concept and its registration: layer groups of several attention types over one block pool.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <utility>
+
+#include <kvconform/hybrid.h>
+#include "properties/executor/block_pool_adapter.h"
+
+namespace kvconform {
+
+/// The sequence id type of a hybrid cache: what create(k, v) gives (directly or inside a result).
+template <class C>
+using hybrid_id_t =
+    unwrapped_t<decltype(std::declval<C&>().create(std::declval<array_view>(), std::declval<array_view>()))>;
+
+/// hybrid(num_blocks, block_size, d_k, d_v, hybrid_layers): sequences from create(encoder k, encoder v) and
+/// fork(seq), grown by append(seq, k, v) with k (writing layers, n, d_k), ended by release(seq); per layer,
+/// keys(seq, layer)/values(seq, layer) views of the rows the layer reads and block_table(seq, layer) (the blocks
+/// of its group, none for a shared layer); and the pool's num_blocks(), free_blocks(), ref_count(block) and
+/// group_blocks(hybrid_group). Refusals are kvconform::error exceptions or returned statuses.
+template <class C>
+concept hybrid_cache = std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t, hybrid_layers> &&
+    std::integral<hybrid_id_t<C>> && requires(C& c, const C& cc, hybrid_id_t<C> s, array_view a, std::size_t n) {
+  requires std::same_as<unwrapped_t<decltype(c.fork(s))>, hybrid_id_t<C>>;
+  c.release(s);
+  c.append(s, a, a);
+  { cc.keys(s, n) } -> matrix_view;
+  { cc.values(s, n) } -> matrix_view;
+  { *std::begin(cc.block_table(s, n)) } -> std::convertible_to<std::size_t>;
+  std::end(cc.block_table(s, n));
+  { cc.num_blocks() } -> std::convertible_to<std::size_t>;
+  { cc.free_blocks() } -> std::convertible_to<std::size_t>;
+  { cc.ref_count(n) } -> std::convertible_to<std::size_t>;
+  { cc.group_blocks(hybrid_group::full) } -> std::convertible_to<std::size_t>;
+};
+
+/// The optional decode capability: c.decode_step(seq, layer, q) giving a decode result (or a result_like of one).
+template <class C>
+concept hybrid_decoding = requires(const C& cc, hybrid_id_t<C> s, std::size_t l, array_view a) {
+  requires decode_result_like<unwrapped_t<decltype(cc.decode_step(s, l, a))>>;
+};
+
+/// The layers of a hybrid config, as its caches are constructed with.
+inline hybrid_layers hybrid_layers_of(const cache_config& c) {
+  return {c.layers, c.window, c.keep, c.global_every, c.shared, c.cross};
+}
+
+/// Adapts a hybrid cache to `subject`: handles to its ids, the calls, and one stream per live handle and layer.
+template <hybrid_cache C>
+class hybrid_subject final : public subject {
+  using id = hybrid_id_t<C>;
+
+ public:
+  explicit hybrid_subject(const cache_config& c)
+      : cache_(c.capacity, c.block_size, c.d_k, c.d_v, hybrid_layers_of(c)), config_(c) {
+    pass_scales(cache_, c);
+  }
+
+  op_outcome apply(const call& c) override {
+    const op& o = c.o;
+    switch (o.kind) {
+      case op_kind::create:
+        handles_.issue();  // the handle is used up even if create is refused
+        return call_cache([&] { return cache_.create(c.k, c.v); }, [&](op_outcome&, id s) { handles_.give(s); });
+      case op_kind::fork: {
+        const id from = handles_.id_of(o.seq);
+        handles_.issue();
+        return call_cache([&] { return cache_.fork(from); }, [&](op_outcome&, id s) { handles_.give(s); });
+      }
+      case op_kind::release: {
+        op_outcome r = call_cache([&] { return cache_.release(handles_.id_of(o.seq)); });
+        if (r.accepted) handles_.released(o.seq);
+        return r;
+      }
+      case op_kind::append: return call_cache([&] { return cache_.append(handles_.id_of(o.seq), c.k, c.v); });
+      case op_kind::decode:
+        if constexpr (hybrid_decoding<C>) {
+          if (o.layer < 0) return refused(refuse_index);  // a layer the cache's size_t cannot carry
+          return decode_outcome([&] {
+            return std::as_const(cache_).decode_step(handles_.id_of(o.seq), static_cast<std::size_t>(o.layer), c.q);
+          });
+        } else {
+          return unsupported();
+        }
+      default: return unsupported();  // the vocabulary of other kinds
+    }
+  }
+
+  snapshot observe() override {
+    snapshot s;
+    const C& c = cache_;
+    const std::size_t layers = config_.layers + (config_.cross > 0 ? 1 : 0);
+    handles_.for_each_live([&](std::int64_t h, id sid) {
+      for (std::size_t l = 0; l < layers; ++l) {
+        stream st;
+        st.name = "seq " + std::to_string(h) + " layer " + std::to_string(l);
+        st.d_k = config_.d_k, st.d_v = config_.d_v;
+        read_rows(c.keys(sid, l), st.keys);
+        read_rows(c.values(sid, l), st.values);
+        for (const auto& b : c.block_table(sid, l)) st.blocks.push_back(static_cast<std::int64_t>(b));
+        s.streams.push_back(std::move(st));
+      }
+    });
+    for (std::size_t b = 0; b < static_cast<std::size_t>(c.num_blocks()); ++b)
+      if (const auto refs = static_cast<std::int64_t>(c.ref_count(b)); refs > 0)
+        s.block_refs.emplace_back(static_cast<std::int64_t>(b), refs);
+    s.counters.emplace_back("free_blocks", static_cast<std::int64_t>(c.free_blocks()));
+    for (const auto& [name, g] : {std::pair{"blocks_full", hybrid_group::full},
+                                  {"blocks_sliding", hybrid_group::sliding},
+                                  {"blocks_cross", hybrid_group::cross}})
+      s.counters.emplace_back(name, static_cast<std::int64_t>(c.group_blocks(g)));
+    return s;
+  }
+
+ private:
+  C cache_;
+  cache_config config_;
+  sequence_handles<id> handles_;
+};
+
+/// A registry entry for a hybrid cache type; "decode" when it has it.
+template <hybrid_cache C>
+implementation make_implementation(implementation_info info) {
+  capability_set caps;
+  if (hybrid_decoding<C>) caps.add(capability::decode);
+  return adapted_implementation<C, hybrid_subject<C>>(std::move(info), cache_kind::hybrid, caps);
+}
+
+}  // namespace kvconform
