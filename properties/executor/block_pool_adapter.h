@@ -115,6 +115,28 @@ void observe_sequences(const C& c, const sequence_handles<Id>& handles, const ca
       s.block_refs.emplace_back(static_cast<std::int64_t>(b), refs);
 }
 
+/// A create (by `create()`), fork or release of a block-pool cache, with its handle bookkeeping; nullopt for any
+/// other op. A create or fork uses up its handle even when refused.
+template <class C, class Id, class Create>
+std::optional<op_outcome> sequence_outcome(C& cache, sequence_handles<Id>& handles, const op& o, Create create) {
+  switch (o.kind) {
+    case op_kind::create:
+      handles.issue();
+      return call_cache(create, [&](op_outcome&, Id s) { handles.give(s); });
+    case op_kind::fork: {
+      const Id from = handles.id_of(o.seq);
+      handles.issue();
+      return call_cache([&] { return cache.fork(from); }, [&](op_outcome&, Id s) { handles.give(s); });
+    }
+    case op_kind::release: {
+      op_outcome r = call_cache([&] { return cache.release(handles.id_of(o.seq)); });
+      if (r.accepted) handles.released(o.seq);
+      return r;
+    }
+    default: return std::nullopt;
+  }
+}
+
 /// Adapts a block-pool cache to `subject`: trace handles to its ids (and preempted ids back), fork,
 /// release, decode, prefill, rollback and the observation of its sequences and their free_blocks. `Calls` is the kind's
 /// part: `id`, `construct(config)`, `supports(config)` (false: NOT SUPPORTED), `create(cache, op)`,
@@ -133,20 +155,8 @@ class block_pool_subject final : public subject {
   op_outcome apply(const call& c) override {
     if (!Calls::supports(config_)) return unsupported();
     const op& o = c.o;
+    if (auto r = sequence_outcome(cache_, handles_, o, [&] { return Calls::create(cache_, o); })) return *r;
     switch (o.kind) {
-      case op_kind::create:
-        handles_.issue();  // the handle is used up even if create is refused
-        return call_cache([&] { return Calls::create(cache_, o); }, [&](op_outcome&, id s) { handles_.give(s); });
-      case op_kind::fork: {
-        const id from = handles_.id_of(o.seq);
-        handles_.issue();
-        return call_cache([&] { return cache_.fork(from); }, [&](op_outcome&, id s) { handles_.give(s); });
-      }
-      case op_kind::release: {
-        op_outcome r = call_cache([&] { return cache_.release(handles_.id_of(o.seq)); });
-        if (r.accepted) handles_.released(o.seq);
-        return r;
-      }
       case op_kind::append:
         return call_cache([&] { return Calls::append(cache_, handles_.id_of(o.seq), c); },
                           [&](op_outcome& r, const auto& victims) {

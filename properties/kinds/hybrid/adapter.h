@@ -63,20 +63,8 @@ class hybrid_subject final : public subject {
 
   op_outcome apply(const call& c) override {
     const op& o = c.o;
+    if (auto r = sequence_outcome(cache_, handles_, o, [&] { return cache_.create(c.k, c.v); })) return *r;
     switch (o.kind) {
-      case op_kind::create:
-        handles_.issue();  // the handle is used up even if create is refused
-        return call_cache([&] { return cache_.create(c.k, c.v); }, [&](op_outcome&, id s) { handles_.give(s); });
-      case op_kind::fork: {
-        const id from = handles_.id_of(o.seq);
-        handles_.issue();
-        return call_cache([&] { return cache_.fork(from); }, [&](op_outcome&, id s) { handles_.give(s); });
-      }
-      case op_kind::release: {
-        op_outcome r = call_cache([&] { return cache_.release(handles_.id_of(o.seq)); });
-        if (r.accepted) handles_.released(o.seq);
-        return r;
-      }
       case op_kind::append: return call_cache([&] { return cache_.append(handles_.id_of(o.seq), c.k, c.v); });
       case op_kind::decode:
         if constexpr (hybrid_decoding<C>) {
