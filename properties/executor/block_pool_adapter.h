@@ -120,9 +120,7 @@ void observe_sequences(const C& c, const sequence_handles<Id>& handles, const ca
 template <class C, class Id, class Create>
 std::optional<op_outcome> sequence_outcome(C& cache, sequence_handles<Id>& handles, const op& o, Create create) {
   switch (o.kind) {
-    case op_kind::create:
-      handles.issue();
-      return call_cache(create, [&](op_outcome&, Id s) { handles.give(s); });
+    case op_kind::create: handles.issue(); return call_cache(create, [&](op_outcome&, Id s) { handles.give(s); });
     case op_kind::fork: {
       const Id from = handles.id_of(o.seq);
       handles.issue();
