@@ -14,7 +14,8 @@ run 0 cmake --build consumer -j2
 # adapter skipped the kind's ops would still pass the shared properties.
 for entry in flat:acme-tiny:exact_fill ring:acme-window:ring_window_last_steps paged:acme-blocks:paged_copy_on_write \
              beam:acme-beam:beam_reorder_gathers growing:acme-growing:growing_memory_follows_rule \
-             prefix:acme-prefix:prefix_hits_longest_prefix,prefix_eviction_lru; do
+             prefix:acme-prefix:prefix_hits_longest_prefix,prefix_eviction_lru \
+             hybrid:acme-hybrid:hybrid_window_frees_blocks,hybrid_freed_blocks_reused,hybrid_shared_layers_read_producer; do
   IFS=: read -r kind name properties <<<"$entry"
   run 0 "consumer/acme_${kind}_gate" gate
   contains out.txt " 0 failed"
@@ -60,7 +61,7 @@ contains out.txt "replay: consumer/acme_zoo replay kvconform-failures/acme-tiny-
 run 1 consumer/acme_zoo replay kvconform-failures/acme-tiny-strict/exact_fill-*.json
 
 run 0 ctest --test-dir consumer --output-on-failure
-contains out.txt "100% tests passed, 0 tests failed out of 11"
+contains out.txt "100% tests passed, 0 tests failed out of 12"
 
 # The installed interface: the public headers and internal/, nothing else; the consumer includes only <kvconform/...>.
 installed=$(ls "$prefix/include/kvconform" | tr '\n' ' ')
