@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <limits>
 #include <map>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "impls/common/row_storage.h"
 #include "impls/common/sequences.h"
 #include "impls/hybrid/layout.h"
+#include "impls/hybrid/prefix_index.h"
 #include "impls/paged/paged.h"
 
 namespace kvconform {
@@ -38,6 +40,8 @@ struct hybrid_rules {
   static constexpr bool relayout_on_take = true;
   /// Whether an append also writes the rows of shared layers (into their producers' slots).
   static constexpr bool shared_writes = false;
+  /// Whether a prefix hit is the full group's alone, whatever blocks the sliding group's window lacks.
+  static constexpr bool hit_full_group_only = false;
   /// Takes `need` blocks off the free list in pop order (a fresh pool hands out ascending blocks).
   static std::vector<std::size_t> take(std::vector<std::size_t>& free, std::size_t need) {
     std::vector<std::size_t> taken(free.rbegin(), free.rbegin() + static_cast<std::ptrdiff_t>(need));
@@ -61,7 +65,9 @@ class basic_hybrid {
   using seq_id = std::size_t;
   using row_matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-  basic_hybrid(std::size_t num_blocks, std::size_t block_size, std::size_t d_k, std::size_t d_v, hybrid_layers l)
+  /// With `prefix_caching`, a create reuses the blocks live sequences hold for the longest prefix of its tokens.
+  basic_hybrid(std::size_t num_blocks, std::size_t block_size, std::size_t d_k, std::size_t d_v, hybrid_layers l,
+               bool prefix_caching = false)
       : shape_(l),
         layers_(resolve_layers(l)),
         bs_(block_size),
@@ -71,7 +77,8 @@ class basic_hybrid {
         owner_(num_blocks, hybrid_group::full),
         layout_(num_blocks, 0),
         ks_(storage::keys, 0, d_k, 1),
-        vs_(storage::values, 0, d_v, 1) {
+        vs_(storage::values, 0, d_v, 1),
+        prefix_(prefix_caching) {
     if (block_size == 0 || d_k == 0 || d_v == 0) throw shape_error("hybrid: block_size, d_k and d_v must be positive");
     for (std::size_t g = 0; g < hybrid_groups; ++g) width_[g] = group_width(layers_, static_cast<hybrid_group>(g));
     stride_ = std::max({width_[0], width_[1], std::size_t{1}});
@@ -81,8 +88,9 @@ class basic_hybrid {
   }
 
   /// A new sequence with the encoder's rows (cross, d_k) and (cross, d_v) in its cross layer; 0-row arrays when
-  /// there is none. shape_error for other shapes, capacity_error when the pool lacks their blocks.
-  seq_id create(array_view enc_k, array_view enc_v) {
+  /// there is none. shape_error for other shapes, capacity_error when the pool lacks their blocks. With prefix
+  /// caching it then holds the longest prefix of `prompt` whose blocks every writing group holds (hit).
+  seq_id create(array_view enc_k, array_view enc_v, std::span<const std::int64_t> prompt = {}) {
     const std::size_t e = shape_.cross;
     if (enc_k.rank != 2 || enc_v.rank != 2 || enc_k.dims[0] != e || enc_v.dims[0] != e || enc_k.dims[1] != d_k_ ||
         enc_v.dims[1] != d_v_)
@@ -94,6 +102,7 @@ class basic_hybrid {
       s.tables[group(hybrid_group::cross)].push_back(hold(b, hybrid_group::cross));
     for (std::size_t p = 0; p < e; ++p)
       write(s, hybrid_group::cross, 0, p, enc_k.data + p * d_k_, enc_v.data + p * d_v_);
+    if (prefix_) hit(s, prompt);
     seqs_.emplace(next_, std::move(s));
     return next_++;
   }
@@ -119,13 +128,14 @@ class basic_hybrid {
   /// Appends n steps to every writing layer of s: k (writing layers, n, d_k) and v (writing layers, n, d_v), the
   /// writing layers in layer order; n = 0 is a no-op. index_error for an unknown s, shape_error for other shapes,
   /// capacity_error when the pool lacks the blocks after the blocks this append's window passes are freed.
-  void append(seq_id s, array_view k, array_view v) {
+  void append(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens = {}) {
     sequence& q = find(s);
     const std::size_t writers = shape_.layers - shape_.shared;
     if (k.rank != 3 || v.rank != 3 || k.dims[0] != writers || v.dims[0] != writers || k.dims[1] != v.dims[1] ||
         k.dims[2] != d_k_ || v.dims[2] != d_v_)
       throw shape_error("append: k and v must be (writing layers, n, d_k) and (writing layers, n, d_v)");
-    const std::size_t n = k.dims[1];
+    const std::size_t n = k.dims[1], from = q.len;
+    if (prefix_ && tokens.size() != n) throw shape_error("append: one token per step");
     if (n == 0) return;
     std::array<plan, 2> plans{planned(q, hybrid_group::full, n), planned(q, hybrid_group::sliding, n)};
     std::size_t need = 0, freed = 0;
@@ -143,10 +153,11 @@ class basic_hybrid {
         if (x.kind == hybrid_layer::type::cross || (x.kind == hybrid_layer::type::shared && !Rules::shared_writes))
           continue;
         // A shared layer that writes puts the next writing layer's rows into its producer's slots.
-        const std::size_t from = x.kind == hybrid_layer::type::shared ? (x.written + 1) % writers : x.written;
+        const std::size_t w = x.kind == hybrid_layer::type::shared ? (x.written + 1) % writers : x.written;
         if (held(q, x.group, q.len))
-          write(q, x.group, x.in_group, q.len, k.data + (from * n + i) * d_k_, v.data + (from * n + i) * d_v_);
+          write(q, x.group, x.in_group, q.len, k.data + (w * n + i) * d_k_, v.data + (w * n + i) * d_v_);
       }
+    if (prefix_) q.tokens.insert(q.tokens.end(), tokens.begin(), tokens.end()), register_filled(q, from);
   }
 
   /// One decode over the rows layer `layer` of s reads. index_error for an unknown s or layer, shape_error unless
@@ -193,6 +204,7 @@ class basic_hybrid {
   struct sequence {
     std::array<std::vector<std::ptrdiff_t>, hybrid_groups> tables;  // per group, per block of rows: -1 when not held
     std::size_t len = 0;
+    std::vector<std::int64_t> tokens;  // with prefix caching
   };
   /// What an append of n rows does to one group's table: the blocks it drops, copies and takes.
   struct plan {
@@ -249,6 +261,7 @@ class basic_hybrid {
   }
   void unref(std::size_t b) {
     if (--refs_[b] > 0) return;
+    index_.forget(b);
     const auto rows = static_cast<Eigen::Index>(bs_ * stride_), first = static_cast<Eigen::Index>(b * bs_ * stride_);
     if constexpr (poison_free_slots)
       k_.middleRows(first, rows).setConstant(nan()), v_.middleRows(first, rows).setConstant(nan());
@@ -297,6 +310,36 @@ class basic_hybrid {
     return out;
   }
 
+  using prompt = std::span<const std::int64_t>;
+  static std::vector<std::int64_t> head(prompt t, std::size_t n) { return {t.begin(), t.begin() + n}; }
+  /// Registers the blocks of each group whose last row an append from row `from` wrote.
+  void register_filled(const sequence& q, std::size_t from) {
+    for (std::size_t g = 0; g < 2; ++g)
+      for (std::size_t j = from / bs_; width_[g] > 0 && (j + 1) * bs_ <= q.len; ++j)
+        if (const std::ptrdiff_t b = q.tables[g][j]; b >= 0)
+          index_.add(g, head(q.tokens, (j + 1) * bs_), static_cast<std::size_t>(b));
+  }
+  /// The longest prefix of whole blocks of `p` whose blocks the full group holds, shortened until the sliding
+  /// group holds those its window reads at that length; s shares them.
+  void hit(sequence& s, prompt p) {
+    auto found = [&](std::size_t g, std::size_t m) {
+      for (std::size_t j = 0; width_[g] > 0 && j < m; ++j)
+        if (wanted(static_cast<hybrid_group>(g), j, m * bs_) && !index_.find(g, head(p, (j + 1) * bs_))) return false;
+      return true;
+    };
+    std::size_t m = p.size() / bs_;
+    while (m > 0 && !found(0, m)) --m;
+    while (!Rules::hit_full_group_only && m > 0 && !found(1, m)) --m;
+    s.len = m * bs_, s.tokens = head(p, s.len);
+    for (std::size_t g = 0; g < 2; ++g) {
+      if (width_[g] == 0) continue;
+      s.tables[g].assign(m, -1);
+      for (std::size_t j = 0; j < m; ++j)
+        if (const auto b = index_.find(g, head(p, (j + 1) * bs_)); b && wanted(static_cast<hybrid_group>(g), j, s.len))
+          ++refs_[*b], s.tables[g][j] = static_cast<std::ptrdiff_t>(*b);
+    }
+  }
+
   hybrid_layers shape_;
   std::vector<hybrid_layer> layers_;
   std::size_t bs_, d_k_, d_v_, stride_ = 1;
@@ -309,6 +352,8 @@ class basic_hybrid {
   std::map<seq_id, sequence> seqs_;
   seq_id next_ = 0;
   side ks_, vs_;  // the element formats and scales rows are stored in
+  bool prefix_;
+  hybrid_prefix_index index_;
 };
 
 using hybrid = basic_hybrid<>;

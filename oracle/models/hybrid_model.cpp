@@ -101,6 +101,10 @@ std::int64_t hybrid_model::take(std::size_t g) {
 void hybrid_model::drop_ref(std::int64_t b) {
   if (--refs_.at(b) > 0) return;
   if (owner_.at(b) == sliding) ++sliding_free_;
+  if (const auto c = cached_.find(b); c != cached_.end()) {  // a freed block is no longer found
+    registered_[c->second.group].erase(c->second.prefix);
+    cached_.erase(c), block_k_.erase(b), block_v_.erase(b);
+  }
   refs_.erase(b), owner_.erase(b);
 }
 
@@ -124,6 +128,7 @@ expectation hybrid_model::create(const op& o) {
   for (std::size_t j = 0; j < blocks; ++j) s.tables[cross].push_back(take(cross));
   for (std::size_t i = 0; i < e; ++i)
     push(s, layers() - 1, stored_row(o.k, i, profile_.storage), stored_row(o.v, i, profile_.storage));
+  if (config_.prefix_caching) take_hit(s, o.tokens);
   seqs_.emplace(handles_ - 1, std::move(s));
   return {};
 }
@@ -134,7 +139,9 @@ expectation hybrid_model::append(const op& o) {
   const bool shaped = o.k.shape.size() == 3 && o.v.shape.size() == 3 && o.k.shape[0] == w && o.v.shape[0] == w &&
                       o.k.shape[1] == o.v.shape[1] && o.k.shape[2] == config_.d_k && o.v.shape[2] == config_.d_v;
   if (!seqs_.count(o.seq)) e.accepted = false, e.reasons |= refuse_index;
-  if (!shaped) e.accepted = false, e.reasons |= refuse_shape;
+  // With prefix caching a step's token names it; without, tokens are not the cache's business.
+  if (!shaped || (config_.prefix_caching && o.tokens.size() != o.k.shape[1]))
+    e.accepted = false, e.reasons |= refuse_shape;
   if (!e.accepted || o.k.shape[1] == 0) return e;
   sequence& s = seqs_.at(o.seq);
   const std::size_t n = o.k.shape[1], bs = config_.block_size;
@@ -169,9 +176,13 @@ expectation hybrid_model::append(const op& o) {
         for (double& x : r) x = round_to(profile_.storage, x);
         return r;
       };
-      push(s, l, row(o.k, config_.d_k), row(o.v, config_.d_v));
+      const auto k = row(o.k, config_.d_k), v = row(o.v, config_.d_v);
+      keep_given(s, l, s.len + i, k, v), push(s, l, k, v);
     }
+  const std::size_t from = s.len;
   s.len += n;
+  if (config_.prefix_caching)
+    s.tokens.insert(s.tokens.end(), o.tokens.begin(), o.tokens.end()), register_filled(s, from);
   return e;
 }
 

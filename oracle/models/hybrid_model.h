@@ -46,11 +46,14 @@ class hybrid_model final : public model {
   struct facts {
     bool full_took_sliding = false;  ///< the full group took blocks while every free one was the sliding group's
     bool one_group_short = false;    ///< refused for capacity: one group needed blocks, another holds some
+    bool hit_limited = false;        ///< a create's prefix hit shorter than one writing group alone would give
     std::array<bool, groups> copied{};
   };
   const facts& last() const { return last_; }
   /// Whether live h's group g has copied a shared block on append since h was made.
   bool copied(std::int64_t h, std::size_t g) const { return seqs_.at(h).copied[g]; }
+  /// With prefix_caching: the tokens live h holds (a create keeps those of its hit only).
+  const std::vector<std::int64_t>& tokens(std::int64_t h) const { return seqs_.at(h).tokens; }
 
  private:
   struct sequence {
@@ -58,6 +61,15 @@ class hybrid_model final : public model {
     std::array<std::vector<std::int64_t>, groups> tables;
     std::vector<stored_stream> rows;  // per layer; a shared layer's is empty (it reads its producer's)
     std::array<bool, groups> copied{};
+    std::vector<std::int64_t> tokens;  // with prefix_caching
+    /// With prefix_caching, per layer and position, the rows as given, empty where never held: what a block that
+    /// fills is registered with.
+    std::vector<std::vector<std::vector<double>>> given_k, given_v;
+  };
+  /// A registered block: the group's full block for a token prefix, while some table holds it.
+  struct cached {
+    std::size_t group;
+    std::vector<std::int64_t> prefix;
   };
   /// One group's part of an append: blocks dropped (by index in its table), copied and taken.
   struct plan {
@@ -73,6 +85,16 @@ class hybrid_model final : public model {
   void drop_ref(std::int64_t b);
   void push(sequence& s, std::size_t l, std::vector<double> k, std::vector<double> v);
   expectation create(const op& o);
+  /// With prefix_caching (hybrid_prefix.cpp): the full blocks per group whose last row `s` just wrote, registered
+  /// under their token prefix unless that prefix is registered already; and a new sequence's hit.
+  void register_filled(const sequence& s, std::size_t from);
+  void take_hit(sequence& s, const std::vector<std::int64_t>& tokens);
+  /// The longest prefix (in blocks) of `tokens` whose group-g blocks at that length are all registered, at most
+  /// `most` blocks.
+  std::size_t hit_blocks(std::size_t g, const std::vector<std::int64_t>& tokens, std::size_t most) const;
+  bool registered_at(std::size_t g, const std::vector<std::int64_t>& tokens, std::size_t m) const;
+  void keep_given(sequence& s, std::size_t l, std::size_t p, const std::vector<double>& k,
+                  const std::vector<double>& v);
   expectation append(const op& o);
   expectation decode(const op& o) const;
   std::int64_t stream_index(std::int64_t h, std::size_t l) const;
@@ -83,8 +105,11 @@ class hybrid_model final : public model {
   std::vector<std::size_t> source_;
   std::array<bool, groups> writes_{};  // whether a group has writing layers (and so a table that grows)
   std::map<std::int64_t, sequence> seqs_;
-  std::map<std::int64_t, std::int64_t> refs_;  // held block -> tables holding it
-  std::map<std::int64_t, std::size_t> owner_;  // held block -> its group
+  std::map<std::int64_t, std::int64_t> refs_;                                   // held block -> tables holding it
+  std::map<std::int64_t, std::size_t> owner_;                                   // held block -> its group
+  std::map<std::vector<std::int64_t>, std::int64_t> registered_[2];             // full, sliding: token prefix -> block
+  std::map<std::int64_t, cached> cached_;                                       // registered block -> its entry
+  std::map<std::int64_t, std::vector<std::vector<double>>> block_k_, block_v_;  // registered block -> rows by layer
   std::int64_t handles_ = 0, blocks_made_ = 0;
   std::size_t sliding_free_ = 0;  // free blocks the sliding group was the last to hold, at least
   facts last_;

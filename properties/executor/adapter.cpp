@@ -40,6 +40,7 @@ const char* to_string(capability c) {
     case capability::sinks: return "sinks";
     case capability::prefill: return "prefill";
     case capability::rollback: return "rollback";
+    case capability::prefix: return "prefix";
   }
   return "?";
 }

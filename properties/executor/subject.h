@@ -75,9 +75,10 @@ enum class capability : unsigned {
   sinks = 1u << 2,
   prefill = 1u << 3,   ///< multi-query causal attention over appended steps
   rollback = 1u << 4,  ///< dropping the newest steps
+  prefix = 1u << 5,    ///< hybrid: a create finds the blocks live sequences hold for a prefix of its tokens
 };
 inline constexpr capability all_capabilities[] = {capability::decode, capability::preempt, capability::sinks,
-                                                  capability::prefill, capability::rollback};
+                                                  capability::prefill, capability::rollback, capability::prefix};
 const char* to_string(capability c);
 std::optional<capability> capability_from_string(std::string_view name);
 

@@ -118,6 +118,7 @@ struct cache_config {
   /// hybrid (docs/kinds/hybrid.md): the sliding window, every how many layers one keeps every row, the shared
   /// decoder layers at the end, and the cross-attention layer's encoder rows (`layers`, `keep` as above)
   std::size_t window = 0, global_every = 0, shared = 0, cross = 0;
+  bool prefix_caching = false;  ///< hybrid: a create reuses the longest prefix of its tokens every writing group holds
   /// Per-tensor scales of keys and values, for a cache whose declared element format is scaled
   /// (docs/numerics.md §6.1: stored = round(x / scale), exposed = stored * scale); ignored otherwise.
   double k_scale = 1, v_scale = 1;

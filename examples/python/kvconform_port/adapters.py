@@ -301,9 +301,12 @@ class HybridAdapter(Adapter):
     rows (the last writing layer of their pattern type, else the last writing layer) and write nothing; with
     config["cross"] E > 0, layer number `layers` reads the E encoder rows given at create.
 
-    create(k, v): the encoder's rows (E, d_k) and (E, d_v) (0 rows without a cross layer), in blocks of their own;
-    ShapeRefusal, CapacityRefusal. fork(seq), release(seq) as paged. append(seq, k, v): k (writing layers, n, d_k),
-    v (writing layers, n, d_v), the writing layers in layer order; at the new length the sliding group gives back
+    create(k, v, tokens): the encoder's rows (E, d_k) and (E, d_v) (0 rows without a cross layer), in blocks of their
+    own; ShapeRefusal, CapacityRefusal. With `supports_prefix = True` and config["prefix_caching"] (the capability
+    "prefix"), the new sequence then holds the blocks live sequences hold for the longest whole-block prefix of
+    `tokens` the full group has and whose window blocks the sliding group has; without, tokens may be ignored.
+    fork(seq), release(seq) as paged. append(seq, k, v, tokens): k (writing layers, n, d_k), v (writing layers, n,
+    d_v), a token per step (with prefix caching, ShapeRefusal for another count), the writing layers in layer order; at the new length the sliding group gives back
     the blocks that hold neither a sink nor a window row, then every group copies a shared, partly filled last
     block it writes into and takes what it lacks, or the append is CapacityRefusal with nothing changed.
     decode(seq, layer, q) (optional): over the rows the layer reads; IndexRefusal for a layer past the last.
@@ -315,9 +318,17 @@ class HybridAdapter(Adapter):
     kind = "hybrid"
     driver = HybridDriver
     config_fields = ("capacity", "block_size", "d_k", "d_v", "layers")
-    config_defaults = dict(SCALES, window=0, keep=0, global_every=0, shared=0, cross=0)
-    ops = {"create": (("k", "v"), ()), "fork": (("seq",), ()), "release": (("seq",), ()),
-           "append": (("seq", "k", "v"), ()), "decode": (("seq", "layer", "q"), ())}
+    config_defaults = dict(SCALES, window=0, keep=0, global_every=0, shared=0, cross=0, prefix_caching=False)
+    ops = {"create": (("k", "v", "tokens"), ()), "fork": (("seq",), ()), "release": (("seq",), ()),
+           "append": (("seq", "k", "v", "tokens"), ()), "decode": (("seq", "layer", "q"), ())}
+    supports_prefix = False
+
+    @classmethod
+    def capabilities(cls):
+        return super().capabilities() + (["prefix"] if cls.supports_prefix else [])
+
+    def supports(self, config):
+        return not config.get("prefix_caching") or self.supports_prefix
 
     def observed_counters(self):
         counters = {"free_blocks": self.free_blocks()}

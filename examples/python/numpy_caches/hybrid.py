@@ -32,14 +32,17 @@ def layer_plan(c):
 class Sequence:
     """A block table per group (None where the window has passed a block) and the decoder rows written."""
 
-    def __init__(self, tables=None, length=0):
+    def __init__(self, tables=None, length=0, tokens=()):
         self.tables = {g: list(t) for g, t in (tables or {g: [] for g in GROUPS}).items()}
-        self.length = length
+        self.length, self.tokens = length, list(tokens)
 
 
 class HybridCache(HybridAdapter):
     """Blocks hold block_size positions of every writing layer of the group that took them; a sequence's sliding
-    table drops a block once it holds neither a sink nor a window row at the sequence's new length."""
+    table drops a block once it holds neither a sink nor a window row at the sequence's new length. With prefix
+    caching, a block that fills is registered under the tokens up to its end while a table holds it."""
+
+    supports_prefix = True
 
     def __init__(self, config):
         super().__init__(config)
@@ -55,6 +58,7 @@ class HybridCache(HybridAdapter):
         self.owner = [None] * c["capacity"]
         self.free = list(range(c["capacity"] - 1, -1, -1))  # pop() takes the lowest
         self.seqs = Sequences()
+        self.prefix, self.registered, self.prefix_of = c["prefix_caching"], {"full": {}, "sliding": {}}, {}
 
     def windowed(self, group):
         return group == "sliding"
@@ -65,7 +69,7 @@ class HybridCache(HybridAdapter):
             return True
         return j * self.bs < self.keep or (j + 1) * self.bs + self.window - self.keep > n
 
-    def create(self, k, v):
+    def create(self, k, v, tokens):
         e = self.encoder
         if k.ndim != 2 or v.ndim != 2 or k.shape != (e, self.d_k) or v.shape != (e, self.d_v):
             raise ShapeRefusal(f"the encoder's rows must be ({e}, {self.d_k}) and ({e}, {self.d_v})")
@@ -76,7 +80,28 @@ class HybridCache(HybridAdapter):
         seq.tables["cross"] = [self.take("cross") for _ in range(need)]
         for p in range(e):
             self.write(seq, "cross", 0, p, k[p], v[p])
+        if self.prefix:
+            self.hit(seq, list(tokens))
         return self.seqs.add(seq)
+
+    def hit(self, seq, tokens):
+        """The longest whole-block prefix of tokens the full group holds, shortened until the sliding group holds the
+        blocks its window reads at that length; seq shares them."""
+        groups = [g for g in ("full", "sliding") if any(self.plan[l][2] == g for l in self.writers)]
+
+        def found(m):
+            return all(tuple(tokens[:(j + 1) * self.bs]) in self.registered[g]
+                       for g in groups for j in range(m) if self.needed(g, j, m * self.bs))
+        m = len(tokens) // self.bs
+        while m > 0 and not found(m):
+            m -= 1
+        seq.length, seq.tokens = m * self.bs, tokens[:m * self.bs]
+        for g in groups:
+            seq.tables[g] = [None] * m
+            for j in range(m):
+                if self.needed(g, j, seq.length):
+                    seq.tables[g][j] = self.registered[g][tuple(tokens[:(j + 1) * self.bs])]
+                    self.refs[seq.tables[g][j]] += 1
 
     def fork(self, sid):
         seq = self.seqs.get(sid)
@@ -84,7 +109,7 @@ class HybridCache(HybridAdapter):
             for b in t:
                 if b is not None:
                     self.refs[b] += 1
-        return self.seqs.add(Sequence(seq.tables, seq.length))
+        return self.seqs.add(Sequence(seq.tables, seq.length, seq.tokens))
 
     def release(self, sid):
         for t in self.seqs.get(sid).tables.values():
@@ -93,12 +118,14 @@ class HybridCache(HybridAdapter):
                     self.drop(b)
         del self.seqs.live[sid]
 
-    def append(self, sid, k, v):
+    def append(self, sid, k, v, tokens):
         seq, w = self.seqs.get(sid), len(self.writers)
         if k.ndim != 3 or v.ndim != 3 or k.shape[0] != w or v.shape[0] != w or k.shape[1] != v.shape[1] or \
                 k.shape[2] != self.d_k or v.shape[2] != self.d_v:
             raise ShapeRefusal(f"k and v must be ({w}, n, {self.d_k}) and ({w}, n, {self.d_v})")
         n = k.shape[1]
+        if self.prefix and len(tokens) != n:
+            raise ShapeRefusal(f"{len(tokens)} tokens for {n} steps")
         if n == 0:
             return
         plans = {g: self.planned(seq, g, n) for g in ("full", "sliding") if any(self.plan[l][2] == g
@@ -119,7 +146,14 @@ class HybridCache(HybridAdapter):
                 _, _, g, place = self.plan[l]
                 if p // self.bs < len(seq.tables[g]) and seq.tables[g][p // self.bs] is not None:
                     self.write(seq, g, place, p, k[wi, i], v[wi, i])
-        seq.length += n
+        before, seq.length = seq.length, seq.length + n
+        if self.prefix:
+            seq.tokens += list(tokens)
+            for g in plans:  # register the blocks whose last row this append wrote
+                for j in range(before // self.bs, seq.length // self.bs):
+                    key, b = tuple(seq.tokens[:(j + 1) * self.bs]), seq.tables[g][j]
+                    if b is not None and b not in self.prefix_of and key not in self.registered[g]:
+                        self.registered[g][key], self.prefix_of[b] = b, (g, key)
 
     def planned(self, seq, g, n):
         """(blocks to drop, blocks to take, whether to copy the shared partly filled last block) for n more rows."""
@@ -153,6 +187,9 @@ class HybridCache(HybridAdapter):
         if self.refs[block] == 0:
             self.k_pool[block], self.v_pool[block] = np.nan, np.nan
             self.owner[block] = None
+            if block in self.prefix_of:  # a freed block is no longer found
+                g, key = self.prefix_of.pop(block)
+                del self.registered[g][key]
             self.free.append(block)
 
     def write(self, seq, g, place, p, k, v):

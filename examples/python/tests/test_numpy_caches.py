@@ -79,16 +79,16 @@ class HybridTest(unittest.TestCase):
     # Layer 0 slides (window 2), layer 1 keeps every row, layer 2 is shared (reads layer 0), layer 3 reads 2 encoder
     # rows; blocks of 2 rows.
     config = {"capacity": 16, "block_size": 2, "d_k": 1, "d_v": 1, "layers": 3, "window": 2, "keep": 0,
-              "global_every": 2, "shared": 1, "cross": 2}
+              "global_every": 2, "shared": 1, "cross": 2, "prefix_caching": True}
 
     @staticmethod
     def append(c, sid, *values):
         k = np.array([values, [10 * x for x in values]], dtype=np.float64).reshape(2, len(values), 1)
-        c.append(sid, k, -k)
+        c.append(sid, k, -k, list(values))
 
     def test_the_window_frees_passed_blocks_and_shared_and_cross_layers_read_theirs(self):
         c = hybrid.HybridCache(self.config)
-        s = c.create(rows(100, 101), rows(-100, -101))
+        s = c.create(rows(100, 101), rows(-100, -101), [])
         self.append(c, s, *range(7))
         self.assertEqual(c.keys(s, 0).ravel().tolist(), [5.0, 6.0])
         self.assertEqual(c.keys(s, 1).ravel().tolist(), [10.0 * x for x in range(7)])
@@ -101,9 +101,19 @@ class HybridTest(unittest.TestCase):
 
     def test_twin_windows_the_full_layers(self):
         c = hybrid.GlobalWindowedHybrid(self.config)
-        s = c.create(rows(100, 101), rows(-100, -101))
+        s = c.create(rows(100, 101), rows(-100, -101), [])
         self.append(c, s, *range(7))
         self.assertEqual(c.keys(s, 1).ravel().tolist(), [50.0, 60.0])
+
+    def test_a_prefix_hit_stops_where_the_sliding_group_lacks_its_window_blocks(self):
+        c = hybrid.HybridCache(self.config)
+        s = c.create(rows(100, 101), rows(-100, -101), [])
+        self.append(c, s, *range(7))  # the window left blocks 0 and 1 (rows 0 to 3) of the sliding group
+        hit = c.create(rows(1, 2), rows(-1, -2), [0, 1, 2, 3, 4, 5, 9])
+        self.assertEqual(len(c.keys(hit, 1)), 6)  # blocks 0 to 2: the sliding group still holds block 2
+        self.assertEqual(c.block_table(hit, 0), c.block_table(s, 0)[:1])
+        miss = c.create(rows(1, 2), rows(-1, -2), [0, 1, 2, 3])
+        self.assertEqual(len(c.keys(miss, 1)), 0)  # the full group holds blocks 0 and 1, the sliding group not
 
 
 class PagedTest(unittest.TestCase):

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -45,6 +46,17 @@ concept hybrid_decoding = requires(const C& cc, hybrid_id_t<C> s, std::size_t l,
   requires decode_result_like<unwrapped_t<decltype(cc.decode_step(s, l, a))>>;
 };
 
+/// The optional prefix capability: constructed with a sixth argument `prefix_caching`, create(k, v, tokens) and
+/// append(seq, k, v, tokens) take the steps' tokens (a span of const int64), and with prefix caching on a create
+/// holds the blocks live sequences hold for the longest prefix of its tokens every writing group has.
+template <class C>
+concept hybrid_prefixing =
+    std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t, hybrid_layers, bool> &&
+    requires(C& c, hybrid_id_t<C> s, array_view a, std::span<const std::int64_t> t) {
+  c.create(a, a, t);
+  c.append(s, a, a, t);
+};
+
 /// The layers of a hybrid config, as its caches are constructed with.
 inline hybrid_layers hybrid_layers_of(const cache_config& c) {
   return {c.layers, c.window, c.keep, c.global_every, c.shared, c.cross};
@@ -54,18 +66,30 @@ inline hybrid_layers hybrid_layers_of(const cache_config& c) {
 template <hybrid_cache C>
 class hybrid_subject final : public subject {
   using id = hybrid_id_t<C>;
+  static constexpr bool prefixes = hybrid_prefixing<C>;
 
  public:
-  explicit hybrid_subject(const cache_config& c)
-      : cache_(c.capacity, c.block_size, c.d_k, c.d_v, hybrid_layers_of(c)), config_(c) {
-    pass_scales(cache_, c);
-  }
+  explicit hybrid_subject(const cache_config& c) : cache_(construct(c)), config_(c) { pass_scales(cache_, c); }
 
   op_outcome apply(const call& c) override {
+    if (config_.prefix_caching && !prefixes) return unsupported();
     const op& o = c.o;
-    if (auto r = sequence_outcome(cache_, handles_, o, [&] { return cache_.create(c.k, c.v); })) return *r;
+    const std::span<const std::int64_t> tokens(o.tokens);
+    auto create = [&] {
+      if constexpr (prefixes)
+        return cache_.create(c.k, c.v, tokens);
+      else
+        return cache_.create(c.k, c.v);
+    };
+    if (auto r = sequence_outcome(cache_, handles_, o, create)) return *r;
     switch (o.kind) {
-      case op_kind::append: return call_cache([&] { return cache_.append(handles_.id_of(o.seq), c.k, c.v); });
+      case op_kind::append:
+        return call_cache([&] {
+          if constexpr (prefixes)
+            return cache_.append(handles_.id_of(o.seq), c.k, c.v, tokens);
+          else
+            return cache_.append(handles_.id_of(o.seq), c.k, c.v);
+        });
       case op_kind::decode:
         if constexpr (hybrid_decoding<C>) {
           if (o.layer < 0) return refused(refuse_index);  // a layer the cache's size_t cannot carry
@@ -106,6 +130,13 @@ class hybrid_subject final : public subject {
   }
 
  private:
+  static C construct(const cache_config& c) {
+    if constexpr (prefixes)
+      return C(c.capacity, c.block_size, c.d_k, c.d_v, hybrid_layers_of(c), c.prefix_caching);
+    else
+      return C(c.capacity, c.block_size, c.d_k, c.d_v, hybrid_layers_of(c));
+  }
+
   C cache_;
   cache_config config_;
   sequence_handles<id> handles_;
@@ -116,6 +147,7 @@ template <hybrid_cache C>
 implementation make_implementation(implementation_info info) {
   capability_set caps;
   if (hybrid_decoding<C>) caps.add(capability::decode);
+  if (hybrid_prefixing<C>) caps.add(capability::prefix);
   return adapted_implementation<C, hybrid_subject<C>>(std::move(info), cache_kind::hybrid, caps);
 }
 

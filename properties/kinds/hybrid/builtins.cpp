@@ -3,6 +3,7 @@
 #include "impls/hybrid/mutants/cross_windowed.h"
 #include "impls/hybrid/mutants/frees_early.h"
 #include "impls/hybrid/mutants/global_windowed.h"
+#include "impls/hybrid/mutants/hit_full_group_only.h"
 #include "impls/hybrid/mutants/shared_writes.h"
 #include "impls/hybrid/mutants/stale_layout.h"
 #include "impls/hybrid/variants.h"
@@ -14,25 +15,28 @@ namespace kvconform::kinds {
 std::vector<implementation> hybrid_builtins() {
   using namespace mutants;
   using namespace variants;
-  return {reference<hybrid>("hybrid",
-                            "full, sliding, shared and cross layers over one block pool with fork and copy-on-write; "
-                            "double, two-pass softmax"),
-          reference<hybrid_stored<formats::e4m3_scaled>>("hybrid-e4m3",
-                                                         "hybrid, vLLM-style fp8 e4m3 with per-tensor scales, "
-                                                         "saturating, in every group"),
-          mutant<hybrid_global_windowed>("hybrid-global-layers-windowed", "hybrid_window_frees_blocks",
-                                         "the window applied to full layers (vLLM #51756)"),
-          mutant<hybrid_stale_layout>("hybrid-reused-block-stale-layout", "hybrid_freed_blocks_reused",
-                                      "a block another group freed keeps its old page layout (vLLM #47574)"),
-          mutant<hybrid_shared_writes>("hybrid-shared-layer-writes", "hybrid_shared_layers_read_producer",
-                                       "a shared layer overwrites its producer's slots (vllm-ascend #11791)"),
-          mutant<hybrid_cross_windowed>("hybrid-cross-layer-windowed", "hybrid_cross_rows_fixed",
-                                        "the cross layer inherits the decoder's window (transformers #46111)"),
-          mutant<hybrid_frees_early>("hybrid-window-frees-early", "hybrid_window_frees_blocks",
-                                     "a sliding block freed one row early"),
-          variant<hybrid_highest_first>("hybrid-highest-first", "hands out the highest free block first"),
-          variant<hybrid_oldest_freed_first>("hybrid-oldest-freed-first",
-                                             "hands out the block freed longest ago first (a FIFO free list)")};
+  return {
+      reference<hybrid>("hybrid",
+                        "full, sliding, shared and cross layers over one block pool with fork and copy-on-write; "
+                        "double, two-pass softmax"),
+      reference<hybrid_stored<formats::e4m3_scaled>>("hybrid-e4m3",
+                                                     "hybrid, vLLM-style fp8 e4m3 with per-tensor scales, "
+                                                     "saturating, in every group"),
+      mutant<hybrid_global_windowed>("hybrid-global-layers-windowed", "hybrid_window_frees_blocks",
+                                     "the window applied to full layers (vLLM #51756)"),
+      mutant<hybrid_stale_layout>("hybrid-reused-block-stale-layout", "hybrid_freed_blocks_reused",
+                                  "a block another group freed keeps its old page layout (vLLM #47574)"),
+      mutant<hybrid_shared_writes>("hybrid-shared-layer-writes", "hybrid_shared_layers_read_producer",
+                                   "a shared layer overwrites its producer's slots (vllm-ascend #11791)"),
+      mutant<hybrid_cross_windowed>("hybrid-cross-layer-windowed", "hybrid_cross_rows_fixed",
+                                    "the cross layer inherits the decoder's window (transformers #46111)"),
+      mutant<hybrid_hit_full_group_only>("hybrid-prefix-hit-full-group-only", "hybrid_prefix_hits",
+                                         "a prefix hit the sliding group's window blocks cannot back (vLLM #50457)"),
+      mutant<hybrid_frees_early>("hybrid-window-frees-early", "hybrid_window_frees_blocks",
+                                 "a sliding block freed one row early"),
+      variant<hybrid_highest_first>("hybrid-highest-first", "hands out the highest free block first"),
+      variant<hybrid_oldest_freed_first>("hybrid-oldest-freed-first",
+                                         "hands out the block freed longest ago first (a FIFO free list)")};
 }
 
 }  // namespace kvconform::kinds

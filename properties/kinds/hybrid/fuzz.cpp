@@ -16,7 +16,13 @@ class hybrid_fuzz final : public model_fuzz_ops<hybrid_model> {
 
   op make(int which) override {
     const auto live = model_.live();
-    if (which == 1 || live.empty()) return hybrid_create_op(*src_, c_, seed());
+    if (which == 1 || live.empty()) {
+      // With prefix caching, a live sequence's tokens as the prompt (a hit), or none.
+      auto prompt = c_.prefix_caching && !live.empty() ? model_.tokens(live[io_.range(0, live.size() - 1, 0)])
+                                                       : std::vector<std::int64_t>{};
+      prompt.resize(prompt.size() - std::min<std::size_t>(prompt.size(), io_.range(0, 2 * c_.block_size, 0)));
+      return hybrid_create_op(*src_, c_, seed(), std::move(prompt));
+    }
     const std::int64_t h = io_.range(0, 7, 0) == 0 ? model_.handles() : live[io_.range(0, live.size() - 1, 0)];
     op o;
     o.seq = h;
@@ -45,6 +51,7 @@ void hybrid_fuzz_config(byte_io& io, cache_config& c) {
   c.global_every = c.window > 0 ? io.range(0, 3, c.global_every) : 0;
   c.shared = io.range(0, c.layers - 1, c.shared);
   c.cross = io.range(0, 6, c.cross);
+  c.prefix_caching = io.range(0, 1, c.prefix_caching);
 }
 
 std::unique_ptr<fuzz_ops> hybrid_fuzz_ops(byte_io& io, const cache_config& c) {

@@ -159,6 +159,27 @@ hybrid_command slide_away(std::size_t pick, source src, std::uint64_t seed) {
   });
 }
 
+/// behind_window (hybrid_mix) on the live sequence `pick` names, with its append drawn from `seed`.
+hybrid_command behind_window(std::size_t pick, source src, std::uint64_t seed) {
+  return deferred_ops<hybrid_model>("behind the window", [=](const hybrid_model& m) -> std::optional<std::vector<op>> {
+    const cache_config& c = m.config();
+    if (!c.prefix_caching) return std::nullopt;
+    hybrid_model after = m;
+    std::vector<op> ops;
+    auto run = [&](op o) { after.apply(o), ops.push_back(std::move(o)); };
+    if (m.live().empty()) run(hybrid_create_op(*src, c, seed + 3));
+    const auto h = resolve(after, pick);
+    if (!h) return std::nullopt;
+    const std::size_t bs = c.block_size, want = c.window + 3 * bs;
+    const std::size_t n = std::max<std::size_t>(std::min(want, after.room(*h, want)), 1);
+    run(hybrid_append_op(*src, c, *h, static_cast<std::int64_t>(after.size(*h)), n, seed));
+    auto prompt = after.tokens(*h);
+    prompt.resize(prompt.size() - std::min(prompt.size(), bs * (1 + seed % 2)));
+    run(hybrid_create_op(*src, c, seed + 5, prompt));
+    return ops;
+  });
+}
+
 /// Ops naming a handle that names no sequence: released, a refused create's or fork's, or the next one.
 hybrid_command stale_command(op_kind kind, std::size_t which, source src, std::uint64_t seed) {
   return std::make_shared<const deferred_command<hybrid_model>>(
@@ -191,14 +212,31 @@ std::optional<rc::Gen<hybrid_command>> long_prologue(const hybrid_model& m, cons
   });
 }
 
+/// A create's prompt: with prefix caching, most often a live sequence's tokens, cut at a block edge or within a
+/// block, then a few more; else tokens drawn anew.
+std::vector<std::int64_t> prompt_for(const hybrid_model& m, std::uint64_t seed) {
+  const std::size_t bs = m.config().block_size;
+  const auto live = m.live();
+  if (!m.config().prefix_caching || live.empty() || seed % 4 == 0)
+    return hybrid_tokens(seed, (seed >> 8) % (3 * bs + 1));
+  auto t = m.tokens(live[(seed >> 2) % live.size()]);
+  t.resize(t.size() - std::min(t.size(), static_cast<std::size_t>((seed >> 12) % (bs + 1))));
+  const auto more = hybrid_tokens(seed >> 1, (seed >> 20) % 3);
+  t.insert(t.end(), more.begin(), more.end());
+  return t;
+}
+
 rc::Gen<hybrid_command> op_gen(const hybrid_mix& mix, const hybrid_model& m, const gen_context& ctx) {
   if (auto first = long_prologue(m, ctx)) return *first;
   const auto src = ctx.src;
   const std::size_t live = m.live().size();
   choices c;
   add(c, live == 0 ? std::max(mix.create, 1) : mix.create,
-      rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), [src, config = m.config()](std::uint64_t s) {
-        return command<hybrid_model>(hybrid_create_op(*src, config, s));
+      rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), [src](std::uint64_t s) -> hybrid_command {
+        return std::make_shared<const deferred_command<hybrid_model>>(
+            "create", [=](const hybrid_model& m) -> std::optional<op> {
+              return hybrid_create_op(*src, m.config(), s, prompt_for(m, s));
+            });
       }));
   std::vector<op_kind> stale_kinds = {op_kind::append, op_kind::fork, op_kind::release};
   if (ctx.can_decode) stale_kinds.push_back(op_kind::decode);
@@ -207,9 +245,10 @@ rc::Gen<hybrid_command> op_gen(const hybrid_mix& mix, const hybrid_model& m, con
                      rc::gen::elementOf(stale_kinds), uniform_in<std::size_t>(0, m.handles() + 1),
                      rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
   const auto picks = pick_gen(std::max<std::size_t>(live, 1));
-  add(c, ctx.long_case ? 0 : mix.slide_away,  // a long case is about scale: its ops stay single
-      rc::gen::apply([src](std::size_t p, std::uint64_t s) { return slide_away(p, src, s); }, picks,
-                     rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+  for (const auto& [weight, story] : {std::pair{mix.slide_away, &slide_away}, {mix.behind_window, &behind_window}})
+    add(c, ctx.long_case ? 0 : weight,  // a long case is about scale: its ops stay single
+        rc::gen::apply([src, f = story](std::size_t p, std::uint64_t s) { return f(p, src, s); }, picks,
+                       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
   if (live == 0) return weighted(std::move(c));
   add_appends(c, mix, picks, src);
   add_sequence_ops(c, mix, m, picks, src, ctx.can_decode);
@@ -225,6 +264,7 @@ rc::Gen<cache_config> layout_gen(unsigned needs, bool deep) {
               std::size_t window, std::size_t keep, std::size_t every, std::size_t shared, std::size_t cross) {
         cache_config c{cache_kind::hybrid, needs & need_tight ? 3 + blocks % 6 : blocks, dk, dv};
         c.block_size = needs & need_tight ? std::max<std::size_t>(bs, 2) : bs;
+        c.prefix_caching = needs & need_prefix;
         c.layers = std::max<std::size_t>(layers, (needs & need_mixed ? 2 : 1) + (needs & need_shared ? 1 : 0));
         c.window = needs & (need_window | need_mixed) ? std::max<std::size_t>(window, 1) : window;
         c.keep = c.window > 0 ? keep % c.window : 0;

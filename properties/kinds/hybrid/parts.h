@@ -14,11 +14,12 @@ namespace kvconform::kinds {
 
 /// Which layer types a property's configs must have (besides what they draw).
 enum hybrid_layout_need : unsigned {
-  need_window = 1,  ///< a sliding window
-  need_mixed = 2,   ///< full and sliding writing layers both
-  need_shared = 4,  ///< a shared layer
-  need_cross = 8,   ///< a cross-attention layer
-  need_tight = 16,  ///< 3 to 8 blocks of 2 rows or more and no cross layer: the window's frees must serve
+  need_window = 1,   ///< a sliding window
+  need_mixed = 2,    ///< full and sliding writing layers both
+  need_shared = 4,   ///< a shared layer
+  need_cross = 8,    ///< a cross-attention layer
+  need_prefix = 32,  ///< prefix caching on (for caches with the capability prefix)
+  need_tight = 16,   ///< 3 to 8 blocks of 2 rows or more and no cross layer: the window's frees must serve
 };
 
 /// Relative weights of the ops a hybrid property draws (0 = never), and the layouts it needs.
@@ -38,6 +39,10 @@ struct hybrid_mix {
   /// release: the sliding blocks the parent's window left go back to a dry pool; then a block's worth more steps,
   /// for which the full group takes one of them.
   int slide_away = 0;
+  /// With prefix caching: appends that carry a sequence's window past a few blocks, then a create whose prompt is
+  /// its tokens cut a block or two behind the window's end, so the full group's hit is longer than the sliding
+  /// group's.
+  int behind_window = 0;
   unsigned needs = 0;  ///< hybrid_layout_need bits
 };
 
@@ -46,8 +51,11 @@ inline std::size_t hybrid_layer_count(const cache_config& c) { return c.layers +
 /// An append of n steps of `src` at position `first` to every writing layer of seq: (writing, n, d) arrays.
 op hybrid_append_op(const row_source& src, const cache_config& c, std::int64_t seq, std::int64_t first, std::size_t n,
                     std::uint64_t seed);
-/// A create with the encoder's rows (cross, d_k) and (cross, d_v).
-op hybrid_create_op(const row_source& src, const cache_config& c, std::uint64_t seed);
+/// A create with the encoder's rows (cross, d_k) and (cross, d_v), and its prompt's tokens.
+op hybrid_create_op(const row_source& src, const cache_config& c, std::uint64_t seed,
+                    std::vector<std::int64_t> prompt = {});
+/// n tokens drawn from `seed` (an append's, one per step).
+std::vector<std::int64_t> hybrid_tokens(std::uint64_t seed, std::size_t n);
 
 case_generator hybrid_cases(hybrid_mix mix);
 /// The targeted numeric search's move (kind_table.h): the rows of k and v read last by the decode that ends `t`.

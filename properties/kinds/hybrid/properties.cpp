@@ -29,6 +29,9 @@ constexpr const char* shared =
     "writes nothing";
 constexpr const char* cross =
     "a cross layer reads the encoder's rows as given at create, however far the decoder's window has slid";
+constexpr const char* prefix =
+    "with prefix caching, a create holds the blocks live sequences hold for the longest whole-block prefix of its "
+    "tokens that the full group has and whose window blocks the sliding group has, and reads their rows";
 constexpr const char* cow =
     "an append copies a shared, partly filled last block of each group it writes into; tables share exactly what "
     "the model shares";
@@ -62,10 +65,21 @@ void add_hybrid_properties(std::vector<property>& ps) {
   own("hybrid_cross_rows_fixed", summaries::cross,
       {.append = 5, .fill = 1, .decode = 4, .create = 1, .fork = 1, .needs = need_cross | need_window});
   own("hybrid_copy_on_write", summaries::cow, {.append = 6, .decode = 2, .create = 1, .fork = 4, .release = 1});
+  own("hybrid_prefix_hits", summaries::prefix,
+      {.append = 4,
+       .fill = 1,
+       .decode = 2,
+       .create = 3,
+       .fork = 1,
+       .release = 1,
+       .behind_window = 6,
+       .needs = need_prefix | need_mixed})
+      .needs = {capability::prefix};
 }
 
 namespace {
 /// The hybrid kind's boundary events (docs/design.md §4.6), in the order of `event_index`.
+bool prefixes(const implementation& i) { return i.capabilities.has(capability::prefix); }
 enum event_index : std::size_t {
   reused_event,
   straddle_event,
@@ -74,7 +88,9 @@ enum event_index : std::size_t {
   cross_event,
   boundary_event,
   cow_event,
-  full_event
+  full_event,
+  hit_event,
+  limited_event
 };
 constexpr event events[] = {
     {"sliding block reused by the full group",
@@ -90,6 +106,9 @@ constexpr event events[] = {
     block_boundary_event,
     copy_on_write_event,
     {"refused: pool exhausted", "an append refused for capacity alone: the pool lacks the blocks", true},
+    {"prefix hit", "an accepted create holds blocks of a live sequence's prefix", true, prefixes},
+    {"prefix hit limited by one group",
+     "an accepted create's hit is shorter than the full or the sliding group alone would give", true, prefixes},
 };
 
 struct probe final : event_probe {
@@ -111,6 +130,8 @@ struct probe final : event_probe {
       if (e.accepted && h.size(o.seq) > size_ && size_ / bs != (h.size(o.seq) - 1) / bs) hit.set(boundary_event);
     }
     if (o.kind == op_kind::decode && e.accepted) decoded(h, o, hit);
+    if (o.kind == op_kind::create && e.accepted && h.size(h.handles() - 1) > 0) hit.set(hit_event);
+    if (facts.hit_limited) hit.set(limited_event);
   }
 
  private:

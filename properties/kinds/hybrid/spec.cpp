@@ -5,14 +5,14 @@ namespace kvconform::kinds {
 
 namespace {
 constexpr op_spec ops[] = {
-    {op_kind::create, field_k | field_v,
+    {op_kind::create, field_k | field_v | field_tokens,
      "a new sequence with the encoder's rows k (cross, d_k) and v (cross, d_v) in its cross layer (0 rows without "
-     "one)"},
+     "one); with prefix_caching, holding what live sequences hold for the longest prefix of tokens every group has"},
     pool_fork,
     {op_kind::release, field_seq, "seq's blocks of every group go back to the pool unless another table holds them"},
-    {op_kind::append, field_k | field_v | field_seq,
-     "k (writing layers, n, d_k) and v (writing layers, n, d_v) onto every writing layer of seq; refused (changing "
-     "nothing) when the pool lacks blocks after the window frees its own"},
+    {op_kind::append, field_k | field_v | field_seq | field_tokens,
+     "k (writing layers, n, d_k) and v (writing layers, n, d_v) onto every writing layer of seq, a token per step; "
+     "refused (changing nothing) when the pool lacks blocks after the window frees its own"},
     {op_kind::decode, field_q | field_seq | field_layer, "q 1-D of width d_k over the rows layer reads of seq"},
 };
 constexpr auto sizes = sized_config("num_blocks: blocks in the pool, for every group");
@@ -31,6 +31,9 @@ constexpr config_field config[] = {
              "with a window: layer i keeps every row when (i + 1) % global_every == 0; 0: every layer slides"),
     optional("shared", &cache_config::shared, "the last shared decoder layers read an earlier layer's rows"),
     optional("cross", &cache_config::cross, "encoder rows of a cross-attention layer after the decoder's; 0: none"),
+    {"prefix_caching", nullptr, &cache_config::prefix_caching,
+     "a create reuses the blocks live sequences hold for the longest prefix of its tokens every writing group has "
+     "(needs the capability prefix)"},
     k_scale_field,
     v_scale_field,
 };
