@@ -4,12 +4,14 @@ Usage: /usr/bin/python3 numpy_format_port.py FORMAT [--bug NAME] [--no-poison] [
 FORMAT: bf16, e4m3 (saturating, per-tensor scales), q8_0, q4_1 or kivi. Each serves the kinds its format
 fits (a residual, KIVI's, serves neither a sliding window nor a block pool); `--bug` serves the format's
 seeded-bug twin in place of its flat cache: bf16-truncates, e4m3-no-saturation, q8_0-amax-over-128, q4_1-nibble-order,
-kivi-residual-never-flushed.
+kivi-residual-never-flushed. FORMAT bf16+e4m3 serves the hybrid kind, its sliding group in e4m3 and the others in
+bf16; its twin is hybrid-reused-block-stale-format.
 """
 import sys
 
 from format_caches import elements, groups, kivi
 from format_caches.caches import kinds
+from format_caches.hybrid import MixedHybrid, StaleFormatHybrid
 from kvconform_port import serve
 
 PER_ROW = ("flat", "growing", "ring", "paged")
@@ -24,8 +26,12 @@ FORMATS = {
 }
 
 if __name__ == "__main__":
+    if len(sys.argv) >= 2 and sys.argv[1] == "bf16+e4m3":
+        serve("numpy-bf16+e4m3", [MixedHybrid], {"hybrid-reused-block-stale-format": StaleFormatHybrid}, sys.argv[2:])
+        sys.exit(0)
     if len(sys.argv) < 2 or sys.argv[1] not in FORMATS:
-        sys.exit(f"usage: numpy_format_port.py {{{','.join(FORMATS)}}} [--bug NAME] [--no-poison] [--no-digest]")
+        sys.exit(f"usage: numpy_format_port.py {{{','.join(FORMATS)},bf16+e4m3}} [--bug NAME] [--no-poison] "
+                 "[--no-digest]")
     names, key, value, bug, bug_key, bug_value = FORMATS[sys.argv[1]]
     twins = {bug: cls for cls in kinds(names[:1], bug_key, bug_value)}  # flat: the twin's kind in the tests
     serve(f"numpy-{sys.argv[1]}", kinds(names, key, value), twins, sys.argv[2:])

@@ -15,7 +15,6 @@
 #include <kvconform/errors.h>
 #include <kvconform/hybrid.h>
 #include "impls/common/attention.h"
-#include "impls/common/formats.h"
 #include "impls/common/row_storage.h"
 #include "impls/common/sequences.h"
 #include "impls/hybrid/layout.h"
@@ -27,7 +26,7 @@ namespace kvconform {
 /// The rules of a hybrid cache. Mutants replace one of them (impls/hybrid/mutants/*.h).
 struct hybrid_rules {
   /// The element formats keys and values are stored in (docs/numerics.md §6.1), rounded on arrival; a hybrid block
-  /// holds final rows of several layers, so no integer groups.
+  /// holds final rows of several layers, so no integer groups. The sliding group's may differ (hybrid_grouped).
   using storage = storage_policy<>;
   /// Whether a group drops rows outside the window: the sliding group only (docs/kinds/hybrid.md).
   static bool windowed(hybrid_group g) { return g == hybrid_group::sliding; }
@@ -38,6 +37,8 @@ struct hybrid_rules {
   }
   /// Whether a block's row layout follows the group that takes it each time (a block moves between groups).
   static constexpr bool relayout_on_take = true;
+  /// Whether a block's rows round to the formats of the group that takes it each time, not of its first taker.
+  static constexpr bool reformat_on_take = true;
   /// Whether an append also writes the rows of shared layers (into their producers' slots).
   static constexpr bool shared_writes = false;
   /// Whether a prefix hit is the full group's alone, whatever blocks the sliding group's window lacks.
@@ -50,6 +51,17 @@ struct hybrid_rules {
   }
 };
 
+/// The storage of a hybrid cache's sliding group: its rules' `sliding_storage`, else that of every group.
+template <class Rules>
+struct sliding_storage_of {
+  using type = typename Rules::storage;
+};
+template <class Rules>
+requires requires { typename Rules::sliding_storage; }
+struct sliding_storage_of<Rules> {
+  using type = typename Rules::sliding_storage;
+};
+
 /// One pool of num_blocks blocks for every layer group. A sequence holds a block table per group: the full
 /// group's covers every row, the sliding group's only the blocks its window still reads (the others go back to
 /// the pool as the window passes them), the cross group's the encoder rows written at create. A block holds
@@ -58,8 +70,12 @@ struct hybrid_rules {
 template <class Rules = hybrid_rules>
 class basic_hybrid {
   using storage = typename Rules::storage;
+  using sliding_storage = typename sliding_storage_of<Rules>::type;
   using side = side_storage<typename storage::rules>;
-  static_assert(!storage::keys.groups && !storage::values.groups, "a hybrid cache stores element formats");
+  static_assert(!storage::keys.groups && !storage::values.groups && !sliding_storage::keys.groups &&
+                    !sliding_storage::values.groups,
+                "a hybrid cache stores element formats");
+  static_assert(std::is_same_v<typename storage::rules, typename sliding_storage::rules>);
 
  public:
   using seq_id = std::size_t;
@@ -76,8 +92,10 @@ class basic_hybrid {
         refs_(num_blocks, 0),
         owner_(num_blocks, hybrid_group::full),
         layout_(num_blocks, 0),
-        ks_(storage::keys, 0, d_k, 1),
-        vs_(storage::values, 0, d_v, 1),
+        format_(num_blocks, hybrid_group::full),
+        taken_(num_blocks, false),
+        ks_{side(storage::keys, 0, d_k, 1), side(sliding_storage::keys, 0, d_k, 1)},
+        vs_{side(storage::values, 0, d_v, 1), side(sliding_storage::values, 0, d_v, 1)},
         prefix_(prefix_caching) {
     if (block_size == 0 || d_k == 0 || d_v == 0) throw shape_error("hybrid: block_size, d_k and d_v must be positive");
     for (std::size_t g = 0; g < hybrid_groups; ++g) width_[g] = group_width(layers_, static_cast<hybrid_group>(g));
@@ -186,8 +204,11 @@ class basic_hybrid {
     return out;
   }
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
-  void set_scales(double k_scale, double v_scale) requires(storage::keys.scaled || storage::values.scaled) {
-    ks_.set_scale(k_scale), vs_.set_scale(v_scale);
+  void set_scales(double k_scale, double v_scale) requires(storage::keys.scaled || storage::values.scaled ||
+                                                           sliding_storage::keys.scaled ||
+                                                           sliding_storage::values.scaled) {
+    for (side& s : ks_) s.set_scale(k_scale);
+    for (side& s : vs_) s.set_scale(v_scale);
   }
   std::size_t size(seq_id s) const { return find(s).len; }
   std::size_t num_blocks() const { return refs_.size(); }
@@ -257,6 +278,8 @@ class basic_hybrid {
   std::size_t hold(std::size_t b, hybrid_group g) {
     refs_[b] = 1, owner_[b] = g;
     if (Rules::relayout_on_take || layout_[b] == 0) layout_[b] = std::max<std::size_t>(width_[group(g)], 1);
+    if (Rules::reformat_on_take || !taken_[b]) format_[b] = g;
+    taken_[b] = true;
     return b;
   }
   void unref(std::size_t b) {
@@ -281,8 +304,10 @@ class basic_hybrid {
     return p / bs_ < t.size() && t[p / bs_] >= 0;
   }
   void write(sequence& q, hybrid_group g, std::size_t li, std::size_t p, const double* k, const double* v) {
-    const Eigen::Index at = written_slot(static_cast<std::size_t>(table(q, g)[p / bs_]), li, p % bs_);
-    store(ks_, k, k_.data() + at * k_.cols()), store(vs_, v, v_.data() + at * v_.cols());
+    const auto b = static_cast<std::size_t>(table(q, g)[p / bs_]);
+    const Eigen::Index at = written_slot(b, li, p % bs_);
+    const std::size_t f = format_[b] == hybrid_group::sliding ? 1 : 0;  // the cross group stores as the full one
+    store(ks_[f], k, k_.data() + at * k_.cols()), store(vs_[f], v, v_.data() + at * v_.cols());
   }
   /// A row in its side's element format: each value rounded as it arrives, no state across rows.
   static void store(side& s, const double* in, double* out) {
@@ -344,21 +369,19 @@ class basic_hybrid {
   std::vector<hybrid_layer> layers_;
   std::size_t bs_, d_k_, d_v_, stride_ = 1;
   std::size_t width_[hybrid_groups] = {};
-  row_matrix k_, v_;                 // block b: rows [b bs stride, (b + 1) bs stride)
-  std::vector<std::size_t> refs_;    // per block: the tables holding it
-  std::vector<hybrid_group> owner_;  // per block: the group that took it last
-  std::vector<std::size_t> layout_;  // per block: the writing layers per position it is laid out for
+  row_matrix k_, v_;                  // block b: rows [b bs stride, (b + 1) bs stride)
+  std::vector<std::size_t> refs_;     // per block: the tables holding it
+  std::vector<hybrid_group> owner_;   // per block: the group that took it last
+  std::vector<std::size_t> layout_;   // per block: the writing layers per position it is laid out for
+  std::vector<hybrid_group> format_;  // per block: the group whose formats its rows round to
+  std::vector<bool> taken_;           // per block: taken at least once
   std::vector<std::size_t> free_;
   std::map<seq_id, sequence> seqs_;
   seq_id next_ = 0;
-  side ks_, vs_;  // the element formats and scales rows are stored in
+  std::array<side, 2> ks_, vs_;  // the element formats and scales of the full (and cross) and sliding groups
   bool prefix_;
   hybrid_prefix_index index_;
 };
 
 using hybrid = basic_hybrid<>;
-/// The hybrid reference storing keys in K and values in V (impls/common/formats.h).
-template <storage_format K, storage_format V = K, class Rules = storage_rules>
-using hybrid_stored = stored<basic_hybrid, hybrid_rules, K, V, Rules>;
-
 }  // namespace kvconform

@@ -123,8 +123,10 @@ expectation hybrid_model::create(const op& o) {
   if (!shaped) return {.accepted = false, .reasons = refuse_shape};
   if (blocks > available_blocks()) return {.accepted = false, .reasons = refuse_capacity};
   sequence s;
-  for (std::size_t l = 0; l < layers(); ++l)
-    s.rows.emplace_back(profile_.keys, profile_.values, config_, config_.d_k, config_.d_v);
+  for (std::size_t l = 0; l < layers(); ++l) {
+    const bool slides = types_[l] == type::sliding;
+    s.rows.emplace_back(profile_.keys_of(slides), profile_.values_of(slides), config_, config_.d_k, config_.d_v);
+  }
   for (std::size_t j = 0; j < blocks; ++j) s.tables[cross].push_back(take(cross));
   for (std::size_t i = 0; i < e; ++i)
     push(s, layers() - 1, stored_row(o.k, i, profile_.storage), stored_row(o.v, i, profile_.storage));
@@ -243,7 +245,7 @@ snapshot hybrid_model::observe() const {
     for (std::size_t l = 0; l < layers(); ++l) {
       stream st;
       st.name = "seq " + std::to_string(h) + " layer " + std::to_string(l);
-      st.d_k = config_.d_k, st.d_v = config_.d_v;
+      st.d_k = config_.d_k, st.d_v = config_.d_v, st.sliding = types_[source_[l]] == type::sliding;
       s.rows[source_[l]].expose(st);
       if (types_[l] != type::shared)
         std::copy_if(s.tables[group_of(l)].begin(), s.tables[group_of(l)].end(), std::back_inserter(st.blocks),

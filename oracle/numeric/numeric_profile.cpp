@@ -48,6 +48,8 @@ std::string numeric_profile::describe() const {
   std::string s = std::string("storage ") + to_string(storage);
   if (keys.rounds()) s += ", keys " + kvconform::describe(keys);
   if (values.rounds()) s += ", values " + kvconform::describe(values);
+  if (sliding_keys) s += ", sliding keys " + kvconform::describe(*sliding_keys);
+  if (sliding_values) s += ", sliding values " + kvconform::describe(*sliding_values);
   s += std::string(", working ") + to_string(working);
   if (online_block) s += ", online block " + std::to_string(online_block);
   if (online_undeclared) s += ", online (undeclared block)";
@@ -61,6 +63,12 @@ std::string numeric_profile::describe() const {
 std::string check(const numeric_profile& p) {
   for (auto [side, f] : {std::pair{"keys", &p.keys}, {"values", &p.values}})
     if (const std::string why = check(*f); !why.empty()) return std::string(side) + " " + why;
+  for (auto [side, f] : {std::pair{"sliding_keys", &p.sliding_keys}, {"sliding_values", &p.sliding_values}}) {
+    if (!*f) continue;
+    // A hybrid block holds final rows of several layers: element formats only (docs/kinds/hybrid.md).
+    if ((*f)->groups) return std::string(side) + " must be an element format, not integer groups";
+    if (const std::string why = check(**f); !why.empty()) return std::string(side) + " " + why;
+  }
   return "";
 }
 
@@ -71,7 +79,8 @@ int pinned_decimals(const numeric_profile& p) {
     return decimals[static_cast<int>(e)];
   };
   const int working = p.working == precision::f64 ? 15 : p.working == precision::f32 ? 5 : 1;
-  return std::min({working, of(p.keys.element), of(p.values.element)});
+  return std::min(
+      {working, of(p.keys.element), of(p.values.element), of(p.keys_of(true).element), of(p.values_of(true).element)});
 }
 
 }  // namespace kvconform

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,13 +36,22 @@ struct numeric_profile {
   double u_p = 0;                ///< unit roundoff of P before the PV product (2^-8 for bf16 P)
   double u_out = 0;              ///< unit roundoff of the stored output
   bool flush_subnormals = true;  ///< FTZ allowed: mu = smallest normal, else denorm_min
+  /// A hybrid cache's sliding layer group stored in another element format than `keys` and `values`, as vLLM
+  /// lets groups differ (docs/kinds/hybrid.md); unset: as the other groups.
+  std::optional<storage_format> sliding_keys, sliding_values;
+
+  /// The formats of the sliding group's keys and values, or of every other stream's.
+  storage_format keys_of(bool sliding) const { return sliding && sliding_keys ? *sliding_keys : keys; }
+  storage_format values_of(bool sliding) const { return sliding && sliding_values ? *sliding_values : values; }
 
   /// In words, for `list`: "storage f64, working f64, FTZ allowed", with keys and values when not f64.
   std::string describe() const;
   /// A stable JSON object a port can send (docs/numerics.md §2.1); profile_from_json reads it back.
   std::string to_json() const;
   /// Whether any side is stored in a format that changes values (so the end-to-end figure means something).
-  bool rounds_storage() const { return keys.rounds() || values.rounds(); }
+  bool rounds_storage() const {
+    return keys.rounds() || values.rounds() || keys_of(true).rounds() || values_of(true).rounds();
+  }
 };
 
 /// Reads the JSON of numeric_profile::to_json (missing fields keep their defaults); throws

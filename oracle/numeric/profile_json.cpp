@@ -36,16 +36,18 @@ bool flag_from(const json& j, const char* field) {
 }  // namespace
 
 std::string numeric_profile::to_json() const {
-  const json j = {{"storage", to_string(storage)},
-                  {"keys", kvconform::describe(keys)},
-                  {"values", kvconform::describe(values)},
-                  {"working", to_string(working)},
-                  {"online_block", online_block},
-                  {"online_undeclared", online_undeclared},
-                  {"splits", splits},
-                  {"u_p", u_p},
-                  {"u_out", u_out},
-                  {"flush_subnormals", flush_subnormals}};
+  json j = {{"storage", to_string(storage)},
+            {"keys", kvconform::describe(keys)},
+            {"values", kvconform::describe(values)},
+            {"working", to_string(working)},
+            {"online_block", online_block},
+            {"online_undeclared", online_undeclared},
+            {"splits", splits},
+            {"u_p", u_p},
+            {"u_out", u_out},
+            {"flush_subnormals", flush_subnormals}};
+  if (sliding_keys) j["sliding_keys"] = kvconform::describe(*sliding_keys);
+  if (sliding_values) j["sliding_values"] = kvconform::describe(*sliding_values);
   return j.dump();
 }
 
@@ -68,6 +70,10 @@ numeric_profile profile_from_json(std::string_view text) {
       p.keys = format_from(v, k);
     else if (key == "values")
       p.values = format_from(v, k);
+    else if (key == "sliding_keys")
+      p.sliding_keys = format_from(v, k);
+    else if (key == "sliding_values")
+      p.sliding_values = format_from(v, k);
     else if (key == "online_block")
       p.online_block = number_from<std::size_t>(v, k);
     else if (key == "splits")
@@ -83,6 +89,7 @@ numeric_profile profile_from_json(std::string_view text) {
     else
       throw std::invalid_argument("profile: unknown field \"" + key + "\"");
   }
+  if (const std::string why = check(p); !why.empty()) throw std::invalid_argument("profile." + why);
   return p;
 }
 

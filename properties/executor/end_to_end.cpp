@@ -35,7 +35,7 @@ evaluated evaluate(const attention_problem& p) {
 
 std::vector<double> format_checker::element_errors(const attention_problem& given, bool keys,
                                                    std::size_t stream) const {
-  const storage_format& f = keys ? p_.keys : p_.values;
+  const storage_format& f = format(stream, keys);
   const std::vector<double>& x = (keys ? given.keys : given.values).vector();
   std::vector<double> err(x.size(), 0.0);
   const std::vector<double>* group_err = nullptr;

@@ -141,9 +141,15 @@ bool check_units(const side_ref& s, group_checker& g, std::size_t q, Unit&& unit
 }
 }  // namespace
 
+const storage_format& format_checker::format(std::size_t st, bool keys) const {
+  const bool sliding = st < sliding_.size() && sliding_[st];
+  if (sliding && (keys ? p_.sliding_keys : p_.sliding_values)) return keys ? *p_.sliding_keys : *p_.sliding_values;
+  return keys ? p_.keys : p_.values;
+}
+
 std::optional<format_problem> format_checker::check_side(const stream& want, const stream& got, bool keys,
                                                          stream_errors& errors) {
-  const storage_format& f = keys ? p_.keys : p_.values;
+  const storage_format f = keys ? p_.keys_of(want.sliding) : p_.values_of(want.sliding);
   // The group checks index rows freely: copies, made only for sides stored in integer groups.
   const std::vector<double> want_rows = f.groups ? (keys ? want.keys : want.values).copy() : std::vector<double>{},
                             got_rows = f.groups ? (keys ? got.keys : got.values).copy() : std::vector<double>{};
@@ -221,7 +227,9 @@ const std::vector<double>* format_checker::passed_units::find() const {
 void format_checker::passed_units::add(std::vector<double> err) { by_hash_[hash_].emplace_back(key_, std::move(err)); }
 
 std::optional<format_problem> format_checker::check_state(snapshot& expected, const snapshot& observed) {
-  if (!p_.keys.groups && !p_.values.groups && !p_.keys.rounds() && !p_.values.rounds()) {
+  sliding_.clear();
+  for (const stream& st : expected.streams) sliding_.push_back(st.sliding);
+  if (!p_.keys.groups && !p_.values.groups && !p_.rounds_storage()) {
     // A double cache: only scales it exposes without declaring groups are a format problem.
     bool any = false;
     for (const stream& st : observed.streams) any = any || !st.key_groups.empty() || !st.value_groups.empty();
@@ -238,7 +246,7 @@ std::optional<format_problem> format_checker::check_state(snapshot& expected, co
       return std::nullopt;  // shapes first: the bitwise comparison reports them
     for (bool keys : {true, false}) {
       if (auto p = check_side(want, got, keys, errors_[i])) return p;
-      const storage_format& f = keys ? p_.keys : p_.values;
+      const storage_format& f = format(i, keys);
       if (!f.groups) continue;
       (keys ? want.keys : want.values) = keys ? got.keys : got.values;
       (keys ? want.key_groups : want.value_groups) = keys ? got.key_groups : got.value_groups;
@@ -264,14 +272,16 @@ std::string format_checker::hint(const snapshot& expected, const snapshot& obser
                                               element_format::e4m3, element_format::e5m2};
   for (std::size_t i = 0; i < expected.streams.size() && i < observed.streams.size(); ++i)
     for (bool keys : {true, false}) {
-      const storage_format& f = keys ? p_.keys : p_.values;
+      const storage_format f =
+          keys ? p_.keys_of(expected.streams[i].sliding) : p_.values_of(expected.streams[i].sliding);
       const row_data &w = keys ? expected.streams[i].keys : expected.streams[i].values,
                      &g = keys ? observed.streams[i].keys : observed.streams[i].values;
       // Sizes first: a cache whose view claims more rows than it holds must not be read past the model's rows.
       if (f.groups || w.size() != g.size() || w.size() == 0) continue;
       const std::vector<double> want = w.copy(), got = g.copy();
       if (same_bits(want.data(), got.data(), want.size())) continue;
-      if (f.rounds()) return declared_hint(keys, f, keys ? expected.streams[i].d_k : expected.streams[i].d_v, want, got);
+      if (f.rounds())
+        return declared_hint(keys, f, keys ? expected.streams[i].d_k : expected.streams[i].d_v, want, got);
       for (element_format c : candidates)
         for (overflow_rule o : {c == element_format::e4m3 ? overflow_rule::nan : overflow_rule::infinity,
                                 overflow_rule::saturate, overflow_rule::nan}) {

@@ -77,8 +77,12 @@ class format_checker {
   };
   std::vector<double> element_errors(const attention_problem& given, bool keys, std::size_t stream) const;
 
+  /// A side's declared format in stream `st` as the last state check saw it (a hybrid sliding layer may differ).
+  const storage_format& format(std::size_t st, bool keys) const;
+
   numeric_profile p_;
   cache_config c_;
+  std::vector<bool> sliding_;  // per stream at the last state check: stored in the sliding-group formats
   std::vector<shared_doubles> exposed_keys_, exposed_values_;  // per stream, integer-group sides only
   std::vector<stream_errors> errors_;
   passed_units passed_[2];  // keys, values

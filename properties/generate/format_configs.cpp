@@ -52,8 +52,9 @@ cache_config fit_formats(cache_config c, const numeric_profile& p, std::uint64_t
   }
   const std::size_t chunk = std::max(p.keys.chunk(), p.values.chunk());
   if (!long_case) c.capacity *= (chunk + 3) / 4;
-  if (p.keys.scaled) c.k_scale = scale_of_code(k_code);
-  if (p.values.scaled) c.v_scale = scale_of_code(v_code);
+  // One scale per side, shared by a hybrid cache's groups (as vLLM's per-layer k_scale of an fp8 group).
+  if (p.keys.scaled || p.keys_of(true).scaled) c.k_scale = scale_of_code(k_code);
+  if (p.values.scaled || p.values_of(true).scaled) c.v_scale = scale_of_code(v_code);
   return c;
 }
 

@@ -66,6 +66,8 @@ port_hello parse_hello(const nlohmann::json& a) {
       } catch (const std::exception& e) {
         codec::bad(where + ".profile", e.what());
       }
+      if ((k.profile.sliding_keys || k.profile.sliding_values) && name != "hybrid")
+        codec::bad(where + ".profile", "sliding_keys and sliding_values are the hybrid kind's (its sliding layers)");
     }
     k.capabilities = offer.contains("capabilities") ? capabilities_from(offer["capabilities"], where + ".capabilities")
                                                     : capability_set{capability::decode};

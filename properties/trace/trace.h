@@ -218,6 +218,7 @@ struct stream {
   group_view key_groups, value_groups;  ///< integer-group storage only
   std::vector<std::int64_t> positions;  ///< absolute step index per row, when the kind has them
   std::vector<std::int64_t> blocks;     ///< block table, when the kind has one
+  bool sliding = false;                 ///< the model's: rows stored in the profile's sliding-group formats (hybrid)
   std::size_t rows() const { return d_k ? keys.size() / d_k : 0; }
 };
 struct snapshot {

@@ -12,6 +12,10 @@ contains err.txt "unknown capability \"warp\""
 hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"flat":{"profile":{"storage":"f16"}}}}'
 run 2 "$kvconform" port --kind flat -- "${port[@]}"
 contains err.txt "hello.kinds.flat.profile"
+# Sliding-group formats are the hybrid kind's: another kind declaring them is refused.
+hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"paged":{"profile":{"sliding_keys":"e4m3"}}}}'
+run 2 "$kvconform" port --kind paged -- "${port[@]}"
+contains err.txt "hello.kinds.paged.profile: sliding_keys and sliding_values are the hybrid kind's"
 # The float32 port serves flat only: ring is not served at all.
 run 0 "$kvconform" port --kind ring -- "${tracked[@]}" "$py" "$ex/numpy_port_f32.py"
 grep -qE "^0 passed, 0 failed, [1-9][0-9]* not supported" out.txt || fail "ring: not every property NOT SUPPORTED"

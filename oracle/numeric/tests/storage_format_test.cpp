@@ -108,6 +108,14 @@ TEST(StorageFormat, ProfileJsonRoundTrips) {
   EXPECT_THROW(kv::profile_from_json(R"({"colour": "red"})"), std::invalid_argument);
   EXPECT_THROW(kv::profile_from_json("[1"), std::invalid_argument);
   EXPECT_EQ(kv::profile_from_json("{}").keys, kv::formats::f64);
+  // A hybrid cache's sliding group: element formats of its own, unset by default.
+  p.sliding_keys = kv::formats::e4m3_scaled;
+  const kv::numeric_profile grouped = kv::profile_from_json(p.to_json());
+  EXPECT_EQ(grouped.sliding_keys, kv::formats::e4m3_scaled);
+  EXPECT_FALSE(grouped.sliding_values);
+  EXPECT_EQ(grouped.values_of(true), p.values);
+  EXPECT_FALSE(kv::profile_from_json("{}").sliding_keys);
+  EXPECT_THROW(kv::profile_from_json(R"({"sliding_keys": "int8 g32 token sym scale=fp16"})"), std::invalid_argument);
 }
 
 TEST(StorageFormat, MemoryFormula) {

@@ -48,3 +48,18 @@ TEST(FormatCheck, RowsOnAnIntegerGridDeclaredF64NameTheLayout) {
   for (double& x : off) x *= 1 + 0x1p-30;
   EXPECT_EQ(check.hint(expected, one_row(off)), " (keys are declared f64)");
 }
+
+TEST(FormatCheck, SlidingStreamsNameTheSlidingGroupsFormat) {
+  // A hybrid profile: bf16 rows, fp8 ones in the sliding group. A row of 1 + 2^-5 is exact in bf16, not in e4m3.
+  kv::numeric_profile p;
+  p.keys = p.values = kv::formats::bf16;
+  p.sliding_keys = p.sliding_values = kv::formats::e4m3;
+  kv::format_checker check(p, kv::cache_config{.capacity = 1, .d_k = width, .d_v = 1});
+  const std::vector<double> row(width, 1.03125);
+  std::vector<double> other = row;
+  other[0] = 1.0;
+  kv::snapshot expected = one_row(row);
+  EXPECT_EQ(check.hint(expected, one_row(other)).rfind(" (keys are declared bf16:", 0), 0u);
+  expected.streams[0].sliding = true;
+  EXPECT_EQ(check.hint(expected, one_row(other)).rfind(" (keys are declared e4m3:", 0), 0u);
+}

@@ -1,10 +1,11 @@
 // The built-in hybrid caches: the reference, its mutants and valid variants (docs/mutants.md).
-#include "impls/hybrid/hybrid.h"
+#include "impls/hybrid/formats.h"
 #include "impls/hybrid/mutants/cross_windowed.h"
 #include "impls/hybrid/mutants/frees_early.h"
 #include "impls/hybrid/mutants/global_windowed.h"
 #include "impls/hybrid/mutants/hit_full_group_only.h"
 #include "impls/hybrid/mutants/shared_writes.h"
+#include "impls/hybrid/mutants/stale_format.h"
 #include "impls/hybrid/mutants/stale_layout.h"
 #include "impls/hybrid/variants.h"
 #include "properties/kinds/hybrid/adapter.h"
@@ -22,10 +23,15 @@ std::vector<implementation> hybrid_builtins() {
       reference<hybrid_stored<formats::e4m3_scaled>>("hybrid-e4m3",
                                                      "hybrid, vLLM-style fp8 e4m3 with per-tensor scales, "
                                                      "saturating, in every group"),
+      reference<hybrid_grouped<formats::bf16, formats::bf16, formats::e4m3_scaled, formats::e4m3_scaled>>(
+          "hybrid-bf16-sliding-e4m3",
+          "hybrid, full and cross groups in bf16, the sliding group in fp8 e4m3 with per-tensor scales (vLLM #47574)"),
       mutant<hybrid_global_windowed>("hybrid-global-layers-windowed", "hybrid_window_frees_blocks",
                                      "the window applied to full layers (vLLM #51756)"),
       mutant<hybrid_stale_layout>("hybrid-reused-block-stale-layout", "hybrid_freed_blocks_reused",
                                   "a block another group freed keeps its old page layout (vLLM #47574)"),
+      mutant<hybrid_stale_format>("hybrid-reused-block-stale-format", "hybrid_freed_blocks_reused",
+                                  "a block keeps the formats of the group that took it first (vLLM #47574)"),
       mutant<hybrid_shared_writes>("hybrid-shared-layer-writes", "hybrid_shared_layers_read_producer",
                                    "a shared layer overwrites its producer's slots (vllm-ascend #11791)"),
       mutant<hybrid_cross_windowed>("hybrid-cross-layer-windowed", "hybrid_cross_rows_fixed",
