@@ -2,11 +2,22 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "oracle/numeric/shared_doubles.h"
 
 namespace kvconform {
+
+/// The magnitudes of a latent (MLA) head whose keys and values were materialised from latent rows (docs/numerics.md
+/// §3.8): a cache may multiply in either order, so its bound takes the absolute products in place of the rows'.
+struct latent_terms {
+  std::size_t inner = 0;            ///< d_c: the latent width every product runs over
+  std::vector<double> keys;         ///< per row i: |q_nope|^T |W_uk| |c_i| + |q_r|^T |k_r,i|
+  std::vector<double> values;       ///< n x d_v: (|W_uv| |c_i|)_c
+  std::vector<double> projections;  ///< per output component c: sum_m |W_uv[c][m]|
+  double latent_max = 0;            ///< the largest |c_im|
+};
 
 /// Inputs of one decode of one (query) head, already rounded to the implementation's storage
 /// format. `live` is empty when every key takes part; otherwise 0 marks a masked key, whose
@@ -17,6 +28,7 @@ struct attention_problem {
   shared_doubles values;  ///< n x d_v, row-major
   std::vector<double> q;  ///< d_k
   std::vector<unsigned char> live;
+  std::shared_ptr<const latent_terms> latent;  ///< set for a latent head: keys and values are materialised
 
   bool is_live(std::size_t i) const { return live.empty() || live[i] != 0; }
 };

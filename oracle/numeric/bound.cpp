@@ -24,6 +24,13 @@ double rescales(const numeric_profile& prof, double n) {
   if (prof.splits) n_r += static_cast<double>(prof.splits) - 1;
   return n_r;
 }
+/// sum_j |k_ij| |q_j|, or a latent head's absolute triple product (docs/numerics.md §3.8).
+double magnitude(const attention_problem& p, std::size_t i) {
+  if (p.latent) return p.latent->keys[i];
+  double a = 0;
+  for (std::size_t j = 0; j < p.d_k; ++j) a += std::fabs(p.keys[i * p.d_k + j]) * std::fabs(p.q[j]);
+  return a;
+}
 }  // namespace
 
 attention_bound compute_bound(const attention_problem& p, const std::vector<double>& s, double m,
@@ -41,16 +48,17 @@ attention_bound compute_bound(const attention_problem& p, const std::vector<doub
   if (live_n == 0) return b;  // a fully masked row must give exact zeros
 
   // E_i: score error gamma_{d+6} a_i (a_i = sum |k||q| / sqrt(d), not |s_i|), exp error
-  // u (c_e + c_t (m - s_i)), and P-format rounding u_P.
-  const double g_d = gamma_k(static_cast<double>(p.d_k) + 6, u);
+  // u (c_e + c_t (m - s_i)), and P-format rounding u_P. A latent head's products run over d_c more terms and its
+  // materialised rows were rounded once (§3.8).
+  const latent_terms* lat = p.latent.get();
+  const double extra = lat ? static_cast<double>(lat->inner) + 1 : 0;
+  const double g_d = gamma_k(static_cast<double>(p.d_k) + 6 + extra, u), g_v = gamma_k(extra, u);
   const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(p.d_k));
   std::vector<double> E(p.n, 0.0);
   double sum_w_expm1 = 0;
   for (std::size_t i = 0; i < p.n; ++i) {
     if (!p.is_live(i)) continue;
-    double a = 0;
-    for (std::size_t j = 0; j < p.d_k; ++j) a += std::fabs(p.keys[i * p.d_k + j]) * std::fabs(p.q[j]);
-    a *= inv_sqrt_d;
+    const double a = magnitude(p, i) * inv_sqrt_d;
     b.max_a = std::max(b.max_a, a);
     E[i] = g_d * a + u * (bound_c_e + bound_c_t * (m - s[i])) + prof.u_p;
     sum_w_expm1 += w[i] * std::expm1(E[i]);
@@ -64,14 +72,18 @@ attention_bound compute_bound(const attention_problem& p, const std::vector<doub
   for (std::size_t i = 0; i < p.n; ++i) {
     if (!p.is_live(i)) continue;
     tau[i] = std::expm1(E[i] + A + sum_term);
+    // A latent value (W_uv c_i)_c, or W_uv applied after the average, adds its own products' rounding.
+    const double t = lat ? tau[i] + g_v * (1 + tau[i]) : tau[i];
     for (std::size_t c = 0; c < p.d_v; ++c) {
-      const double v = std::fabs(p.values[i * p.d_v + c]);
-      acc[c] += w[i] * v * tau[i];
+      const double v = lat ? lat->values[i * p.d_v + c] : std::fabs(p.values[i * p.d_v + c]);
+      acc[c] += w[i] * v * t;
       vmax[c] = std::max(vmax[c], v);
     }
   }
   for (std::size_t c = 0; c < p.d_v; ++c) {
     double B = F * acc[c] + (n + 2) * mu * (1 + vmax[c]);
+    // A latent head's average of n latent rows may lose (n + 2) mu per latent component before W_uv scales it.
+    if (lat) B += (n + 2 + extra) * mu * (1 + lat->latent_max) * (1 + lat->projections[c]);
     B += prof.u_out * (std::fabs(o[c]) + B);
     b.output[c] = B;
   }
