@@ -84,7 +84,7 @@ attention_bound compute_bound(const attention_problem& p, const std::vector<doub
     double B = F * acc[c] + (n + 2) * mu * (1 + vmax[c]);
     // A latent head's average of n latent rows may lose (n + 2) mu per latent component before W_uv scales it.
     if (lat) B += (n + 2 + extra) * mu * (1 + lat->latent_max) * (1 + lat->projections[c]);
-    B += prof.u_out * (std::fabs(o[c]) + B);
+    if (prof.u_out > 0) B += prof.u_out * (std::fabs(o[c]) + B);  // |o| + B may round to inf near DBL_MAX
     b.output[c] = B;
   }
   for (std::size_t i = 0; i < p.n; ++i)

@@ -149,3 +149,11 @@ TEST(Bound, OutOfDomainIsFlagged) {
   p.keys = {1e5};
   EXPECT_TRUE(evaluate(p, f32).b.in_domain);
 }
+
+TEST(Bound, ValuesAtTheTopOfDoublesRangeGiveAFiniteBound) {
+  // |o| + B can round past DBL_MAX; without an output rounding declared that must not become 0 x inf.
+  kv::attention_problem p{1, 1, 1, {0.6123100112693888}, {-1.7976931348623157e+308}, {-1}, {}};
+  const evaluated e = evaluate(p);
+  EXPECT_TRUE(std::isfinite(e.b.output[0]));
+  EXPECT_GT(e.b.output[0], 0);
+}
