@@ -200,8 +200,11 @@ class hybrid_cache {
     if (--blocks_[b].refs == 0) blocks_[b].k.clear(), blocks_[b].v.clear(), free_.push_back(b);
   }
   void put(std::size_t b, std::size_t row, std::size_t place, const double* k, const double* v) {
-    blocks_[b].k[row * width_ + place].assign(k, k + dk_);
-    blocks_[b].v[row * width_ + place].assign(v, v + dv_);
+    auto& keys = blocks_[b].k[row * width_ + place];
+    auto& values = blocks_[b].v[row * width_ + place];
+    keys.clear(), values.clear();
+    for (std::size_t j = 0; j < dk_; ++j) keys.push_back(stored(blocks_[b].group, k[j]));
+    for (std::size_t j = 0; j < dv_; ++j) values.push_back(stored(blocks_[b].group, v[j]));
   }
   row_copy gather(sequence_id id, std::size_t l, bool keys) const {
     row_copy out{{}, 0, keys ? dk_ : dv_};
@@ -218,6 +221,14 @@ class hybrid_cache {
     return out;
   }
 
+ protected:
+  /// What a block of `group` keeps of a value: all of it here (a narrower group overrides this).
+  virtual double stored(std::size_t group, double x) const {
+    (void)group;
+    return x;
+  }
+
+ private:
   std::size_t bs_, dk_, dv_, width_ = 1;
   kvconform::hybrid_layers shape_;
   std::vector<layer> layers_;
@@ -225,6 +236,19 @@ class hybrid_cache {
   std::vector<std::size_t> free_;
   std::map<sequence_id, sequence> seqs_;
   sequence_id next_ = 0;
+};
+
+/// acme's hybrid cache keeping its sliding layers in IEEE fp16 (a format per layer group, as vLLM allows), declared so:
+/// a block keeps the format of the group that takes it now, whichever group held it before.
+struct half_sliding_hybrid : hybrid_cache {
+  using hybrid_cache::hybrid_cache;
+  static constexpr kvconform::numeric_profile profile{.sliding_keys = kvconform::formats::fp16,
+                                                      .sliding_values = kvconform::formats::fp16};
+
+ protected:
+  double stored(std::size_t group, double x) const override {
+    return group == 1 ? static_cast<double>(static_cast<_Float16>(x)) : x;  // the compiler's conversion rounds to even
+  }
 };
 
 }  // namespace acme

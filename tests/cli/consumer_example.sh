@@ -23,8 +23,9 @@ for entry in flat:acme-tiny:exact_fill ring:acme-window:ring_window_last_steps p
     grep -qE "^$name +$property +PASS +[1-9]" out.txt || { cat out.txt >&2; fail "no PASS row: $name / $property"; }
   done
 done
-# Narrow storage declared: the fp16 and q8_0 caches pass (the q8_0 one shows its block scales).
-for name in half q8; do
+# Narrow storage declared: the fp16 and q8_0 caches pass (the q8_0 one shows its block scales), and the hybrid cache
+# whose sliding group alone is fp16.
+for name in half q8 half_sliding; do
   run 0 "consumer/acme_${name}_gate" gate
   contains out.txt " 0 failed"
 done
@@ -61,7 +62,7 @@ contains out.txt "replay: consumer/acme_zoo replay kvconform-failures/acme-tiny-
 run 1 consumer/acme_zoo replay kvconform-failures/acme-tiny-strict/exact_fill-*.json
 
 run 0 ctest --test-dir consumer --output-on-failure
-contains out.txt "100% tests passed, 0 tests failed out of 12"
+contains out.txt "100% tests passed, 0 tests failed out of 13"
 
 # The installed interface: the public headers and internal/, nothing else; the consumer includes only <kvconform/...>.
 installed=$(ls "$prefix/include/kvconform" | tr '\n' ' ')
