@@ -19,48 +19,10 @@
 #include "impls/common/sequences.h"
 #include "impls/hybrid/layout.h"
 #include "impls/hybrid/prefix_index.h"
+#include "impls/hybrid/rules.h"
 #include "impls/paged/paged.h"
 
 namespace kvconform {
-
-/// The rules of a hybrid cache. Mutants replace one of them (impls/hybrid/mutants/*.h).
-struct hybrid_rules {
-  /// The element formats keys and values are stored in (docs/numerics.md §6.1), rounded on arrival; a hybrid block
-  /// holds final rows of several layers, so no integer groups. The sliding group's may differ (hybrid_grouped).
-  using storage = storage_policy<>;
-  /// Whether a group drops rows outside the window: the sliding group only (docs/kinds/hybrid.md).
-  static bool windowed(hybrid_group g) { return g == hybrid_group::sliding; }
-  /// Whether block j (rows [j bs, (j + 1) bs)) holds a row a window of `window` rows with `keep` sinks reads at
-  /// length n: a sink, or one of the last window - keep rows.
-  static bool in_window(std::size_t j, std::size_t bs, std::size_t n, std::size_t window, std::size_t keep) {
-    return j * bs < keep || (j + 1) * bs + (window - keep) > n;
-  }
-  /// Whether a block's row layout follows the group that takes it each time (a block moves between groups).
-  static constexpr bool relayout_on_take = true;
-  /// Whether a block's rows round to the formats of the group that takes it each time, not of its first taker.
-  static constexpr bool reformat_on_take = true;
-  /// Whether an append also writes the rows of shared layers (into their producers' slots).
-  static constexpr bool shared_writes = false;
-  /// Whether a prefix hit is the full group's alone, whatever blocks the sliding group's window lacks.
-  static constexpr bool hit_full_group_only = false;
-  /// Takes `need` blocks off the free list in pop order (a fresh pool hands out ascending blocks).
-  static std::vector<std::size_t> take(std::vector<std::size_t>& free, std::size_t need) {
-    std::vector<std::size_t> taken(free.rbegin(), free.rbegin() + static_cast<std::ptrdiff_t>(need));
-    free.resize(free.size() - need);
-    return taken;
-  }
-};
-
-/// The storage of a hybrid cache's sliding group: its rules' `sliding_storage`, else that of every group.
-template <class Rules>
-struct sliding_storage_of {
-  using type = typename Rules::storage;
-};
-template <class Rules>
-requires requires { typename Rules::sliding_storage; }
-struct sliding_storage_of<Rules> {
-  using type = typename Rules::sliding_storage;
-};
 
 /// One pool of num_blocks blocks for every layer group. A sequence holds a block table per group: the full
 /// group's covers every row, the sliding group's only the blocks its window still reads (the others go back to
@@ -147,35 +109,44 @@ class basic_hybrid {
   /// writing layers in layer order; n = 0 is a no-op. index_error for an unknown s, shape_error for other shapes,
   /// capacity_error when the pool lacks the blocks after the blocks this append's window passes are freed.
   void append(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens = {}) {
-    sequence& q = find(s);
-    const std::size_t writers = shape_.layers - shape_.shared;
-    if (k.rank != 3 || v.rank != 3 || k.dims[0] != writers || v.dims[0] != writers || k.dims[1] != v.dims[1] ||
-        k.dims[2] != d_k_ || v.dims[2] != d_v_)
-      throw shape_error("append: k and v must be (writing layers, n, d_k) and (writing layers, n, d_v)");
-    const std::size_t n = k.dims[1], from = q.len;
-    if (prefix_ && tokens.size() != n) throw shape_error("append: one token per step");
-    if (n == 0) return;
-    std::array<plan, 2> plans{planned(q, hybrid_group::full, n), planned(q, hybrid_group::sliding, n)};
-    std::size_t need = 0, freed = 0;
-    for (const plan& p : plans) {
-      need += p.take.size() + (p.copy ? 1 : 0);
-      for (std::size_t j : p.drop) freed += refs_[static_cast<std::size_t>(table(q, p.g)[j])] == 1 ? 1 : 0;
+    extend(find(s), k, v, tokens, false);
+  }
+
+  /// An append whose q (layers, n, d_k) holds each layer's query of each step: output (layers, n, d_v), and weights
+  /// per layer and step over the rows the layer held and the new ones, as docs/kinds/hybrid.md says; the sliding
+  /// group frees the blocks its window passes after the queries attended. Refused as append, or shape for q.
+  decode_result prefill(seq_id s, array_view k, array_view v, array_view q, std::span<const std::int64_t> tokens = {}) {
+    sequence& sq = find(s);
+    if (q.rank != 3 || q.dims[0] != layers_.size() || (k.rank == 3 && q.dims[1] != k.dims[1]) || q.dims[2] != d_k_)
+      throw shape_error("prefill: q must be (layers, n, d_k)");
+    const std::size_t before = sq.len;
+    std::vector<std::vector<std::size_t>> rows;  // per layer: the positions its queries may read
+    for (const hybrid_layer& x : layers_) rows.push_back(positions(x, before, k.rank == 3 ? k.dims[1] : 0));
+    extend(sq, k, v, tokens, true);
+    const std::size_t n = sq.len - before, W = shape_.window, keep = shape_.keep;
+    decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(layers_.size() * n * d_v_)), {}};
+    std::vector<double> weights;
+    for (std::size_t l = 0; l < layers_.size(); ++l) {
+      const hybrid_layer& x = layers_[l];
+      const std::vector<std::size_t>& at = rows[l];
+      const bool windowed = Rules::windowed(x.group) && W > 0, cross = x.group == hybrid_group::cross;
+      const decode_result one = attend_causal(
+          n, at.size(), d_k_, d_v_, q.data + l * n * d_k_,
+          [&](std::size_t j) { return k_.data() + pool_row(sq, x, at[j]) * k_.cols(); },
+          [&](std::size_t j) { return v_.data() + pool_row(sq, x, at[j]) * v_.cols(); },
+          [&](std::size_t i, std::size_t j) {
+            const std::size_t p = at[j], last = Rules::window_per_query ? before + i : sq.len - 1;
+            return cross || (p <= before + i && (!windowed || p < keep || p + (W - keep) > last));
+          });
+      r.output.segment(static_cast<Eigen::Index>(l * n * d_v_), static_cast<Eigen::Index>(n * d_v_)) = one.output;
+      weights.insert(weights.end(), one.weights.begin(), one.weights.end());
     }
-    if (need > free_.size() + freed) throw capacity_error("append: block pool exhausted");
-    for (const plan& p : plans)
-      for (std::size_t j : p.drop) unref(static_cast<std::size_t>(std::exchange(table(q, p.g)[j], -1)));
-    for (const plan& p : plans) grow(q, p, n);
-    for (std::size_t i = 0; i < n; ++i, ++q.len)
-      for (std::size_t l = 0; l < layers_.size(); ++l) {
-        const hybrid_layer& x = layers_[l];
-        if (x.kind == hybrid_layer::type::cross || (x.kind == hybrid_layer::type::shared && !Rules::shared_writes))
-          continue;
-        // A shared layer that writes puts the next writing layer's rows into its producer's slots.
-        const std::size_t w = x.kind == hybrid_layer::type::shared ? (x.written + 1) % writers : x.written;
-        if (held(q, x.group, q.len))
-          write(q, x.group, x.in_group, q.len, k.data + (w * n + i) * d_k_, v.data + (w * n + i) * d_v_);
-      }
-    if (prefix_) q.tokens.insert(q.tokens.end(), tokens.begin(), tokens.end()), register_filled(q, from);
+    r.weights = Eigen::Map<const Eigen::VectorXd>(weights.data(), static_cast<Eigen::Index>(weights.size()));
+    for (const hybrid_group g : {hybrid_group::full, hybrid_group::sliding})  // what the queries read, passed now
+      for (std::size_t j = 0; j < table(sq, g).size(); ++j)
+        if (table(sq, g)[j] >= 0 && !wanted(g, j, sq.len))
+          unref(static_cast<std::size_t>(std::exchange(table(sq, g)[j], -1)));
+    return r;
   }
 
   /// One decode over the rows layer `layer` of s reads. index_error for an unknown s or layer, shape_error unless
@@ -240,23 +211,72 @@ class basic_hybrid {
   sequence& find(seq_id s) { return find_sequence(seqs_, s, "hybrid")->second; }
   const sequence& find(seq_id s) const { return find_sequence(seqs_, s, "hybrid")->second; }
 
+  /// Appends k and v's steps to q (see append). A prefill plans the sliding group at q's length plus one, the window
+  /// of its first query, so that the rows its queries read are held while they attend.
+  void extend(sequence& q, array_view k, array_view v, std::span<const std::int64_t> tokens, bool prefill) {
+    const std::size_t writers = shape_.layers - shape_.shared;
+    if (k.rank != 3 || v.rank != 3 || k.dims[0] != writers || v.dims[0] != writers || k.dims[1] != v.dims[1] ||
+        k.dims[2] != d_k_ || v.dims[2] != d_v_)
+      throw shape_error("append: k and v must be (writing layers, n, d_k) and (writing layers, n, d_v)");
+    const std::size_t n = k.dims[1], from = q.len, at = prefill ? q.len + 1 : q.len + n;
+    if (prefix_ && tokens.size() != n) throw shape_error("append: one token per step");
+    if (n == 0) return;
+    std::array<plan, 2> plans{planned(q, hybrid_group::full, n, at), planned(q, hybrid_group::sliding, n, at)};
+    std::size_t need = 0, freed = 0;
+    for (const plan& p : plans) {
+      need += p.take.size() + (p.copy ? 1 : 0);
+      for (std::size_t j : p.drop) freed += refs_[static_cast<std::size_t>(table(q, p.g)[j])] == 1 ? 1 : 0;
+    }
+    if (need > free_.size() + freed) throw capacity_error("append: block pool exhausted");
+    for (const plan& p : plans)
+      for (std::size_t j : p.drop) unref(static_cast<std::size_t>(std::exchange(table(q, p.g)[j], -1)));
+    for (const plan& p : plans) grow(q, p, n);
+    for (std::size_t i = 0; i < n; ++i, ++q.len)
+      for (std::size_t l = 0; l < layers_.size(); ++l) {
+        const hybrid_layer& x = layers_[l];
+        if (x.kind == hybrid_layer::type::cross || (x.kind == hybrid_layer::type::shared && !Rules::shared_writes))
+          continue;
+        // A shared layer that writes puts the next writing layer's rows into its producer's slots.
+        const std::size_t w = x.kind == hybrid_layer::type::shared ? (x.written + 1) % writers : x.written;
+        if (held(q, x.group, q.len))
+          write(q, x.group, x.in_group, q.len, k.data + (w * n + i) * d_k_, v.data + (w * n + i) * d_v_);
+      }
+    if (prefix_) q.tokens.insert(q.tokens.end(), tokens.begin(), tokens.end()), register_filled(q, from);
+  }
+  /// The positions layer x's prefill queries may read when n steps come after `before`: the rows it reads now, then
+  /// the new ones (the cross layer: its encoder rows).
+  std::vector<std::size_t> positions(const hybrid_layer& x, std::size_t before, std::size_t n) const {
+    std::vector<std::size_t> out;
+    const bool cross = x.group == hybrid_group::cross;
+    const std::size_t held = cross ? shape_.cross : before, w = shape_.window;
+    for (std::size_t p = 0; p < held; ++p)
+      if (!(Rules::windowed(x.group) && w > 0 && p >= shape_.keep && p + (w - shape_.keep) < held)) out.push_back(p);
+    for (std::size_t p = before; !cross && p < before + n; ++p) out.push_back(p);
+    return out;
+  }
+  /// The pool row of layer x of q at position p.
+  Eigen::Index pool_row(const sequence& q, const hybrid_layer& x, std::size_t p) const {
+    const std::ptrdiff_t b = q.tables[group(x.group)].at(p / bs_);
+    if (b < 0) throw index_error("hybrid: a row the layer reads lies in no block");  // a broken rule, not a refusal
+    return slot(static_cast<std::size_t>(b), x.in_group, p % bs_);
+  }
   /// Whether group g of a sequence of n rows (cross: the encoder's) needs block j.
   bool wanted(hybrid_group g, std::size_t j, std::size_t n) const {
     return !Rules::windowed(g) || Rules::in_window(j, bs_, n, shape_.window, shape_.keep);
   }
-  plan planned(sequence& q, hybrid_group g, std::size_t n) {
+  /// Group g's plan for n more rows, its window taken at length `at`.
+  plan planned(sequence& q, hybrid_group g, std::size_t n, std::size_t at) {
     plan p{g, {}, {}, false};
     if (width_[group(g)] == 0) return p;
     const auto& t = table(q, g);
     const std::size_t blocks = (q.len + n + bs_ - 1) / bs_;
     for (std::size_t j = 0; j < blocks; ++j) {
-      const bool want = wanted(g, j, q.len + n), has = j < t.size() && t[j] >= 0;
+      const bool want = wanted(g, j, at), has = j < t.size() && t[j] >= 0;
       if (has && !want) p.drop.push_back(j);
       if (!has && want) p.take.push_back(j);
     }
     const std::size_t last = q.len / bs_;
-    p.copy =
-        q.len % bs_ != 0 && wanted(g, last, q.len + n) && t[last] >= 0 && refs_[static_cast<std::size_t>(t[last])] > 1;
+    p.copy = q.len % bs_ != 0 && wanted(g, last, at) && t[last] >= 0 && refs_[static_cast<std::size_t>(t[last])] > 1;
     return p;
   }
   /// Carries out a plan's copy and takes (its drops are done).
@@ -316,15 +336,8 @@ class basic_hybrid {
   }
   /// The pool rows layer x of q reads, in order: every row, or for a windowed group the sinks and the window.
   std::vector<Eigen::Index> read_rows(const sequence& q, const hybrid_layer& x) const {
-    const std::size_t n = x.group == hybrid_group::cross ? shape_.cross : q.len, w = shape_.window;
-    const bool windowed = Rules::windowed(x.group) && w > 0;
     std::vector<Eigen::Index> rows;
-    for (std::size_t p = 0; p < n; ++p) {
-      if (windowed && p >= shape_.keep && p + (w - shape_.keep) < n) continue;
-      const std::ptrdiff_t b = q.tables[group(x.group)].at(p / bs_);
-      if (b < 0) throw index_error("hybrid: a row the layer reads lies in no block");  // a broken rule, not a refusal
-      rows.push_back(slot(static_cast<std::size_t>(b), x.in_group, p % bs_));
-    }
+    for (std::size_t p : positions(x, q.len, 0)) rows.push_back(pool_row(q, x, p));
     return rows;
   }
   row_matrix gather(const row_matrix& pool, const sequence& q, std::size_t layer) const {
@@ -335,32 +348,32 @@ class basic_hybrid {
     return out;
   }
 
-  using prompt = std::span<const std::int64_t>;
-  static std::vector<std::int64_t> head(prompt t, std::size_t n) { return {t.begin(), t.begin() + n}; }
   /// Registers the blocks of each group whose last row an append from row `from` wrote.
   void register_filled(const sequence& q, std::size_t from) {
     for (std::size_t g = 0; g < 2; ++g)
       for (std::size_t j = from / bs_; width_[g] > 0 && (j + 1) * bs_ <= q.len; ++j)
         if (const std::ptrdiff_t b = q.tables[g][j]; b >= 0)
-          index_.add(g, head(q.tokens, (j + 1) * bs_), static_cast<std::size_t>(b));
+          index_.add(g, token_prefix(q.tokens, (j + 1) * bs_), static_cast<std::size_t>(b));
   }
   /// The longest prefix of whole blocks of `p` whose blocks the full group holds, shortened until the sliding
   /// group holds those its window reads at that length; s shares them.
-  void hit(sequence& s, prompt p) {
+  void hit(sequence& s, std::span<const std::int64_t> p) {
     auto found = [&](std::size_t g, std::size_t m) {
       for (std::size_t j = 0; width_[g] > 0 && j < m; ++j)
-        if (wanted(static_cast<hybrid_group>(g), j, m * bs_) && !index_.find(g, head(p, (j + 1) * bs_))) return false;
+        if (wanted(static_cast<hybrid_group>(g), j, m * bs_) && !index_.find(g, token_prefix(p, (j + 1) * bs_)))
+          return false;
       return true;
     };
     std::size_t m = p.size() / bs_;
     while (m > 0 && !found(0, m)) --m;
     while (!Rules::hit_full_group_only && m > 0 && !found(1, m)) --m;
-    s.len = m * bs_, s.tokens = head(p, s.len);
+    s.len = m * bs_, s.tokens = token_prefix(p, s.len);
     for (std::size_t g = 0; g < 2; ++g) {
       if (width_[g] == 0) continue;
       s.tables[g].assign(m, -1);
       for (std::size_t j = 0; j < m; ++j)
-        if (const auto b = index_.find(g, head(p, (j + 1) * bs_)); b && wanted(static_cast<hybrid_group>(g), j, s.len))
+        if (const auto b = index_.find(g, token_prefix(p, (j + 1) * bs_));
+            b && wanted(static_cast<hybrid_group>(g), j, s.len))
           ++refs_[*b], s.tables[g][j] = static_cast<std::ptrdiff_t>(*b);
     }
   }

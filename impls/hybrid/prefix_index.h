@@ -5,10 +5,16 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
 namespace kvconform {
+
+/// The first n tokens of t.
+inline std::vector<std::int64_t> token_prefix(std::span<const std::int64_t> t, std::size_t n) {
+  return {t.begin(), t.begin() + static_cast<std::ptrdiff_t>(n)};
+}
 
 /// Full blocks of the full (0) and sliding (1) groups by the tokens up to their end, while a table holds them.
 class hybrid_prefix_index {

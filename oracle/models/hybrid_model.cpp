@@ -53,19 +53,19 @@ bool hybrid_model::needs(std::size_t g, std::size_t j, std::size_t n) const {
   return first < config_.keep || last + (config_.window - config_.keep) >= n;
 }
 
-std::array<hybrid_model::plan, 2> hybrid_model::planned(const sequence& s, std::size_t n) const {
+std::array<hybrid_model::plan, 2> hybrid_model::planned(const sequence& s, std::size_t n, std::size_t at) const {
   std::array<plan, 2> out;
   const std::size_t bs = config_.block_size, to = s.len + n;
   for (std::size_t g : {full, sliding}) {
     if (!writes_[g]) continue;
     const auto& t = s.tables[g];
     for (std::size_t j = 0; j < (to + bs - 1) / bs; ++j) {
-      const bool held = j < t.size() && t[j] >= 0, wanted = needs(g, j, to);
+      const bool held = j < t.size() && t[j] >= 0, wanted = needs(g, j, at);
       if (held && !wanted) out[g].drop.push_back(j);
       if (!held && wanted) out[g].take.push_back(j);
     }
     const std::size_t last = s.len / bs;
-    out[g].copy = s.len % bs != 0 && needs(g, last, to) && t[last] >= 0 && refs_.at(t[last]) > 1;
+    out[g].copy = s.len % bs != 0 && needs(g, last, at) && t[last] >= 0 && refs_.at(t[last]) > 1;
   }
   return out;
 }
@@ -79,16 +79,16 @@ std::pair<std::size_t, std::size_t> hybrid_model::demand(const sequence& s, cons
   return {takes, frees};
 }
 
-bool hybrid_model::fits(std::int64_t h, std::size_t n) const {
+bool hybrid_model::fits(std::int64_t h, std::size_t n, bool prefill) const {
   const sequence& s = seqs_.at(h);
-  const auto [takes, frees] = demand(s, planned(s, n));
+  const auto [takes, frees] = demand(s, planned(s, n, prefill ? s.len + 1 : s.len + n));
   return takes <= available_blocks() + frees;
 }
 
-std::size_t hybrid_model::room(std::int64_t h, std::size_t limit) const {
+std::size_t hybrid_model::room(std::int64_t h, std::size_t limit, bool prefill) const {
   std::size_t most = 0;
   for (std::size_t n = 1; n <= limit; ++n)
-    if (fits(h, n)) most = n;
+    if (fits(h, n, prefill)) most = n;
   return most;
 }
 
@@ -135,7 +135,7 @@ expectation hybrid_model::create(const op& o) {
   return {};
 }
 
-expectation hybrid_model::append(const op& o) {
+expectation hybrid_model::append(const op& o, bool prefill) {
   expectation e;
   const std::size_t w = writers();
   const bool shaped = o.k.shape.size() == 3 && o.v.shape.size() == 3 && o.k.shape[0] == w && o.v.shape[0] == w &&
@@ -147,7 +147,7 @@ expectation hybrid_model::append(const op& o) {
   if (!e.accepted || o.k.shape[1] == 0) return e;
   sequence& s = seqs_.at(o.seq);
   const std::size_t n = o.k.shape[1], bs = config_.block_size;
-  const auto p = planned(s, n);
+  const auto p = planned(s, n, prefill ? s.len + 1 : s.len + n);
   const auto [takes, frees] = demand(s, p);
   if (takes > available_blocks() + frees) {
     const bool full_short = !p[full].take.empty() || p[full].copy,
@@ -185,6 +185,9 @@ expectation hybrid_model::append(const op& o) {
   s.len += n;
   if (config_.prefix_caching)
     s.tokens.insert(s.tokens.end(), o.tokens.begin(), o.tokens.end()), register_filled(s, from);
+  auto& t = s.tables[sliding];
+  for (std::size_t j = 0; prefill && j < t.size(); ++j)  // the blocks the window passed once the queries read them
+    if (t[j] >= 0 && !needs(sliding, j, s.len)) drop_ref(std::exchange(t[j], -1));
   return e;
 }
 
@@ -234,6 +237,7 @@ expectation hybrid_model::apply(const op& o) {
       return {};
     }
     case op_kind::append: return append(o);
+    case op_kind::prefill: return prefill(o);
     case op_kind::decode: return decode(o);
     default: return {.accepted = false, .reasons = refuse_none};  // not in the hybrid vocabulary
   }

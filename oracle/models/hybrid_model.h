@@ -38,15 +38,16 @@ class hybrid_model final : public model {
   /// The layer whose rows layer l reads: itself, or a shared layer's producer.
   std::size_t source(std::size_t l) const { return source_[l]; }
   std::size_t available_blocks() const { return config_.capacity - refs_.size(); }
-  /// Whether an append of n > 0 steps to live h fits, and the most steps up to `limit` that do.
-  bool fits(std::int64_t h, std::size_t n) const;
-  std::size_t room(std::int64_t h, std::size_t limit) const;
+  /// Whether an append (or a prefill) of n > 0 steps to live h fits, and the most steps up to `limit` that do.
+  bool fits(std::int64_t h, std::size_t n, bool prefill = false) const;
+  std::size_t room(std::int64_t h, std::size_t limit, bool prefill = false) const;
 
   /// What the last op did, for the coverage probe.
   struct facts {
     bool full_took_sliding = false;  ///< the full group took blocks while every free one was the sliding group's
     bool one_group_short = false;    ///< refused for capacity: one group needed blocks, another holds some
     bool hit_limited = false;        ///< a create's prefix hit shorter than one writing group alone would give
+    bool read_then_dropped = false;  ///< a prefill's early queries read sliding rows its last one's window drops
     std::array<bool, groups> copied{};
   };
   const facts& last() const { return last_; }
@@ -78,7 +79,9 @@ class hybrid_model final : public model {
   };
   std::size_t group_of(std::size_t l) const;
   bool needs(std::size_t g, std::size_t j, std::size_t n) const;
-  std::array<plan, 2> planned(const sequence& s, std::size_t n) const;
+  /// The plans of n more steps, each group's window taken at length `at` (an append's new length; a prefill's first
+  /// query's, so that the rows its queries read stay held while they attend).
+  std::array<plan, 2> planned(const sequence& s, std::size_t n, std::size_t at) const;
   /// Blocks the plans take, and blocks they free (dropped ones no other table holds).
   std::pair<std::size_t, std::size_t> demand(const sequence& s, const std::array<plan, 2>& p) const;
   std::int64_t take(std::size_t g);
@@ -95,7 +98,10 @@ class hybrid_model final : public model {
   bool registered_at(std::size_t g, const std::vector<std::int64_t>& tokens, std::size_t m) const;
   void keep_given(sequence& s, std::size_t l, std::size_t p, const std::vector<double>& k,
                   const std::vector<double>& v);
-  expectation append(const op& o);
+  /// An append; a prefill's, planned at its first query's window, drops the passed blocks after its queries.
+  expectation append(const op& o, bool prefill = false);
+  /// A prefill (hybrid_prefill.cpp): the append, and each layer's queries judged over the rows they read.
+  expectation prefill(const op& o);
   expectation decode(const op& o) const;
   std::int64_t stream_index(std::int64_t h, std::size_t l) const;
 

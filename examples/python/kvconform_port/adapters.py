@@ -310,6 +310,11 @@ class HybridAdapter(Adapter):
     the blocks that hold neither a sink nor a window row, then every group copies a shared, partly filled last
     block it writes into and takes what it lacks, or the append is CapacityRefusal with nothing changed.
     decode(seq, layer, q) (optional): over the rows the layer reads; IndexRefusal for a layer past the last.
+    prefill(seq, k, v, tokens, q) (optional): the append, with q (layers, n, d_k) (else ShapeRefusal) holding each
+    layer's query of each step, the cross layer's last; step i's query attends the rows its layer reads at row
+    before + i: return (output, weights), output (layers * n * d_v) and per layer and step the weights over the rows
+    the layer read before the prefill and the n new ones (the cross layer: its encoder rows), 0 where the query does
+    not read; the window may free blocks only after the queries (docs/kinds/hybrid.md).
     keys(seq, layer), values(seq, layer): those rows, in order; block_table(seq, layer): the blocks its group holds,
     in row order, none for a shared layer; ref_counts(), free_blocks(), group_blocks(group) for group "full",
     "sliding" and "cross": the distinct blocks each holds.
@@ -320,7 +325,8 @@ class HybridAdapter(Adapter):
     config_fields = ("capacity", "block_size", "d_k", "d_v", "layers")
     config_defaults = dict(SCALES, window=0, keep=0, global_every=0, shared=0, cross=0, prefix_caching=False)
     ops = {"create": (("k", "v", "tokens"), ()), "fork": (("seq",), ()), "release": (("seq",), ()),
-           "append": (("seq", "k", "v", "tokens"), ()), "decode": (("seq", "layer", "q"), ())}
+           "append": (("seq", "k", "v", "tokens"), ()), "decode": (("seq", "layer", "q"), ()),
+           "prefill": (("seq", "k", "v", "tokens", "q"), ())}
     supports_prefix = False
 
     @classmethod

@@ -119,7 +119,38 @@ class HybridCache(HybridAdapter):
         del self.seqs.live[sid]
 
     def append(self, sid, k, v, tokens):
-        seq, w = self.seqs.get(sid), len(self.writers)
+        self.extend(self.seqs.get(sid), k, v, tokens, False)
+
+    def prefill(self, sid, k, v, tokens, q):
+        """The append, whose q (layers, n, d_k) holds each layer's query of each step: it attends the rows its layer
+        reads at the step's row; the sliding group gives back the blocks its window passed once they were read."""
+        seq, n = self.seqs.get(sid), k.shape[1] if k.ndim == 3 else 0
+        if q.ndim != 3 or q.shape != (len(self.plan), n, self.d_k):
+            raise ShapeRefusal(f"q must be ({len(self.plan)}, {n}, {self.d_k}), got shape {q.shape}")
+        before, span = seq.length, self.window - self.keep
+        self.extend(seq, k, v, tokens, True)
+        outputs, weights = [], []
+        for l, (_, _, g, place) in enumerate(self.plan):
+            at = self.reads(g, before) + ([] if g == "cross" else list(range(before, before + n)))
+            slides = self.windowed(g) and self.window > 0
+            for i in range(n):
+                row = before + i
+                live = np.array([g == "cross" or (p <= row and (not slides or p < self.keep or p + span > row))
+                                 for p in at])
+                w = np.zeros(len(at))  # a row the query does not read may lie in a block already given back
+                out, w[live] = attend(*self.rows_at(seq, g, place, np.asarray(at)[live]), q[l, i])
+                outputs.append(out), weights.append(w)
+        t = seq.tables["sliding"]
+        for j, b in enumerate(t):
+            if b is not None and not self.needed("sliding", j, seq.length):
+                self.drop(b)
+                t[j] = None
+        return np.concatenate(outputs), np.concatenate(weights)
+
+    def extend(self, seq, k, v, tokens, prefill):
+        """Appends k and v's steps to seq; a prefill plans the window at its first query's row, so that the rows its
+        queries read stay held while they attend."""
+        w = len(self.writers)
         if k.ndim != 3 or v.ndim != 3 or k.shape[0] != w or v.shape[0] != w or k.shape[1] != v.shape[1] or \
                 k.shape[2] != self.d_k or v.shape[2] != self.d_v:
             raise ShapeRefusal(f"k and v must be ({w}, n, {self.d_k}) and ({w}, n, {self.d_v})")
@@ -128,8 +159,9 @@ class HybridCache(HybridAdapter):
             raise ShapeRefusal(f"{len(tokens)} tokens for {n} steps")
         if n == 0:
             return
-        plans = {g: self.planned(seq, g, n) for g in ("full", "sliding") if any(self.plan[l][2] == g
-                                                                               for l in self.writers)}
+        at = seq.length + 1 if prefill else seq.length + n
+        plans = {g: self.planned(seq, g, n, at) for g in ("full", "sliding") if any(self.plan[l][2] == g
+                                                                                   for l in self.writers)}
         need = sum(len(take) + copy for _, take, copy in plans.values())
         freed = sum(self.refs[seq.tables[g][j]] == 1 for g, (drop, _, _) in plans.items() for j in drop)
         if need > len(self.free) + freed:
@@ -155,14 +187,15 @@ class HybridCache(HybridAdapter):
                     if b is not None and b not in self.prefix_of and key not in self.registered[g]:
                         self.registered[g][key], self.prefix_of[b] = b, (g, key)
 
-    def planned(self, seq, g, n):
-        """(blocks to drop, blocks to take, whether to copy the shared partly filled last block) for n more rows."""
+    def planned(self, seq, g, n, at):
+        """(blocks to drop, blocks to take, whether to copy the shared partly filled last block) for n more rows, the
+        window taken at length `at`."""
         t, to = seq.tables[g], seq.length + n
         held = [j < len(t) and t[j] is not None for j in range(-(-to // self.bs))]
-        drop = [j for j, h in enumerate(held) if h and not self.needed(g, j, to)]
-        take = [j for j, h in enumerate(held) if not h and self.needed(g, j, to)]
+        drop = [j for j, h in enumerate(held) if h and not self.needed(g, j, at)]
+        take = [j for j, h in enumerate(held) if not h and self.needed(g, j, at)]
         last = seq.length // self.bs
-        copy = seq.length % self.bs != 0 and self.needed(g, last, to) and held[last] and self.refs[t[last]] > 1
+        copy = seq.length % self.bs != 0 and self.needed(g, last, at) and held[last] and self.refs[t[last]] > 1
         return drop, take, int(copy)
 
     def grow(self, seq, g, n, take, copy):
@@ -202,11 +235,16 @@ class HybridCache(HybridAdapter):
         if not isinstance(layer, int) or not 0 <= layer < len(self.plan):
             raise IndexRefusal(f"no layer {layer!r}")
         _, _, g, place = self.plan[layer]
-        n = self.encoder if g == "cross" else seq.length
-        span = self.window - self.keep
-        read = [p for p in range(n) if not (self.windowed(g) and self.window and self.keep <= p < n - span)]
-        blocks = np.asarray([seq.tables[g][p // self.bs] for p in read], dtype=np.int64)
-        offsets = np.asarray(read, dtype=np.int64) % self.bs
+        return self.rows_at(seq, g, place, self.reads(g, seq.length))
+
+    def reads(self, g, n):
+        """The positions a layer of group g reads in a sequence of n rows (the cross group: the encoder's)."""
+        n, span = self.encoder if g == "cross" else n, self.window - self.keep
+        return [p for p in range(n) if not (self.windowed(g) and self.window and self.keep <= p < n - span)]
+
+    def rows_at(self, seq, g, place, positions):
+        blocks = np.asarray([seq.tables[g][p // self.bs] for p in positions], dtype=np.int64)
+        offsets = np.asarray(positions, dtype=np.int64) % self.bs
         return self.k_pool[blocks, offsets, place].reshape(-1, self.d_k), \
             self.v_pool[blocks, offsets, place].reshape(-1, self.d_v)
 

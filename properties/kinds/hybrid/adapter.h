@@ -57,6 +57,14 @@ concept hybrid_prefixing =
   c.append(s, a, a, t);
 };
 
+/// The optional prefill capability: c.prefill(seq, k, v, q) appends as append does, q (layers, n, d_k) holding each
+/// layer's query of each step, and gives every layer's causal attentions (docs/kinds/hybrid.md); with the prefix
+/// capability c.prefill(seq, k, v, q, tokens).
+template <class C>
+concept hybrid_prefilling = requires(C& c, hybrid_id_t<C> s, array_view a) {
+  requires decode_result_like<unwrapped_t<decltype(c.prefill(s, a, a, a))>>;
+};
+
 /// The layers of a hybrid config, as its caches are constructed with.
 inline hybrid_layers hybrid_layers_of(const cache_config& c) {
   return {c.layers, c.window, c.keep, c.global_every, c.shared, c.cross};
@@ -90,6 +98,17 @@ class hybrid_subject final : public subject {
           else
             return cache_.append(handles_.id_of(o.seq), c.k, c.v);
         });
+      case op_kind::prefill:
+        if constexpr (hybrid_prefilling<C>) {
+          return decode_outcome([&] {
+            if constexpr (prefixes)
+              return cache_.prefill(handles_.id_of(o.seq), c.k, c.v, c.q, tokens);
+            else
+              return cache_.prefill(handles_.id_of(o.seq), c.k, c.v, c.q);
+          });
+        } else {
+          return unsupported();
+        }
       case op_kind::decode:
         if constexpr (hybrid_decoding<C>) {
           if (o.layer < 0) return refused(refuse_index);  // a layer the cache's size_t cannot carry
@@ -148,6 +167,7 @@ implementation make_implementation(implementation_info info) {
   capability_set caps;
   if (hybrid_decoding<C>) caps.add(capability::decode);
   if (hybrid_prefixing<C>) caps.add(capability::prefix);
+  if (hybrid_prefilling<C>) caps.add(capability::prefill);
   return adapted_implementation<C, hybrid_subject<C>>(std::move(info), cache_kind::hybrid, caps);
 }
 

@@ -4,6 +4,7 @@
 #include "impls/hybrid/mutants/frees_early.h"
 #include "impls/hybrid/mutants/global_windowed.h"
 #include "impls/hybrid/mutants/hit_full_group_only.h"
+#include "impls/hybrid/mutants/prefill_late_window.h"
 #include "impls/hybrid/mutants/shared_writes.h"
 #include "impls/hybrid/mutants/stale_format.h"
 #include "impls/hybrid/mutants/stale_layout.h"
@@ -38,6 +39,8 @@ std::vector<implementation> hybrid_builtins() {
                                     "the cross layer inherits the decoder's window (transformers #46111)"),
       mutant<hybrid_hit_full_group_only>("hybrid-prefix-hit-full-group-only", "hybrid_prefix_hits",
                                          "a prefix hit the sliding group's window blocks cannot back (vLLM #50457)"),
+      mutant<hybrid_prefill_late_window>("hybrid-prefill-late-window", "hybrid_prefill_windows",
+                                         "a prefill's early queries read the window its last step leaves"),
       mutant<hybrid_frees_early>("hybrid-window-frees-early", "hybrid_window_frees_blocks",
                                  "a sliding block freed one row early"),
       variant<hybrid_highest_first>("hybrid-highest-first", "hands out the highest free block first"),

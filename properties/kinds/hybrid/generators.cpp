@@ -100,6 +100,20 @@ void add_appends(choices& c, const hybrid_mix& mix, const rc::Gen<std::size_t>& 
           picks, uniform_in(0, 4), seed));
 }
 
+/// A prefill of about `want` steps (as many as fit, at least one) onto the live sequence `pick` names: the
+/// append's rows, and the class's query for every layer and step.
+hybrid_command prefill_command(std::size_t pick, std::size_t want, source src, std::uint64_t seed) {
+  return on_live("prefill", pick, [=](const hybrid_model& m, std::int64_t h) -> std::optional<op> {
+    const std::size_t n = std::max<std::size_t>(m.room(h, want, true), 1);
+    op o = hybrid_append_op(*src, m.config(), h, static_cast<std::int64_t>(m.size(h)), n, seed);
+    o.kind = op_kind::prefill;
+    std::vector<double> q;
+    for (std::size_t r = 0; r < m.layers() * n; ++r) q.insert(q.end(), src->query().begin(), src->query().end());
+    o.q = tensor{{m.layers(), n, src->d_k()}, std::move(q)};
+    return o;
+  });
+}
+
 /// Decodes of any layer (a bad one: a layer past the last, or q of rank 2 or the wrong width), forks, releases.
 void add_sequence_ops(choices& c, const hybrid_mix& mix, const hybrid_model& m, const rc::Gen<std::size_t>& picks,
                       source src, bool can_decode) {
@@ -251,6 +265,13 @@ rc::Gen<hybrid_command> op_gen(const hybrid_mix& mix, const hybrid_model& m, con
                        rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
   if (live == 0) return weighted(std::move(c));
   add_appends(c, mix, picks, src);
+  if (ctx.caps.has(capability::prefill)) {
+    const std::size_t longest = 2 * m.config().window + m.config().block_size + 1;
+    add(c, mix.prefill,
+        rc::gen::apply(
+            [src](std::size_t p, std::size_t want, std::uint64_t s) { return prefill_command(p, want, src, s); }, picks,
+            uniform_in<std::size_t>(1, longest + 1), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+  }
   add_sequence_ops(c, mix, m, picks, src, ctx.can_decode);
   return weighted(std::move(c));
 }

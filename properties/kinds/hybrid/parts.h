@@ -43,6 +43,9 @@ struct hybrid_mix {
   /// its tokens cut a block or two behind the window's end, so the full group's hit is longer than the sliding
   /// group's.
   int behind_window = 0;
+  /// Behind the capability prefill: 1 to two windows and a block of steps (fewer when the pool is short), with
+  /// each layer's query of each step.
+  int prefill = 0;
   unsigned needs = 0;  ///< hybrid_layout_need bits
 };
 

@@ -32,6 +32,10 @@ constexpr const char* cross =
 constexpr const char* prefix =
     "with prefix caching, a create holds the blocks live sequences hold for the longest whole-block prefix of its "
     "tokens that the full group has and whose window blocks the sliding group has, and reads their rows";
+constexpr const char* prefill =
+    "each layer's prefill query reads the rows its type allows at its own row (a sliding layer its sinks and window "
+    "there, also where the chunk's last window has passed them) over the rows its cache holds, within the bound; "
+    "the sliding group frees the passed blocks only after";
 constexpr const char* cow =
     "an append copies a shared, partly filled last block of each group it writes into; tables share exactly what "
     "the model shares";
@@ -45,11 +49,22 @@ void add_hybrid_properties(std::vector<property>& ps) {
     return add_property(ps, hybrid, name, summary, hybrid_cases(mix));
   };
   own("hybrid_block_accounting", summaries::accounting,
-      {.append = 4, .fill = 2, .overfill = 2, .decode = 0, .create = 2, .fork = 3, .release = 3, .stale = 1})
+      {.append = 4,
+       .fill = 2,
+       .overfill = 2,
+       .decode = 0,
+       .create = 2,
+       .fork = 3,
+       .release = 3,
+       .stale = 1,
+       .prefill = 2})
       .long_traces = true;
   own("hybrid_layer_isolation", summaries::isolation, {.append = 6, .decode = 4, .create = 1, .fork = 2});
   own("hybrid_window_frees_blocks", summaries::window,
-      {.append = 5, .fill = 2, .overfill = 1, .decode = 3, .fork = 1, .needs = need_mixed});
+      {.append = 5, .fill = 2, .overfill = 1, .decode = 3, .fork = 1, .prefill = 2, .needs = need_mixed});
+  own("hybrid_prefill_windows", summaries::prefill,
+      {.append = 2, .decode = 2, .create = 1, .fork = 1, .prefill = 8, .needs = need_mixed})
+      .needs = {capability::prefill};
   own("hybrid_freed_blocks_reused", summaries::reuse,
       {.append = 2,
        .fill = 1,
@@ -80,6 +95,7 @@ void add_hybrid_properties(std::vector<property>& ps) {
 namespace {
 /// The hybrid kind's boundary events (docs/design.md §4.6), in the order of `event_index`.
 bool prefixes(const implementation& i) { return i.capabilities.has(capability::prefix); }
+bool prefills(const implementation& i) { return i.capabilities.has(capability::prefill); }
 enum event_index : std::size_t {
   reused_event,
   straddle_event,
@@ -90,7 +106,8 @@ enum event_index : std::size_t {
   cow_event,
   full_event,
   hit_event,
-  limited_event
+  limited_event,
+  read_dropped_event
 };
 constexpr event events[] = {
     {"sliding block reused by the full group",
@@ -109,6 +126,8 @@ constexpr event events[] = {
     {"prefix hit", "an accepted create holds blocks of a live sequence's prefix", true, prefixes},
     {"prefix hit limited by one group",
      "an accepted create's hit is shorter than the full or the sliding group alone would give", true, prefixes},
+    {"prefill read rows its window then passed",
+     "an accepted prefill whose first query read a sliding row outside the window after its last", true, prefills},
 };
 
 struct probe final : event_probe {
@@ -121,7 +140,8 @@ struct probe final : event_probe {
   void after(const model& m, const op& o, const expectation& e, event_set& hit) override {
     const auto& h = model_as<hybrid_model>(m);
     const auto& facts = h.last();
-    if (o.kind == op_kind::append) {
+    if (facts.read_then_dropped) hit.set(read_dropped_event);
+    if (o.kind == op_kind::append || o.kind == op_kind::prefill) {
       if (!e.accepted && e.reasons == refuse_capacity) hit.set(full_event);
       if (facts.one_group_short) hit.set(one_group_event);
       if (facts.full_took_sliding) hit.set(reused_event);

@@ -14,6 +14,9 @@ constexpr op_spec ops[] = {
      "k (writing layers, n, d_k) and v (writing layers, n, d_v) onto every writing layer of seq, a token per step; "
      "refused (changing nothing) when the pool lacks blocks after the window frees its own"},
     {op_kind::decode, field_q | field_seq | field_layer, "q 1-D of width d_k over the rows layer reads of seq"},
+    {op_kind::prefill, field_k | field_v | field_q | field_seq | field_tokens,
+     "an append onto seq whose q (layers, n, d_k) holds each layer's query of each step: step i's attends the rows "
+     "its layer reads at row before + i; the window frees its blocks after the queries read them"},
 };
 constexpr auto sizes = sized_config("num_blocks: blocks in the pool, for every group");
 constexpr config_field optional(const char* name, std::size_t cache_config::*field, const char* summary) {

@@ -1,0 +1,53 @@
+// The rules of the reference hybrid cache that mutants and variants replace, and where its storage comes from.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include <kvconform/hybrid.h>
+#include "impls/common/row_storage.h"
+
+namespace kvconform {
+
+/// The rules of a hybrid cache. Mutants replace one of them (impls/hybrid/mutants/*.h).
+struct hybrid_rules {
+  /// The element formats keys and values are stored in (docs/numerics.md §6.1), rounded on arrival; a hybrid block
+  /// holds final rows of several layers, so no integer groups. The sliding group's may differ (hybrid_grouped).
+  using storage = storage_policy<>;
+  /// Whether a group drops rows outside the window: the sliding group only (docs/kinds/hybrid.md).
+  static bool windowed(hybrid_group g) { return g == hybrid_group::sliding; }
+  /// Whether block j (rows [j bs, (j + 1) bs)) holds a row a window of `window` rows with `keep` sinks reads at
+  /// length n: a sink, or one of the last window - keep rows.
+  static bool in_window(std::size_t j, std::size_t bs, std::size_t n, std::size_t window, std::size_t keep) {
+    return j * bs < keep || (j + 1) * bs + (window - keep) > n;
+  }
+  /// Whether a block's row layout follows the group that takes it each time (a block moves between groups).
+  static constexpr bool relayout_on_take = true;
+  /// Whether a block's rows round to the formats of the group that takes it each time, not of its first taker.
+  static constexpr bool reformat_on_take = true;
+  /// Whether an append also writes the rows of shared layers (into their producers' slots).
+  static constexpr bool shared_writes = false;
+  /// Whether a prefill's query at row p reads the sliding window at p (not at the chunk's end).
+  static constexpr bool window_per_query = true;
+  /// Whether a prefix hit is the full group's alone, whatever blocks the sliding group's window lacks.
+  static constexpr bool hit_full_group_only = false;
+  /// Takes `need` blocks off the free list in pop order (a fresh pool hands out ascending blocks).
+  static std::vector<std::size_t> take(std::vector<std::size_t>& free, std::size_t need) {
+    std::vector<std::size_t> taken(free.rbegin(), free.rbegin() + static_cast<std::ptrdiff_t>(need));
+    free.resize(free.size() - need);
+    return taken;
+  }
+};
+
+/// The storage of a hybrid cache's sliding group: its rules' `sliding_storage`, else that of every group.
+template <class Rules>
+struct sliding_storage_of {
+  using type = typename Rules::storage;
+};
+template <class Rules>
+requires requires { typename Rules::sliding_storage; }
+struct sliding_storage_of<Rules> {
+  using type = typename Rules::sliding_storage;
+};
+
+}  // namespace kvconform
