@@ -98,7 +98,48 @@ class hybrid_cache {
     return {};
   }
 
-  status append(sequence_id id, kvconform::array_view k, kvconform::array_view v) {
+  status append(sequence_id id, kvconform::array_view k, kvconform::array_view v) { return extend(id, k, v, false); }
+
+  /// The append, with q (layers, n, d_k): the query of layer l and step i reads what l reads at row len + i, so a
+  /// sliding layer keeps the rows its early queries read until they have, then gives back what the window passed.
+  result<decoded> prefill(sequence_id id, kvconform::array_view k, kvconform::array_view v, kvconform::array_view q) {
+    const auto it = seqs_.find(id);
+    if (it == seqs_.end()) return code::no_such;
+    const std::size_t n = k.rank == 3 ? k.dims[1] : 0, len = it->second.len, span = shape_.window - shape_.keep;
+    if (q.rank != 3 || q.dims[0] != layers_.size() || q.dims[1] != n || q.dims[2] != dk_) return code::bad_shape;
+    if (const status done = extend(id, k, v, true); !done.ok()) return done.why();
+    const sequence& s = it->second;
+    decoded out;
+    for (std::size_t l = 0; l < layers_.size(); ++l) {
+      const layer& x = layers_[l];
+      const bool slides = x.group == 1, cross = x.group == 2;
+      std::vector<std::size_t> at;  // what l read before, then the new rows
+      for (std::size_t p = 0; p < (cross ? shape_.cross : len); ++p)
+        if (!slides || p < shape_.keep || p + span >= len) at.push_back(p);
+      for (std::size_t p = len; !cross && p < len + n; ++p) at.push_back(p);
+      auto row = [&](std::size_t j, bool keys) {
+        const block& b = blocks_[s.table[x.group][at[j] / bs_]];
+        return (keys ? b.k : b.v).at(at[j] % bs_ * width_ + x.place).data();
+      };
+      for (std::size_t i = 0; i < n; ++i) {
+        const decoded d = attend(
+            at.size(), dk_, dv_, q.data + (l * n + i) * dk_, [&](std::size_t j) { return row(j, true); },
+            [&](std::size_t j) { return row(j, false); },
+            [&](std::size_t j) {
+              return cross || (at[j] <= len + i && (!slides || at[j] < shape_.keep || at[j] + span > len + i));
+            });
+        out.output.insert(out.output.end(), d.output.begin(), d.output.end());
+        out.weights.insert(out.weights.end(), d.weights.begin(), d.weights.end());
+      }
+    }
+    sequence& mine = it->second;
+    for (std::size_t j = 0; j < mine.table[1].size(); ++j)  // what the window passed, now that the queries read it
+      if (mine.table[1][j] != kNone && !wants(1, j, mine.len)) drop(mine.table[1][j]), mine.table[1][j] = kNone;
+    return out;
+  }
+
+ private:
+  status extend(sequence_id id, kvconform::array_view k, kvconform::array_view v, bool prefill) {
     const auto it = seqs_.find(id);
     if (it == seqs_.end()) return status(code::no_such);
     const std::size_t w = shape_.layers - shape_.shared;
@@ -106,7 +147,7 @@ class hybrid_cache {
         v.dims[2] != dv_)
       return status(code::bad_shape);
     sequence& s = it->second;
-    const std::size_t n = k.dims[1], to = s.len + n, count = (to + bs_ - 1) / bs_;
+    const std::size_t n = k.dims[1], to = s.len + n, count = (to + bs_ - 1) / bs_, at = prefill ? s.len + 1 : to;
     if (n == 0) return {};
     // What each group gives back, copies and lacks at the new length, before anything moves.
     std::size_t need = 0, gives = 0;
@@ -116,12 +157,12 @@ class hybrid_cache {
       if (!has_writers(g)) continue;
       const auto& t = s.table[g];
       for (std::size_t j = 0; j < count; ++j) {
-        const bool held = j < t.size() && t[j] != kNone, wanted = wants(g, j, to);
+        const bool held = j < t.size() && t[j] != kNone, wanted = wants(g, j, at);
         if (held && !wanted) drops[g].push_back(j), gives += blocks_[t[j]].refs == 1;
         if (!held && wanted) takes[g].push_back(j), ++need;
       }
       const std::size_t last = s.len / bs_;
-      copy[g] = s.len % bs_ && wants(g, last, to) && t[last] != kNone && blocks_[t[last]].refs > 1;
+      copy[g] = s.len % bs_ && wants(g, last, at) && t[last] != kNone && blocks_[t[last]].refs > 1;
       need += copy[g];
     }
     if (need > free_.size() + gives) return status(code::full);
@@ -150,6 +191,7 @@ class hybrid_cache {
     return {};
   }
 
+ public:
   result<decoded> decode_step(sequence_id id, std::size_t l, kvconform::array_view q) const {
     if (!seqs_.count(id) || l >= layers_.size()) return code::no_such;
     if (q.rank != 1 || q.dims[0] != dk_) return code::bad_shape;

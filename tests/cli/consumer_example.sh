@@ -15,7 +15,8 @@ run 0 cmake --build consumer -j2
 for entry in flat:acme-tiny:exact_fill ring:acme-window:ring_window_last_steps paged:acme-blocks:paged_copy_on_write \
              beam:acme-beam:beam_reorder_gathers growing:acme-growing:growing_memory_follows_rule \
              prefix:acme-prefix:prefix_hits_longest_prefix,prefix_eviction_lru \
-             hybrid:acme-hybrid:hybrid_window_frees_blocks,hybrid_freed_blocks_reused,hybrid_shared_layers_read_producer; do
+             hybrid:acme-hybrid:hybrid_window_frees_blocks,hybrid_freed_blocks_reused,hybrid_shared_layers_read_producer \
+             hybrid:acme-hybrid:hybrid_prefill_windows; do
   IFS=: read -r kind name properties <<<"$entry"
   run 0 "consumer/acme_${kind}_gate" gate
   contains out.txt " 0 failed"
