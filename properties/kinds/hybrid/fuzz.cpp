@@ -9,7 +9,8 @@ namespace kvconform::kinds {
 
 namespace {
 /// Flavour 1 a create, 2 a fork or a release, 3 a decode of any layer, 4 an append sized to a block edge or the
-/// room, 5 a malformed append; each but a create names a live sequence, or one time in eight a stale handle.
+/// room, or the same steps as a prefill with every layer's queries, 5 a malformed append; each but a create names a
+/// live sequence, or one time in eight a stale handle.
 class hybrid_fuzz final : public model_fuzz_ops<hybrid_model> {
  public:
   using model_fuzz_ops::model_fuzz_ops;
@@ -33,11 +34,17 @@ class hybrid_fuzz final : public model_fuzz_ops<hybrid_model> {
       return o;
     }
     const bool alive = std::find(live.begin(), live.end(), h) != live.end();
+    const bool prefill = which == 4 && io_.range(0, 1, 0);
     const std::size_t bs = c_.block_size, len = alive ? model_.size(h) : 0;
-    const std::size_t room = alive ? model_.room(h, (c_.capacity + 1) * bs) : 1;
+    const std::size_t room = alive ? model_.room(h, (c_.capacity + 1) * bs, prefill) : 1;
     const std::size_t n = pick({1, bs - len % bs, bs - len % bs + 1, bs, room, room + 1, 0});
     o = hybrid_append_op(*src_, c_, h, static_cast<std::int64_t>(len), n, seed());
     if (which == 5) o.k.shape[0] += 1;  // one writing layer too many, its rows missing: refused for its shape
+    if (prefill) {
+      o.kind = op_kind::prefill, o.q.shape = {model_.layers(), n, c_.d_k};
+      for (std::size_t r = 0; r < model_.layers() * n; ++r)
+        o.q.data.insert(o.q.data.end(), src_->query().begin(), src_->query().end());
+    }
     return o;
   }
 };
