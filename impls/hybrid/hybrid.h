@@ -55,7 +55,6 @@ class basic_hybrid {
         owner_(num_blocks, hybrid_group::full),
         layout_(num_blocks, 0),
         format_(num_blocks, hybrid_group::full),
-        taken_(num_blocks, false),
         ks_{side(storage::keys, 0, d_k, 1), side(sliding_storage::keys, 0, d_k, 1)},
         vs_{side(storage::values, 0, d_v, 1), side(sliding_storage::values, 0, d_v, 1)},
         prefix_(prefix_caching) {
@@ -297,9 +296,9 @@ class basic_hybrid {
   }
   std::size_t hold(std::size_t b, hybrid_group g) {
     refs_[b] = 1, owner_[b] = g;
-    if (Rules::relayout_on_take || layout_[b] == 0) layout_[b] = std::max<std::size_t>(width_[group(g)], 1);
-    if (Rules::reformat_on_take || !taken_[b]) format_[b] = g;
-    taken_[b] = true;
+    const bool first = layout_[b] == 0;  // never taken before
+    if (Rules::relayout_on_take || first) layout_[b] = std::max<std::size_t>(width_[group(g)], 1);
+    if (Rules::reformat_on_take || first) format_[b] = g;
     return b;
   }
   void unref(std::size_t b) {
@@ -387,7 +386,6 @@ class basic_hybrid {
   std::vector<hybrid_group> owner_;   // per block: the group that took it last
   std::vector<std::size_t> layout_;   // per block: the writing layers per position it is laid out for
   std::vector<hybrid_group> format_;  // per block: the group whose formats its rows round to
-  std::vector<bool> taken_;           // per block: taken at least once
   std::vector<std::size_t> free_;
   std::map<seq_id, sequence> seqs_;
   seq_id next_ = 0;
