@@ -3,21 +3,8 @@
 #include <algorithm>
 
 #include "oracle/models/hybrid_model.h"
-#include "oracle/numeric/shared_doubles.h"
 
 namespace kvconform {
-
-namespace {
-/// Rows [0, n) of one side, stored or as given, as one block the queries' problems share.
-shared_doubles side_rows(const stored_rows& r, bool given) {
-  std::vector<double> out;
-  for (std::size_t i = 0; i < r.size(); ++i) {
-    const auto row = given ? r.given(i) : r.stored(i);
-    out.insert(out.end(), row.begin(), row.end());
-  }
-  return shared_doubles(std::move(out));
-}
-}  // namespace
 
 expectation hybrid_model::prefill(const op& o) {
   const std::size_t layers_n = layers(), n = o.k.shape.size() == 3 ? o.k.shape[1] : 0;
@@ -48,23 +35,11 @@ expectation hybrid_model::prefill(const op& o) {
       };
       rows.push(row(o.k, config_.d_k), row(o.v, config_.d_v)), at.push_back(len + i);
     }
-    const shared_doubles k = side_rows(rows.keys, false), v = side_rows(rows.values, false);
-    for (std::size_t i = 0; i < n; ++i) {
-      attention_problem a;
-      a.n = at.size(), a.d_k = config_.d_k, a.d_v = config_.d_v, a.keys = k, a.values = v;
-      for (std::size_t j = 0; j < config_.d_k; ++j)
-        a.q.push_back(round_to(profile_.storage, o.q.data[(l * n + i) * config_.d_k + j]));
-      const std::size_t row = len + i;
-      for (std::size_t p : at)
-        a.live.push_back(is_cross || (p <= row && (!windowed || p < keep || p + span > row)) ? 1 : 0);
-      if (profile_.rounds_storage()) {
-        attention_problem g = a;
-        g.keys = side_rows(rows.keys, true), g.values = side_rows(rows.values, true);
-        e.originals.push_back(std::move(g));
-      }
-      e.problems.push_back(std::move(a));
-      e.streams.push_back(static_cast<std::size_t>(stream_index(o.seq, l)));
-    }
+    add_queries(e, rows, static_cast<std::size_t>(stream_index(o.seq, l)), o.q.data.data() + l * n * config_.d_k, n,
+                config_.d_k, profile_, [&](std::size_t i, std::size_t j) {
+                  const std::size_t p = at[j], row = len + i;
+                  return is_cross || (p <= row && (!windowed || p < keep || p + span > row));
+                });
   }
   return e;
 }

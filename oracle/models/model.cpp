@@ -44,7 +44,13 @@ void add_decode(expectation& e, const stored_stream& s, std::size_t index, std::
 
 void add_prefill(expectation& e, const stored_stream& s, std::size_t index, const tensor& q, std::size_t before,
                  const numeric_profile& p) {
-  const std::size_t n = s.size(), d_k = q.shape[1];
+  add_queries(e, s, index, q.data.data(), q.shape[0], q.shape[1], p,
+              [before](std::size_t i, std::size_t j) { return j <= before + i; });
+}
+
+void add_queries(expectation& e, const stored_stream& s, std::size_t index, const double* q, std::size_t m,
+                 std::size_t d_k, const numeric_profile& p, const std::function<bool(std::size_t, std::size_t)>& sees) {
+  const std::size_t n = s.size();
   auto rows = [&](bool given, bool keys) {
     std::vector<double> out;
     for (std::size_t i = 0; i < n; ++i) {
@@ -56,14 +62,13 @@ void add_prefill(expectation& e, const stored_stream& s, std::size_t index, cons
   };
   const shared_doubles k = rows(false, true), v = rows(false, false);
   const shared_doubles gk = p.rounds_storage() ? rows(true, true) : k, gv = p.rounds_storage() ? rows(true, false) : v;
-  for (std::size_t i = 0; i < q.shape[0]; ++i) {
+  for (std::size_t i = 0; i < m; ++i) {
     attention_problem a;
     a.n = n, a.d_k = d_k, a.d_v = s.values.stored(0).size(), a.keys = k, a.values = v;
-    for (std::size_t j = 0; j < d_k; ++j) a.q.push_back(round_to(p.storage, q.data[i * d_k + j]));
-    if (before + i + 1 < n) {  // empty: every row attends, as a plain decode
-      a.live.assign(n, 0);
-      std::fill(a.live.begin(), a.live.begin() + static_cast<std::ptrdiff_t>(before + i + 1), 1);
-    }
+    for (std::size_t j = 0; j < d_k; ++j) a.q.push_back(round_to(p.storage, q[i * d_k + j]));
+    for (std::size_t j = 0; j < n; ++j) a.live.push_back(sees(i, j) ? 1 : 0);
+    if (std::all_of(a.live.begin(), a.live.end(), [](unsigned char x) { return x != 0; }))
+      a.live.clear();  // every row attends, as a plain decode
     if (p.rounds_storage()) {
       attention_problem g = a;
       g.keys = gk, g.values = gv;

@@ -1,6 +1,7 @@
 // The executable specification: a model per cache kind decides every expected outcome.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,5 +52,9 @@ void add_decode(expectation& e, const stored_stream& s, std::size_t index, std::
 /// snapshot stream `index`: query i sits at row before + i and sees the rows up to its own (docs/numerics.md §3.7).
 void add_prefill(expectation& e, const stored_stream& s, std::size_t index, const tensor& q, std::size_t before,
                  const numeric_profile& p);
+/// Adds a problem per query row i of `q` (m rows of d_k, as given) over every row of `s`, row j taking part when
+/// sees(i, j) (no mask where every row does); add_prefill is the causal rule.
+void add_queries(expectation& e, const stored_stream& s, std::size_t index, const double* q, std::size_t m,
+                 std::size_t d_k, const numeric_profile& p, const std::function<bool(std::size_t, std::size_t)>& sees);
 
 }  // namespace kvconform
