@@ -48,6 +48,10 @@ struct paged_rules {
   /// Whether a rollback frees the slots past the new end of the block it keeps partly filled (poisons them), given
   /// the tables holding it: only when this table alone does, as another one still reads them.
   static bool clears_tail(std::size_t refs) { return poison_free_slots && refs == 1; }
+  /// Whether a row's values are part of its key row (a latent cache, docs/kinds/latent.md) rather than stored apart,
+  /// and where among the key values they begin.
+  static constexpr bool shared_values = false;
+  static std::size_t value_offset(std::size_t /*d_k*/, std::size_t /*d_v*/) { return 0; }
 };
 
 /// What a paged prefill gives: the causal attentions of its queries, and the sequences it preempted to fit.
@@ -66,6 +70,8 @@ class basic_paged {
   using side = side_storage<typename storage::rules>;
   static constexpr bool formats = storage::keys.rounds() || storage::values.rounds();
   static constexpr bool groups = storage::keys.groups || storage::values.groups;
+  static constexpr bool shared = Rules::shared_values;
+  static_assert(!(shared && groups), "values read from key rows in integer groups would need the key rows' groups");
   static_assert(storage::keys.chunk() == 1 && storage::values.chunk() == 1,
                 "a paged cache stores final rows in its blocks: no residual, no per-channel groups");
 
@@ -79,11 +85,13 @@ class basic_paged {
       : block_size_(block_size),
         preempt_(preempt),
         k_(static_cast<Eigen::Index>(num_blocks * block_size), static_cast<Eigen::Index>(d_k)),
-        v_(static_cast<Eigen::Index>(num_blocks * block_size), static_cast<Eigen::Index>(d_v)),
+        v_(static_cast<Eigen::Index>(num_blocks * block_size), static_cast<Eigen::Index>(shared ? 0 : d_v)),
+        d_v_(d_v),
         refs_(num_blocks, 0),
         ks_(storage::keys, formats ? num_blocks * block_size : 0, d_k, 1),
-        vs_(storage::values, formats ? num_blocks * block_size : 0, d_v, 1) {
+        vs_(storage::values, formats && !shared ? num_blocks * block_size : 0, d_v, 1) {
     if (block_size == 0 || d_k == 0 || d_v == 0) throw shape_error("paged: block_size, d_k and d_v must be positive");
+    if (shared && d_v > d_k) throw shape_error("paged: values read from key rows cannot be wider than them");
     for (std::size_t b = num_blocks; b > 0; --b) free_.push_back(b - 1);  // the free list pops block 0 first
     if constexpr (poison_free_slots) k_.setConstant(nan()), v_.setConstant(nan());
   }
@@ -112,38 +120,9 @@ class basic_paged {
   /// copied). With preemption the most recently created other sequences are released, newest
   /// first, until the append fits, and their ids returned; if it cannot fit even with every other
   /// sequence gone, it is refused with nothing released.
-  std::vector<seq_id> append(seq_id s, array_view k, array_view v) {
-    sequence& q = find(s);
-    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
-    if (steps == 0) return {};
-    const std::vector<seq_id> victims = preempt_ ? victims_for(s, steps) : std::vector<seq_id>{};
-    for (seq_id x : victims) drop(seqs_.find(x));
-    const std::vector<std::size_t> fresh = Rules::take(free_, blocks_needed(q, steps, refs_));
-    auto next = fresh.begin();
-    if (must_copy(q, refs_)) {
-      const std::size_t from = q.blocks.back();
-      q.blocks.back() = *next++;
-      k_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = k_.middleRows(first_row(from), filled_rows(q));
-      v_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = v_.middleRows(first_row(from), filled_rows(q));
-      for (Eigen::Index r = 0; formats && r < filled_rows(q); ++r) {
-        const auto src = static_cast<std::size_t>(first_row(from) + r);
-        const auto dst = static_cast<std::size_t>(first_row(q.blocks.back()) + r);
-        ks_.copy_slot(src, dst), vs_.copy_slot(src, dst);
-      }
-      --refs_[from], refs_[q.blocks.back()] = 1;
-    }
-    for (std::size_t i = 0; i < steps; ++i, ++q.len) {
-      if (q.len % block_size_ == 0) q.blocks.push_back(*next), refs_[*next++] = 1;
-      if constexpr (formats) {
-        store(ks_, q.keys, k_, q, k.data + i * d_k());
-        store(vs_, q.values, v_, q, v.data + i * d_v());
-      } else {
-        k_.row(slot(q, q.len)) = Eigen::Map<const Eigen::RowVectorXd>(k.data + i * d_k(), k_.cols());
-        v_.row(slot(q, q.len)) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), v_.cols());
-      }
-    }
-    return victims;
-  }
+  std::vector<seq_id> append(seq_id s, array_view k, array_view v) requires(!shared) { return write(s, k, v); }
+  /// The append of a cache whose values are part of its key rows: k alone.
+  std::vector<seq_id> append(seq_id s, array_view k) requires shared { return write(s, k, k); }
 
   /// Appends the m steps of k and v to s as append does (preempting alike), then attends with query row i of q
   /// (2-D (m, d_k)) over the rows before it and the chunk's first i + 1: output (m, d_v), weights (m, size before
@@ -168,7 +147,8 @@ class basic_paged {
     sequence& q = find(s);
     if (n > q.len) throw index_error("rollback: fewer steps held");
     q.len -= n;
-    if constexpr (formats) ks_.truncate(q.keys, q.len), vs_.truncate(q.values, q.len);
+    if constexpr (formats) ks_.truncate(q.keys, q.len);
+    if constexpr (formats && !shared) vs_.truncate(q.values, q.len);
     while (q.blocks.size() * block_size_ >= q.len + block_size_) unref(q.blocks.back()), q.blocks.pop_back();
     if (const Eigen::Index kept = filled_rows(q); kept > 0 && Rules::clears_tail(refs_[q.blocks.back()])) {
       const auto tail = static_cast<Eigen::Index>(block_size_) - kept;
@@ -192,14 +172,17 @@ class basic_paged {
 
   std::size_t size(seq_id s) const { return find(s).len; }
   std::size_t d_k() const { return static_cast<std::size_t>(k_.cols()); }
-  std::size_t d_v() const { return static_cast<std::size_t>(v_.cols()); }
+  std::size_t d_v() const { return d_v_; }
   std::size_t block_size() const { return block_size_; }
   std::size_t num_blocks() const { return refs_.size(); }
 
   /// Contiguous copies of s's rows in order, (size, d_k) and (size, d_v): its blocks are
   /// scattered over the pool. Decode does not copy.
   row_matrix keys(seq_id s) const { return gather(k_, find(s)); }
-  row_matrix values(seq_id s) const { return gather(v_, find(s)); }
+  row_matrix values(seq_id s) const {
+    if constexpr (shared) return gather(k_, find(s)).middleCols(value_offset(), static_cast<Eigen::Index>(d_v_));
+    return gather(v_, find(s));
+  }
 
   /// Introspection for the block-accounting properties: the pool's free blocks, s's block
   /// table (block numbers in [0, num_blocks)), a block's reference count, the bytes of the
@@ -209,8 +192,8 @@ class basic_paged {
   const std::vector<std::size_t>& block_table(seq_id s) const { return find(s).blocks; }
   std::size_t ref_count(std::size_t block) const { return refs_.at(block); }
   std::size_t block_bytes() const {
-    if constexpr (formats) return ks_.bytes(block_size_) + vs_.bytes(block_size_);
-    return block_size_ * (d_k() + d_v()) * sizeof(double);
+    if constexpr (formats) return ks_.bytes(block_size_) + (shared ? 0 : vs_.bytes(block_size_));
+    return block_size_ * (d_k() + (shared ? 0 : d_v())) * sizeof(double);
   }
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
   void set_scales(double k_scale, double v_scale) requires(storage::keys.scaled || storage::values.scaled) {
@@ -225,6 +208,52 @@ class basic_paged {
   view block_keys(std::size_t block) const {
     return {k_.data() + first_row(block) * k_.cols(), static_cast<Eigen::Index>(block_size_), k_.cols()};
   }
+
+ protected:
+  /// append's body; v is k itself when the values are part of the key rows.
+  std::vector<seq_id> write(seq_id s, array_view k, array_view v) {
+    sequence& q = find(s);
+    const std::size_t steps = checked_append_steps(k, v, d_k(), shared ? d_k() : d_v());
+    if (steps == 0) return {};
+    const std::vector<seq_id> victims = preempt_ ? victims_for(s, steps) : std::vector<seq_id>{};
+    for (seq_id x : victims) drop(seqs_.find(x));
+    const std::vector<std::size_t> fresh = Rules::take(free_, blocks_needed(q, steps, refs_));
+    auto next = fresh.begin();
+    if (must_copy(q, refs_)) {
+      const std::size_t from = q.blocks.back();
+      q.blocks.back() = *next++;
+      k_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = k_.middleRows(first_row(from), filled_rows(q));
+      v_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = v_.middleRows(first_row(from), filled_rows(q));
+      for (Eigen::Index r = 0; formats && r < filled_rows(q); ++r) {
+        const auto src = static_cast<std::size_t>(first_row(from) + r);
+        const auto dst = static_cast<std::size_t>(first_row(q.blocks.back()) + r);
+        ks_.copy_slot(src, dst);
+        if constexpr (!shared) vs_.copy_slot(src, dst);
+      }
+      --refs_[from], refs_[q.blocks.back()] = 1;
+    }
+    for (std::size_t i = 0; i < steps; ++i, ++q.len) {
+      if (q.len % block_size_ == 0) q.blocks.push_back(*next), refs_[*next++] = 1;
+      if constexpr (formats) {
+        store(ks_, q.keys, k_, q, k.data + i * d_k());
+        if constexpr (!shared) store(vs_, q.values, v_, q, v.data + i * d_v());
+      } else {
+        k_.row(slot(q, q.len)) = Eigen::Map<const Eigen::RowVectorXd>(k.data + i * d_k(), k_.cols());
+        if constexpr (!shared)
+          v_.row(slot(q, q.len)) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), v_.cols());
+      }
+    }
+    return victims;
+  }
+  /// The addresses of the first `count` slots of s's block table in order: its rows, and past them the unused slots of
+  /// its last block (at most table_slots(s)).
+  std::vector<const double*> key_rows(seq_id s, std::size_t count) const {
+    const sequence& sq = find(s);
+    std::vector<const double*> rows;
+    for (std::size_t i = 0; i < count; ++i) rows.push_back(k_.data() + slot(sq, i) * k_.cols());
+    return rows;
+  }
+  std::size_t table_slots(seq_id s) const { return find(s).blocks.size() * block_size_; }
 
  private:
   struct sequence {
@@ -245,6 +274,7 @@ class basic_paged {
         s, st, 0, q.len, [&](std::size_t i) { return static_cast<std::size_t>(slot(q, i)); }, zeros);
   }
   static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
+  Eigen::Index value_offset() const { return static_cast<Eigen::Index>(Rules::value_offset(d_k(), d_v_)); }
   /// The addresses of a sequence's rows in order, block by block: no division per row in the kernel's two passes.
   struct rows_in_order {
     std::vector<const double*> keys, values;
@@ -253,7 +283,8 @@ class basic_paged {
       for (std::size_t b = 0; keys.size() < sq.len; ++b)
         for (Eigen::Index r = c.first_row(sq.blocks[b]), end = r + static_cast<Eigen::Index>(c.block_size_);
              r < end && keys.size() < sq.len; ++r)
-          keys.push_back(c.k_.data() + r * c.k_.cols()), values.push_back(c.v_.data() + r * c.v_.cols());
+          keys.push_back(c.k_.data() + r * c.k_.cols()),
+              values.push_back(shared ? keys.back() + c.value_offset() : c.v_.data() + r * c.v_.cols());
     }
   };
 
@@ -316,7 +347,8 @@ class basic_paged {
 
   std::size_t block_size_;
   bool preempt_;
-  row_matrix k_, v_;                 // the pool: block b holds rows [b * block_size, (b + 1) * block_size)
+  row_matrix k_, v_;  // the pool: block b holds rows [b * block_size, (b + 1) * block_size); v_ empty when shared
+  std::size_t d_v_;
   std::vector<std::size_t> refs_;    // per block: the tables holding it
   std::vector<std::size_t> free_;    // blocks no table holds
   std::map<seq_id, sequence> seqs_;  // ordered by id, which is creation order

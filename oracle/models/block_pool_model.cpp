@@ -48,7 +48,7 @@ void block_pool_model::release(std::int64_t h) {
 
 expectation block_pool_model::append(const op& o) {
   expectation e;
-  const auto steps = append_steps(o, config_.d_k, config_.d_v);
+  const auto steps = steps_of(o);
   if (!is_live(o.seq)) e.accepted = false, e.reasons |= refuse_index;
   if (!steps || !well_formed(o, *steps)) e.accepted = false, e.reasons |= refuse_shape;
   if (!e.accepted || *steps == 0) return e;
@@ -69,7 +69,7 @@ expectation block_pool_model::append(const op& o) {
   }
   for (std::size_t i = 0; i < *steps; ++i) {
     if (s.rows.size() % bs == 0) s.blocks.push_back(*next++);
-    s.rows.push(stored_row(o.k, i, profile_.storage), stored_row(o.v, i, profile_.storage));
+    s.rows.push(stored_row(o.k, i, profile_.storage), value_row(o, i));
   }
   appended(s, o, from);
   return e;

@@ -53,6 +53,8 @@ class block_pool_model : public model {
   bool copies_on_append(std::int64_t h) const;
   /// Whether live sequence h's last block is partly filled and held by another table too.
   bool shares_last_block(std::int64_t h) const;
+  /// Blocks taken since the pool began (each a fresh id): more than the pool has means some were taken again.
+  std::size_t blocks_taken() const { return static_cast<std::size_t>(blocks_made_); }
   /// The steps of the last op when it was an accepted prefill (the drafts a rollback may reject), else 0.
   std::size_t drafts() const { return drafts_; }
 
@@ -95,6 +97,14 @@ class block_pool_model : public model {
   virtual void rolled_back(sequence& s) { (void)s; }
   /// The kind's counters, in order.
   virtual void count(snapshot& out) const = 0;
+  /// The steps of an append when k and v are well-formed (append_steps over d_k and d_v).
+  virtual std::optional<std::size_t> steps_of(const op& o) const { return append_steps(o, config_.d_k, config_.d_v); }
+  /// Step i's value row, as given: v's.
+  virtual std::vector<double> value_row(const op& o, std::size_t i) const {
+    return stored_row(o.v, i, profile_.storage);
+  }
+  /// A decode of one query row over the sequence's rows (add_decode).
+  virtual expectation decode(const op& o) const;
 
   sequence empty_sequence() const {
     return {stored_stream(profile_.keys, profile_.values, config_, config_.d_k, config_.d_v), {}, {}};
@@ -121,7 +131,6 @@ class block_pool_model : public model {
   expectation fork(const op& o);
   /// One table fewer holds block b.
   void drop_ref(std::int64_t b);
-  expectation decode(const op& o) const;
 
   std::map<std::int64_t, sequence> seqs_;      // live sequences by handle
   std::map<std::int64_t, std::int64_t> refs_;  // held block -> tables holding it (> 0)

@@ -50,6 +50,7 @@ std::string numeric_profile::describe() const {
   if (values.rounds()) s += ", values " + kvconform::describe(values);
   if (sliding_keys) s += ", sliding keys " + kvconform::describe(*sliding_keys);
   if (sliding_values) s += ", sliding values " + kvconform::describe(*sliding_values);
+  if (latent != latent_path::none) s += std::string(", ") + to_string(latent) + " decode";
   s += std::string(", working ") + to_string(working);
   if (online_block) s += ", online block " + std::to_string(online_block);
   if (online_undeclared) s += ", online (undeclared block)";
@@ -69,6 +70,26 @@ std::string check(const numeric_profile& p) {
     if ((*f)->groups) return std::string(side) + " must be an element format, not integer groups";
     if (const std::string why = check(**f); !why.empty()) return std::string(side) + " " + why;
   }
+  return "";
+}
+
+const char* to_string(latent_path p) {
+  switch (p) {
+    case latent_path::none: return "none";
+    case latent_path::materialised: return "materialised";
+    case latent_path::absorbed: return "absorbed";
+  }
+  return "?";
+}
+
+std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent) {
+  if ((p.sliding_keys || p.sliding_values) && !hybrid)
+    return "sliding_keys and sliding_values are the hybrid kind's (its sliding layers)";
+  if (!latent) return p.latent == latent_path::none ? "" : "latent_path is the latent kind's";
+  if (p.latent == latent_path::none) return "a latent cache declares its latent_path, materialised or absorbed";
+  // Values are the first d_c entries of the stored rows (docs/kinds/latent.md): one format, element-wise.
+  if (!(p.values == p.keys)) return "a latent cache's values are its key rows' own: declare values as keys";
+  if (p.keys.groups) return "a latent cache stores its rows in an element format, not integer groups";
   return "";
 }
 

@@ -22,6 +22,11 @@ double round_to(precision p, double x);
 const char* to_string(precision p);
 
 /// The numeric profile (docs/numerics.md §2). Defaults describe a double, two-pass cache.
+/// The order a latent (MLA) cache's decode multiplies in (docs/kinds/latent.md): each head's keys and values
+/// built from the rows first, or the up-projections folded into the query and the output; none for other kinds.
+enum class latent_path : unsigned char { none, materialised, absorbed };
+const char* to_string(latent_path p);
+
 struct numeric_profile {
   precision storage = precision::f64;  ///< what k, v and q are rounded to on arrival
   /// How keys and values are stored after that (docs/numerics.md §6): element formats are rounded
@@ -39,6 +44,7 @@ struct numeric_profile {
   /// A hybrid cache's sliding layer group stored in another element format than `keys` and `values`, as vLLM
   /// lets groups differ (docs/kinds/hybrid.md); unset: as the other groups.
   std::optional<storage_format> sliding_keys, sliding_values;
+  latent_path latent = latent_path::none;  ///< a latent cache's declared decode order
 
   /// The formats of the sliding group's keys and values, or of every other stream's.
   storage_format keys_of(bool sliding) const { return sliding && sliding_keys ? *sliding_keys : keys; }
@@ -59,6 +65,9 @@ struct numeric_profile {
 numeric_profile profile_from_json(std::string_view text);
 /// What is wrong with a profile ("" when valid): its storage formats' own checks.
 std::string check(const numeric_profile& p);
+/// What a cache of a kind with (hybrid) sliding layers or (latent) rows whose values are their keys' may not
+/// declare, or must ("" when the profile fits the kind).
+std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent);
 /// Decimals to which pinned outputs and weights are compared: what the working precision and the
 /// stored formats resolve; -1 when integer groups leave the numbers to the oracle alone.
 int pinned_decimals(const numeric_profile& p);

@@ -33,6 +33,11 @@ bool flag_from(const json& j, const char* field) {
   if (!j.is_boolean()) throw std::invalid_argument(std::string("profile.") + field + ": expected true or false");
   return j.get<bool>();
 }
+latent_path latent_path_from(const json& v, const char* k) {
+  for (latent_path p : {latent_path::materialised, latent_path::absorbed})
+    if (v.is_string() && v.get<std::string>() == to_string(p)) return p;
+  throw std::invalid_argument(std::string("profile: ") + k + " must be \"materialised\" or \"absorbed\"");
+}
 }  // namespace
 
 std::string numeric_profile::to_json() const {
@@ -48,6 +53,7 @@ std::string numeric_profile::to_json() const {
             {"flush_subnormals", flush_subnormals}};
   if (sliding_keys) j["sliding_keys"] = kvconform::describe(*sliding_keys);
   if (sliding_values) j["sliding_values"] = kvconform::describe(*sliding_values);
+  if (latent != latent_path::none) j["latent_path"] = to_string(latent);
   return j.dump();
 }
 
@@ -74,6 +80,8 @@ numeric_profile profile_from_json(std::string_view text) {
       p.sliding_keys = format_from(v, k);
     else if (key == "sliding_values")
       p.sliding_values = format_from(v, k);
+    else if (key == "latent_path")
+      p.latent = latent_path_from(v, k);
     else if (key == "online_block")
       p.online_block = number_from<std::size_t>(v, k);
     else if (key == "splits")

@@ -139,8 +139,9 @@ std::optional<op_outcome> sequence_outcome(C& cache, sequence_handles<Id>& handl
 /// release, decode, prefill, rollback and the observation of its sequences and their free_blocks. `Calls` is the kind's
 /// part: `id`, `construct(config)`, `supports(config)` (false: NOT SUPPORTED), `create(cache, op)`,
 /// `append(cache, id, call)`, `preempts` (an append's value lists the ids it released), `prefills` and
-/// `prefill(cache, id, call)` (a decode result, with `preempted` ids where it preempts) and
-/// `count(cache, snapshot)`, the kind's other counters.
+/// `prefill(cache, id, call)` (a decode result, with `preempted` ids where it preempts),
+/// `count(cache, snapshot)`, the kind's other counters, and optionally `decodes` and `decode(cache, id, call)`,
+/// a kind's own decode in place of decode_step(id, q).
 template <class C, class Calls>
 class block_pool_subject final : public subject {
   using id = typename Calls::id;
@@ -179,7 +180,12 @@ class block_pool_subject final : public subject {
           return unsupported();
         }
       case op_kind::decode:
-        if constexpr (block_pool_decoding<C, id>)
+        if constexpr (requires { Calls::decodes; }) {  // the kind's own decode (latent)
+          if constexpr (Calls::decodes)
+            return decode_outcome([&] { return Calls::decode(std::as_const(cache_), handles_.id_of(o.seq), c); });
+          else
+            return unsupported();
+        } else if constexpr (block_pool_decoding<C, id>)
           return decode_outcome([&] { return std::as_const(cache_).decode_step(handles_.id_of(o.seq), c.q); });
         else
           return unsupported();

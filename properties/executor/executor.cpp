@@ -115,13 +115,20 @@ using maybe_problem = std::optional<problem>;
 
 /// The executor's copies of an op's arrays, as the implementation receives them.
 struct guarded_inputs {
-  guarded k, v, q, mask;
-  explicit guarded_inputs(const op& o) : k(o.k), v(o.v), q(o.q), mask(o.mask) {}
-  call as_call(const op& o) const { return call{o, k.view(), v.view(), q.view(), mask.view()}; }
+  guarded k, v, q, mask, w_uk, w_uv;
+  explicit guarded_inputs(const op& o) : k(o.k), v(o.v), q(o.q), mask(o.mask), w_uk(o.w_uk), w_uv(o.w_uv) {}
+  call as_call(const op& o) const {
+    return call{o, k.view(), v.view(), q.view(), mask.view(), w_uk.view(), w_uv.view()};
+  }
 
   /// No write outside an array, no change inside one.
   maybe_problem check() const {
-    for (auto [g, name] : {std::pair<const guarded*, const char*>{&k, "k"}, {&v, "v"}, {&q, "q"}, {&mask, "mask"}}) {
+    for (auto [g, name] : {std::pair<const guarded*, const char*>{&k, "k"},
+                           {&v, "v"},
+                           {&q, "q"},
+                           {&mask, "mask"},
+                           {&w_uk, "w_uk"},
+                           {&w_uv, "w_uv"}}) {
       if (!g->sentinels_intact())
         return problem{"stray-write", std::string("wrote outside the caller's ") + name + " array"};
       if (!g->unchanged()) return problem{"input-modified", std::string("modified the caller's ") + name};
@@ -130,7 +137,7 @@ struct guarded_inputs {
   }
   /// The caller now reuses its arrays: a cache that kept them reads NaN from here on.
   void poison_into(std::vector<std::vector<double>>& kept) {
-    for (guarded* g : {&k, &v, &q, &mask}) g->poison(), kept.push_back(std::move(g->buf));
+    for (guarded* g : {&k, &v, &q, &mask, &w_uk, &w_uv}) g->poison(), kept.push_back(std::move(g->buf));
   }
 };
 

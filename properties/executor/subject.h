@@ -22,7 +22,7 @@ namespace kvconform {
 /// copies of its arrays (sentinels around them; poisoned after the call).
 struct call {
   const op& o;
-  array_view k, v, q, mask;
+  array_view k, v, q, mask, w_uk, w_uv;
 };
 
 /// What an implementation did: accepted (with decode results) or refused with a reason from
@@ -77,7 +77,7 @@ enum class capability : unsigned {
   rollback = 1u << 4,  ///< dropping the newest steps
   prefix = 1u << 5,    ///< hybrid: a create finds the blocks live sequences hold for a prefix of its tokens
 };
-inline constexpr capability all_capabilities[] = {capability::decode, capability::preempt, capability::sinks,
+inline constexpr capability all_capabilities[] = {capability::decode,  capability::preempt,  capability::sinks,
                                                   capability::prefill, capability::rollback, capability::prefix};
 const char* to_string(capability c);
 std::optional<capability> capability_from_string(std::string_view name);

@@ -66,8 +66,8 @@ port_hello parse_hello(const nlohmann::json& a) {
       } catch (const std::exception& e) {
         codec::bad(where + ".profile", e.what());
       }
-      if ((k.profile.sliding_keys || k.profile.sliding_values) && name != "hybrid")
-        codec::bad(where + ".profile", "sliding_keys and sliding_values are the hybrid kind's (its sliding layers)");
+      if (const std::string why = kind_problem(k.profile, name == "hybrid", name == "latent"); !why.empty())
+        codec::bad(where + ".profile", why);
     }
     k.capabilities = offer.contains("capabilities") ? capabilities_from(offer["capabilities"], where + ".capabilities")
                                                     : capability_set{capability::decode};

@@ -131,8 +131,10 @@ std::vector<std::string> registry_problems(const std::vector<implementation>& im
       if (impls[j].name == impl.name) problems.push_back("two implementations are named \"" + impl.name + "\"");
     if (const std::string why = check(impl.profile); !why.empty())
       problems.push_back(impl.name + " declares an invalid storage format: " + why);
-    if ((impl.profile.sliding_keys || impl.profile.sliding_values) && impl.kind != cache_kind::hybrid)
-      problems.push_back(impl.name + " declares sliding-group formats, which only the hybrid kind has");
+    if (const std::string why =
+            kind_problem(impl.profile, impl.kind == cache_kind::hybrid, impl.kind == cache_kind::latent);
+        !why.empty())
+      problems.push_back(impl.name + ": " + why);
     if (impl.group != impl_group::mutant) continue;
     if (impl.killer.empty())
       problems.push_back("mutant " + impl.name + " names no property expected to kill it");

@@ -64,14 +64,17 @@ struct tensor {
 #define KVCONFORM_OP_FIELDS(X)                                                                                         \
   X(k, tensor, none, "keys: 1-D of width d_k (one step) or 2-D (n steps); beam (B, H, n, D)")                          \
   X(v, tensor, none, "values: shaped as k, of width d_v")                                                              \
-  X(q, tensor, none, "query: 1-D of width d_k, a prefill's (m, d_k); beam (B, Hq, D), a prefill's (B, Hq, m, D)")      \
+  X(q, tensor, none,                                                                                                   \
+    "query: 1-D of width d_k, a prefill's (m, d_k); beam (B, Hq, D) or (B, Hq, m, D); latent (Hq, d_q)")               \
   X(seq, integer, handle, "a sequence's handle: the 0-based count of create and fork ops before the one that made it") \
   X(layer, integer, layer, "the layer written or read")                                                                \
   X(start, integer, step, "the first position written")                                                                \
   X(mask, optional_tensor, none, "(B, len), a prefill's (B, len + m): 0 takes no weight; absent, all attend")          \
   X(index, integers, rows, "new row b is old row index[b]")                                                            \
   X(tokens, integers, tokens, "the token of each step appended, or the prefix a create looks up")                      \
-  X(count, integer, step, "the number of newest steps a rollback drops")
+  X(count, integer, step, "the number of newest steps a rollback drops")                                               \
+  X(w_uk, tensor, none, "latent: each query head's key up-projection (Hq, d_nope, d_c)")                               \
+  X(w_uv, tensor, none, "latent: each query head's value up-projection (Hq, d_vh, d_c)")
 
 #define KVCONFORM_OP_ENUMERATOR(name, meaning) name,
 enum class op_kind { KVCONFORM_OPS(KVCONFORM_OP_ENUMERATOR) };

@@ -1,0 +1,92 @@
+// Unit tests of the reference latent cache: shared value storage, both decode orders, refusals, fp8 rows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "impls/latent/latent.h"
+#include "impls/latent/variants.h"
+
+namespace kv = kvconform;
+
+namespace {
+constexpr std::size_t d_c = 4, d_r = 2, d_k = d_c + d_r, heads = 2, d_nope = 3, d_vh = 2;
+
+/// n rows of width d_k whose entries are small distinct numbers.
+std::vector<double> rows(std::size_t n, double from) {
+  std::vector<double> r;
+  for (std::size_t i = 0; i < n * d_k; ++i) r.push_back(std::sin(from + 0.7 * double(i)));
+  return r;
+}
+/// The query and projections of a decode over heads x (d_nope + d_r), each entry from `seed`.
+struct decode_inputs {
+  std::vector<double> q, w_uk, w_uv;
+  explicit decode_inputs(double seed) {
+    for (std::size_t i = 0; i < heads * (d_nope + d_r); ++i) q.push_back(std::cos(seed + 1.3 * double(i)));
+    for (std::size_t i = 0; i < heads * d_nope * d_c; ++i) w_uk.push_back(std::sin(seed + 0.37 * double(i)));
+    for (std::size_t i = 0; i < heads * d_vh * d_c; ++i) w_uv.push_back(std::cos(seed + 0.53 * double(i)));
+  }
+  template <class C>
+  kv::decode_result run(const C& c, std::size_t s) const {
+    return c.decode_step(s, {q.data(), {heads, d_nope + d_r}}, {w_uk.data(), {heads, d_nope, d_c}},
+                         {w_uv.data(), {heads, d_vh, d_c}});
+  }
+};
+}  // namespace
+
+TEST(Latent, ValuesAreTheFirstEntriesOfTheKeyRows) {
+  kv::latent c(4, 2, d_k, d_c);
+  const auto s = c.create();
+  const std::vector<double> k = rows(3, 0);
+  c.append(s, {k.data(), {3, d_k}});
+  const auto keys = c.keys(s), values = c.values(s);
+  ASSERT_EQ(values.rows(), 3);
+  ASSERT_EQ(values.cols(), static_cast<Eigen::Index>(d_c));
+  for (Eigen::Index i = 0; i < 3; ++i)
+    for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(d_c); ++j) EXPECT_EQ(values(i, j), keys(i, j));
+  EXPECT_EQ(c.bytes_in_use(), 2 * 2 * d_k * sizeof(double));  // the rows alone: no value storage
+}
+
+TEST(Latent, AbsorbedAndMaterialisedAgree) {
+  kv::latent a(8, 2, d_k, d_c);
+  kv::variants::latent_materialised m(8, 2, d_k, d_c);
+  const std::vector<double> k = rows(5, 1);
+  const auto sa = a.create(), sm = m.create();
+  a.append(sa, {k.data(), {5, d_k}}), m.append(sm, {k.data(), {5, d_k}});
+  const decode_inputs in(0.25);
+  const kv::decode_result x = in.run(a, sa), y = in.run(m, sm);
+  ASSERT_EQ(x.output.size(), static_cast<Eigen::Index>(heads * d_vh));
+  ASSERT_EQ(x.weights.size(), static_cast<Eigen::Index>(heads * 5));
+  EXPECT_LT((x.output - y.output).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((x.weights - y.weights).cwiseAbs().maxCoeff(), 1e-12);
+  for (std::size_t h = 0; h < heads; ++h) EXPECT_NEAR(x.weights.segment(Eigen::Index(h * 5), 5).sum(), 1.0, 1e-12);
+}
+
+TEST(Latent, RefusesWhatDoesNotFit) {
+  kv::latent c(2, 2, d_k, d_c);
+  const auto s = c.create();
+  const decode_inputs in(0);
+  EXPECT_THROW(in.run(c, s), kv::empty_error);
+  const std::vector<double> k = rows(1, 0);
+  c.append(s, {k.data(), {d_k}});
+  EXPECT_THROW(c.decode_step(s, {in.q.data(), {heads, d_nope}}, {in.w_uk.data(), {heads, d_nope, d_c}},
+                             {in.w_uv.data(), {heads, d_vh, d_c}}),
+               kv::shape_error);
+  EXPECT_THROW(in.run(c, s + 1), kv::index_error);
+  EXPECT_THROW(kv::latent(2, 2, d_c, d_c), kv::shape_error);  // no rotary part: d_k must exceed d_v
+}
+
+TEST(Latent, Fp8RowsExposeOneRounding) {
+  kv::latent_stored<kv::formats::e4m3_scaled> c(2, 4, d_k, d_c);
+  c.set_scales(0.5, 0.5);
+  const auto s = c.create();
+  const std::vector<double> k = rows(2, 3);
+  c.append(s, {k.data(), {2, d_k}});
+  const auto keys = c.keys(s), values = c.values(s);
+  for (Eigen::Index i = 0; i < 2; ++i)
+    for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(d_c); ++j) {
+      EXPECT_EQ(values(i, j), keys(i, j));
+      EXPECT_NE(keys(i, j), k[static_cast<std::size_t>(i) * d_k + static_cast<std::size_t>(j)]);  // rounded
+    }
+  EXPECT_EQ(c.bytes_in_use(), 4 * d_k * 1);  // one byte per entry of a block's rows
+}

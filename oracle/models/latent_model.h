@@ -1,0 +1,31 @@
+// The model of the latent (MLA) kind: a block pool of latent rows whose values are their first d_c entries.
+#pragma once
+
+#include "oracle/models/block_pool_model.h"
+
+namespace kvconform {
+
+/// A block pool (block_pool_model, no preemption) whose appends carry k alone: rows of width d_k = d_c + d_r whose
+/// value rows are their first d_v = d_c entries, stored once in the profile's one format with the per-tensor
+/// scale k_scale. A decode carries each query head's [q_nope ; q_r] (q (Hq, d_nope + d_r)) and up-projections
+/// (w_uk (Hq, d_nope, d_c), w_uv (Hq, d_vh, d_c)); each head's problem is the materialised attention
+/// (materialise, docs/numerics.md §3.8), in head order (docs/kinds/latent.md).
+class latent_model final : public block_pool_model {
+ public:
+  latent_model(const cache_config& c, const numeric_profile& p);
+
+  /// The head shape a well-formed decode of this config has: Hq, d_nope, d_vh; nullopt for any other.
+  struct heads {
+    std::size_t count, d_nope, d_vh;
+  };
+  std::optional<heads> decode_shape(const op& o) const;
+
+ private:
+  std::optional<std::size_t> steps_of(const op& o) const override;
+  std::vector<double> value_row(const op& o, std::size_t i) const override;
+  expectation decode(const op& o) const override;
+  /// free_blocks and bytes_in_use (blocks held x block_size rows of d_k entries in the rows' format).
+  void count(snapshot& out) const override;
+};
+
+}  // namespace kvconform
