@@ -3,10 +3,10 @@
 Usage: /usr/bin/python3 numpy_port.py [--bug NAME] [--no-poison] [--no-digest]
 """
 from kvconform_port import serve
-from numpy_caches import beam, flat, growing, hybrid, paged, prefix, ring
+from numpy_caches import beam, flat, growing, hybrid, latent, paged, prefix, ring
 
 CACHES = [flat.FlatCache, ring.RingCache, growing.GrowingCache, paged.PagedCache, prefix.PrefixCache, beam.BeamCache,
-          hybrid.HybridCache]
+          hybrid.HybridCache, latent.LatentCache]
 BUGS = {
     "flat-strict-capacity": flat.StrictCapacityFlat,
     "flat-no-copy": flat.NoCopyFlat,
@@ -21,6 +21,7 @@ BUGS = {
     "beam-reorder-aliases": beam.ReorderAliasesBeam,
     "beam-prefill-top-left": beam.PrefillTopLeftBeam,
     "hybrid-global-layers-windowed": hybrid.GlobalWindowedHybrid,
+    "latent-values-past-rotary": latent.ValuesPastRotaryLatent,
 }
 
 if __name__ == "__main__":

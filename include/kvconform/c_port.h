@@ -12,8 +12,8 @@ extern "C" {
 #endif
 
 /** The version of this header; a library reports the one it was built with (kvc_abi_version). The harness drives
- * versions 2 and 3 and refuses any other (docs/port-protocol.md §12 says why, and what version 3 added). */
-#define KVC_ABI_VERSION 3
+ * versions 2 to 4 and refuses any other (docs/port-protocol.md §12 says why, and what versions 3 and 4 added). */
+#define KVC_ABI_VERSION 4
 
 /** A cache of the library's own making: the harness only passes the pointer back. */
 typedef struct kvc_cache kvc_cache;
@@ -39,7 +39,7 @@ typedef struct {
 /** A cache's config (docs/port-protocol.md §4); fields the kind does not use are 0, the scales 1. Fields only ever
  * come at the end, so that a library built for an earlier version reads the ones it knows. */
 typedef struct {
-  const char* kind; /**< "flat", "ring", "paged", "beam", "growing", "prefix" */
+  const char* kind; /**< "flat", "ring", "paged", "beam", "growing", "prefix", "latent" (version 4) */
   size_t capacity, d_k, d_v, keep, block_size;
   int preempt;
   size_t layers, batch, heads, q_heads;
@@ -96,7 +96,7 @@ typedef struct {
 } kvc_observation;
 
 /* Every library exports these, with C linkage; kvc_prefill and kvc_rollback (version 3) only when it declares their
- * capabilities. Sequence ids (paged, prefix) are the library's own: the harness maps trace handles to them. `seq`
+ * capabilities, kvc_decode_latent (version 4) only when it serves the latent kind with "decode". Sequence ids (paged, prefix) are the library's own: the harness maps trace handles to them. `seq`
  * is ignored by the single-sequence kinds; `layer` selects a beam layer. */
 
 /** KVC_ABI_VERSION as the library was built. */
@@ -118,6 +118,12 @@ kvc_status kvc_decode(kvc_cache* cache, int64_t seq_or_layer, kvc_array q, kvc_a
 kvc_status kvc_prefill(kvc_cache* cache, int64_t seq, kvc_array k, kvc_array v, const int64_t* tokens, size_t n_tokens,
                        kvc_array q, double* output, size_t output_cap, size_t* n_output, double* weights,
                        size_t weights_cap, size_t* n_weights, kvc_preempted* preempted);
+/** Version 4, the latent kind's decode (docs/kinds/latent.md): q (Hq, d_nope + d_r), w_uk (Hq, d_nope, d_c) and
+ * w_uv (Hq, d_vh, d_c); output (Hq, d_vh) and weights (Hq, n), head after head. A latent append's v is an empty array
+ * (rank 0): the values are the rows' first d_c entries. */
+kvc_status kvc_decode_latent(kvc_cache* cache, int64_t seq, kvc_array q, kvc_array w_uk, kvc_array w_uv,
+                             double* output, size_t output_cap, size_t* n_output, double* weights, size_t weights_cap,
+                             size_t* n_weights);
 /** Version 3, capability "rollback": drops the newest `count` steps; KVC_INDEX for a negative count, more steps than
  * appended, or (ring) more than the reserve keeps. */
 kvc_status kvc_rollback(kvc_cache* cache, int64_t seq, int64_t count);

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <tuple>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -22,7 +23,7 @@ constexpr std::size_t max_cells = std::size_t{1} << 26;
 /// The versions of the C ABI this harness drives: version 3 only added at the ends (docs/port-protocol.md §12).
 constexpr int oldest_abi = 2;
 
-/// The library's functions, looked up once; prefill and rollback (version 3) may be absent.
+/// The library's functions, looked up once; prefill and rollback (version 3) and the latent decode (4) may be absent.
 struct abi {
   void* handle = nullptr;
   decltype(&kvc_abi_version) version;
@@ -33,6 +34,7 @@ struct abi {
   decltype(&kvc_decode) decode;
   decltype(&kvc_prefill) prefill = nullptr;
   decltype(&kvc_rollback) rollback = nullptr;
+  decltype(&kvc_decode_latent) decode_latent = nullptr;
   decltype(&kvc_create) create;
   decltype(&kvc_fork) fork;
   decltype(&kvc_release) release;
@@ -49,6 +51,7 @@ struct abi {
     find(observe, "kvc_observe");
     built_for = version();
     if (built_for >= 3) look_up(prefill, "kvc_prefill"), look_up(rollback, "kvc_rollback");
+    if (built_for >= 4) look_up(decode_latent, "kvc_decode_latent");
   }
   ~abi() { ::dlclose(handle); }
   abi(const abi&) = delete;
@@ -155,7 +158,9 @@ class library_subject final : public subject {
     const op& o = c.o;
     switch (o.kind) {
       case op_kind::append: return append(c);
-      case op_kind::decode: return decode(c, by_layer_ ? o.layer : handles_.id_of(o.seq));
+      case op_kind::decode:
+        if (kind_ == "latent") return decode_latent(c);
+        return decode(c, by_layer_ ? o.layer : handles_.id_of(o.seq));
       case op_kind::prefill: return prefill(c);
       case op_kind::rollback:
         if (!f_->rollback) return unsupported();
@@ -201,6 +206,7 @@ class library_subject final : public subject {
   }
   op_outcome append(const call& c);
   op_outcome decode(const call& c, std::int64_t seq_or_layer);
+  op_outcome decode_latent(const call& c);
   op_outcome prefill(const call& c);
 
   std::shared_ptr<const abi> f_;
@@ -247,6 +253,15 @@ op_outcome library_subject::decode(const call& c, std::int64_t seq_or_layer) {
   return attention("kvc_decode",
                    [&](double* o, std::size_t oc, std::size_t* on, double* w, std::size_t wc, std::size_t* wn) {
                      return f_->decode(cache_, seq_or_layer, array_of(c.q), array_of(c.mask), o, oc, on, w, wc, wn);
+                   });
+}
+
+op_outcome library_subject::decode_latent(const call& c) {
+  if (!f_->decode_latent) return unsupported();
+  return attention("kvc_decode_latent",
+                   [&](double* o, std::size_t oc, std::size_t* on, double* w, std::size_t wc, std::size_t* wn) {
+                     return f_->decode_latent(cache_, handles_.id_of(c.o.seq), array_of(c.q), array_of(c.w_uk),
+                                              array_of(c.w_uv), o, oc, on, w, wc, wn);
                    });
 }
 
@@ -299,15 +314,17 @@ snapshot library_subject::observe() {
 
 /// Refuses a library that declares a capability whose function it does not export, before any cache.
 void check_functions(const abi& f, const port_hello& h) {
-  const std::pair<capability, const char*> needs[] = {{capability::prefill, "kvc_prefill"},
-                                                      {capability::rollback, "kvc_rollback"}};
+  const std::tuple<capability, const char*, bool, int> needs[] = {
+      {capability::prefill, "kvc_prefill", f.prefill != nullptr, 3},
+      {capability::rollback, "kvc_rollback", f.rollback != nullptr, 3},
+      {capability::decode, "kvc_decode_latent", f.decode_latent != nullptr, 4}};
   for (const auto& [kind, offer] : h.kinds)
-    for (const auto& [cap, function] : needs) {
-      const bool exported = cap == capability::prefill ? f.prefill != nullptr : f.rollback != nullptr;
-      if (!offer.capabilities.has(cap) || exported) continue;
+    for (const auto& [cap, function, exported, since] : needs) {
+      const bool latent_decode = cap == capability::decode;  // every other kind's decode is kvc_decode
+      if (!offer.capabilities.has(cap) || exported || (latent_decode && kind != "latent")) continue;
       const std::string declared =
           std::string("the library declares the capability \"") + to_string(cap) + "\" for the " + kind + " kind";
-      if (f.built_for < 3)
+      if (f.built_for < since)
         throw std::invalid_argument(declared + ", which C ABI version " + std::to_string(f.built_for) +
                                     " has no function for: rebuild it against version " +
                                     std::to_string(KVC_ABI_VERSION) + "'s <kvconform/c_port.h> and export " + function);

@@ -1,5 +1,6 @@
 """Caches of the flat, growing, ring and paged kinds whose keys and values are stored by codecs, declaring
-their storage in the hello profile; `kinds(key_codec, value_codec)` makes one of each for a format."""
+their storage in the hello profile; `kinds(names, key_codec, value_codec)` makes one of each named kind for a format,
+the latent kind's from format_caches/latent.py."""
 import numpy as np
 
 from kvconform_port import CapacityRefusal, FlatAdapter, GrowingAdapter, RingAdapter
@@ -7,6 +8,7 @@ from numpy_caches.blocks import BlockPool
 from numpy_caches.common import attend, steps
 from numpy_caches.paged import PagedCache
 
+from .latent import StoredLatent
 from .sides import side
 
 
@@ -163,10 +165,16 @@ class PagedStored(Stored, PagedCache):
         return self.side_groups(sid, 1)[1]
 
 
-KINDS = {"flat": FlatStored, "growing": GrowingStored, "ring": RingStored, "paged": PagedStored}
+KINDS = {"flat": FlatStored, "growing": GrowingStored, "ring": RingStored, "paged": PagedStored,
+         "latent": StoredLatent}
+
+
+def stored(base, key_codec, value_codec=None):
+    """The adapter class `base` storing keys with key_codec and values with value_codec (default: the same)."""
+    attrs = {"key_codec": key_codec, "value_codec": value_codec or key_codec}
+    return type(f"{base.__name__}_{key_codec.__name__}", (base,), attrs)
 
 
 def kinds(names, key_codec, value_codec=None):
     """Adapter classes of the named kinds storing keys with key_codec and values with value_codec (default: the same)."""
-    attrs = {"key_codec": key_codec, "value_codec": value_codec or key_codec}
-    return [type(f"{KINDS[k].__name__}_{key_codec.__name__}", (KINDS[k],), attrs) for k in names]
+    return [stored(KINDS[k], key_codec, value_codec) for k in names]

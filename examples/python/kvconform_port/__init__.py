@@ -1,13 +1,13 @@
 """kvconform_port: write a kvconform port (docs/port-protocol.md) as one adapter class per kind, then serve() it."""
 from .adapters import (BEAM_MEMORY_BUDGET, Adapter, BeamAdapter, FlatAdapter, GrowingAdapter, HybridAdapter,
-                       PagedAdapter, PrefixAdapter, RingAdapter)
+                       LatentAdapter, PagedAdapter, PrefixAdapter, RingAdapter)
 from .codec import ProtocolError
 from .digest import digest_words, stream_digest
 from .protocol import POISON, PROTOCOL, Port, run, serve
 from .refusals import CapacityRefusal, EmptyRefusal, IndexRefusal, Refusal, ShapeRefusal, Unsupported
 
 __all__ = ["Adapter", "FlatAdapter", "RingAdapter", "GrowingAdapter", "PagedAdapter", "PrefixAdapter", "BeamAdapter",
-           "HybridAdapter",
+           "HybridAdapter", "LatentAdapter",
            "BEAM_MEMORY_BUDGET", "Refusal", "CapacityRefusal", "ShapeRefusal", "EmptyRefusal", "IndexRefusal",
            "Unsupported", "ProtocolError", "Port", "run", "serve", "PROTOCOL", "POISON", "digest_words",
            "stream_digest"]

@@ -26,7 +26,8 @@ class Adapter:
 
     The constructor receives the config dict of docs/port-protocol.md §4, optional fields filled in;
     every kind's config carries the per-tensor scales "k_scale" and "v_scale" (floats, 1.0 unless the
-    harness sent others) that a scaled element format divides by (docs/numerics.md §6.1).
+    harness sent others) that a scaled element format divides by (docs/numerics.md §6.1); a latent
+    config only "k_scale", as its values are entries of its key rows.
 
     A side declared as integer groups in `profile` exposes its groups (docs/port-protocol.md §7):
     key_scales(*where), key_zeros(*where), value_scales(*where), value_zeros(*where), each an array
@@ -49,11 +50,12 @@ class Adapter:
 
     @classmethod
     def capabilities(cls):
-        """The optional capabilities declared in hello: each of "decode", "prefill" and "rollback" the subclass
-        defines (docs/design.md §2.3)."""
+        """The optional capabilities declared in hello: each of "decode", "prefill" and "rollback" that is an op of
+        the kind and that the subclass defines (docs/design.md §2.3); a method inherited from a cache of another
+        kind (a latent cache built on a paged one keeps its prefill) is not one."""
         base = _kind_base(cls)
         return [name for name in ("decode", "prefill", "rollback")
-                if getattr(cls, name, None) is not getattr(base, name, None)]
+                if name in cls.ops and getattr(cls, name, None) is not getattr(base, name, None)]
 
     def supports(self, config):
         """Whether this adapter serves `config` (an open of a config it does not is `unsupported`)."""
@@ -260,6 +262,30 @@ class PrefixAdapter(PagedAdapter):
                 "hit_rows": self.hit_rows()}
 
 
+class LatentAdapter(PagedAdapter):
+    """Multi-head latent attention (docs/kinds/latent.md): a paged pool (without preemption) of rows [c ; k_r] of
+    width config["d_k"] = d_c + d_r, whose first config["d_v"] = d_c entries are each row's value: the same storage,
+    never a copy. config["k_scale"] is the one per-tensor scale of the rows (there is no v_scale).
+
+    create(), fork(seq), release(seq) and rollback(seq, count) (optional) as paged's. append(seq, k): k 1-D or 2-D
+    rows of width d_k (the kind's appends carry no values); CapacityRefusal when the pool lacks blocks. decode(seq, q, w_uk, w_uv)
+    (optional): q (Hq, d_nope + d_r), each query head's q_nope then q_r, w_uk (Hq, d_nope, d_c), w_uv (Hq, d_vh, d_c);
+    head h attends with s_i = (q_nope . W_uk[h] c_i + q_r . k_r,i) / sqrt(d_nope + d_r) and answers
+    sum_i softmax(s)_i W_uv[h] c_i; return output (Hq, d_vh) and weights (Hq, n); ShapeRefusal for shapes that
+    disagree (with each other, d_c or d_r), EmptyRefusal for a sequence without rows. keys(seq): its rows (n, d_k);
+    values(seq): their first d_c entries as the decode reads them (n, d_c); block_table(seq), ref_counts(),
+    free_blocks(); bytes_in_use(): held blocks x block_size x d_k entries in the rows' format (no value storage).
+    The profile must declare "latent_path", "absorbed" or "materialised" (the order the decode multiplies in), and
+    "values" as "keys" when it declares a storage format.
+    """
+
+    kind = "latent"
+    supports_preempt = False
+    config_defaults = {"k_scale": SCALES["k_scale"]}
+    ops = {"create": ((), ()), "fork": (("seq",), ()), "release": (("seq",), ()), "append": (("seq", "k"), ()),
+           "decode": (("seq", "q", "w_uk", "w_uv"), ()), "rollback": (("seq", "count"), ())}
+
+
 class BeamAdapter(Adapter):
     """config["layers"] L x config["batch"] B x config["heads"] H kv heads, config["capacity"] T
     positions per layer, head_dim D = config["d_k"] = config["d_v"], config["q_heads"] query heads.
@@ -343,4 +369,5 @@ class HybridAdapter(Adapter):
 
 
 BEAM_MEMORY_BUDGET = 1 << 20  # bytes: the budget max_batch_tokens is observed for (docs/port-protocol.md §7)
-KIND_BASES = (FlatAdapter, RingAdapter, GrowingAdapter, PagedAdapter, PrefixAdapter, BeamAdapter, HybridAdapter)
+KIND_BASES = (FlatAdapter, RingAdapter, GrowingAdapter, PagedAdapter, PrefixAdapter, BeamAdapter, HybridAdapter,
+              LatentAdapter)

@@ -173,7 +173,7 @@ class Handles:
 
 
 class SequenceDriver(Driver):
-    """paged, prefix: handles to ids and back; one stream "seq H" per live handle, and block_refs."""
+    """paged, prefix, latent: handles to ids and back; one stream "seq H" per live handle, and block_refs."""
 
     def __init__(self, adapter, inputs, guard):
         super().__init__(adapter, inputs, guard)

@@ -17,7 +17,8 @@ class PagedCache(PoolViews, PagedAdapter):
 
     def __init__(self, config):
         super().__init__(config)
-        self.d_k, self.d_v, self.preempt = config["d_k"], config["d_v"], config["preempt"]
+        self.d_k, self.d_v = config["d_k"], config["d_v"]
+        self.preempt = config.get("preempt", False)  # a latent config has no such field
         self.pool = self.make_pool(config)
         self.free = list(range(config["capacity"] - 1, -1, -1))  # pop() takes the lowest
         self.seqs = Sequences()

@@ -5,7 +5,8 @@ import unittest
 import numpy as np
 
 from format_caches import elements, groups, kivi
-from format_caches.caches import kinds
+from format_caches.caches import kinds, stored
+from format_caches.latent import ValuesUnscaledLatent
 from format_caches.sides import side
 
 
@@ -108,6 +109,24 @@ class CachesTest(unittest.TestCase):
         paged.append(sid, np.ones((1, 33)), np.ones((1, 1)))
         self.assertEqual(paged.bytes_in_use(), 2 * ((33 + 2 * 2) + (1 + 2)))
         self.assertEqual(list(paged.key_scales(sid)), [np.float16(1 / 127)] * 2)
+
+    def test_fp8_latent_rows_one_scale_and_the_unscaled_twin(self):
+        config = {"capacity": 2, "block_size": 2, "d_k": 3, "d_v": 2, "k_scale": 0.5}
+        cache, twin = kinds(("latent",), elements.E4M3Saturating)[0], stored(ValuesUnscaledLatent,
+                                                                              elements.E4M3Saturating)
+        self.assertEqual(cache.profile, {"keys": "e4m3 saturate scaled", "values": "e4m3 saturate scaled",
+                                         "latent_path": "absorbed"})
+        outputs = []
+        for cls in (cache, twin):
+            c = cls(config)
+            s = c.create()
+            c.append(s, np.array([[1.0, 3.0, 0.0], [1000.0, -1.0, 0.0]]))
+            self.assertEqual(c.keys(s).tolist(), [[1.0, 3.0, 0.0], [224.0, -1.0, 0.0]])  # 448 x 0.5 saturated
+            self.assertEqual(c.values(s).tolist(), [[1.0, 3.0], [224.0, -1.0]])
+            self.assertEqual(c.bytes_in_use(), 2 * 3)  # one byte per entry, no value storage
+            outputs.append(c.decode(s, np.zeros((1, 2)), np.zeros((1, 1, 2)), np.eye(2)[None])[0])
+        self.assertEqual(outputs[0].tolist(), [[112.5, 1.0]])
+        self.assertEqual(outputs[1].tolist(), [[225.0, 2.0]])  # averaged over the codes: the values / 0.5
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ import unittest
 import numpy as np
 
 import kvconform_port as kp
-from numpy_caches import beam, flat, fp16, growing, hybrid, paged, prefix, ring
+from numpy_caches import beam, flat, fp16, growing, hybrid, latent, paged, prefix, ring
 
 
 def rows(*values):
@@ -158,6 +158,45 @@ class PagedTest(unittest.TestCase):
             c.append(s, rows(1), np.zeros(3))
         with self.assertRaises(kp.EmptyRefusal):
             c.decode(s, np.zeros(1))
+
+
+class LatentTest(unittest.TestCase):
+    config = {"capacity": 3, "block_size": 2, "d_k": 3, "d_v": 2, "k_scale": 1.0}  # d_c = 2, d_r = 1
+
+    def test_values_are_the_rows_latent_part_and_an_append_has_no_v(self):
+        for cls, columns in ((latent.LatentCache, slice(0, 2)), (latent.ValuesPastRotaryLatent, slice(1, 3))):
+            c = cls(self.config)
+            s = c.create()
+            c.append(s, np.array([[1.0, 2.0, 9.0], [3.0, 4.0, 8.0], [5.0, 6.0, 7.0]]))
+            self.assertEqual(c.values(s).tolist(), c.keys(s)[:, columns].tolist())
+            with self.assertRaises(kp.ShapeRefusal):
+                c.append(s, np.zeros(3), np.zeros(2))
+            with self.assertRaises(kp.IndexRefusal):
+                c.append(None, np.zeros(4))
+        self.assertTrue(np.shares_memory(c.pool.values, c.pool.keys))  # the same storage, not a copy
+        fork = c.fork(s)
+        c.append(fork, np.zeros(3))  # copies the shared, partly filled last block
+        self.assertEqual((c.free_blocks(), c.bytes_in_use()), (0, 3 * 2 * 3 * 8))
+
+    def test_absorbed_decode_equals_the_materialised_heads(self):
+        rng = np.random.default_rng(3)
+        c = latent.LatentCache(self.config)
+        s = c.create()
+        rows_ = rng.normal(size=(3, 3))
+        c.append(s, rows_)
+        q, w_uk, w_uv = rng.normal(size=(2, 2)), rng.normal(size=(2, 1, 2)), rng.normal(size=(2, 4, 2))
+        output, weights = c.decode(s, q, w_uk, w_uv)
+        for h in range(2):  # keys [W_uk c ; k_r] and values W_uv c, then plain attention scaled by 1/sqrt(1 + 1)
+            keys = np.hstack([rows_[:, :2] @ w_uk[h].T, rows_[:, 2:]])
+            p = np.exp(keys @ q[h] / np.sqrt(2))
+            np.testing.assert_allclose(weights[h], p / p.sum(), rtol=1e-12)
+            np.testing.assert_allclose(output[h], (p / p.sum()) @ (rows_[:, :2] @ w_uv[h].T), rtol=1e-12)
+        for bad in ((q[0], w_uk, w_uv), (q, w_uk[:, :, :1], w_uv), (q, w_uk, w_uv[:1]), (rng.normal(size=(2, 1)),
+                                                                                      w_uk[:, :0], w_uv)):
+            with self.assertRaises(kp.ShapeRefusal):
+                c.decode(s, *bad)
+        with self.assertRaises(kp.EmptyRefusal):
+            c.decode(c.create(), q, w_uk, w_uv)
 
 
 class PrefixTest(unittest.TestCase):

@@ -150,10 +150,14 @@ class PortTest(unittest.TestCase):
         from numpy_caches.flat import Flat32Cache
         answer = self.ask(kp.Port("p", CACHES), "hello", protocol=2)
         self.assertEqual((answer["ok"], answer["protocol"], answer["name"], answer["digest"]), (True, 2, "p", True))
-        self.assertEqual(set(answer["kinds"]), {"flat", "ring", "growing", "paged", "prefix", "beam", "hybrid"})
+        self.assertEqual(set(answer["kinds"]), {"flat", "ring", "growing", "paged", "prefix", "beam", "hybrid",
+                                                "latent"})
         self.assertEqual(answer["kinds"]["ring"]["capabilities"], ["decode", "prefill", "rollback", "sinks"])
         self.assertEqual(answer["kinds"]["paged"]["capabilities"], ["decode", "prefill", "rollback", "preempt"])
         self.assertEqual(answer["kinds"]["beam"]["capabilities"], ["decode", "prefill"])  # its rollback is an update
+        # Built on the paged cache, whose prefill and preemption are no ops of the latent kind.
+        self.assertEqual(answer["kinds"]["latent"], {"capabilities": ["decode", "rollback"],
+                                                     "profile": {"latent_path": "absorbed"}})
         self.assertNotIn("profile", answer["kinds"]["flat"])
         answer = self.ask(kp.Port("p", [Flat32Cache], digest=False), "hello", protocol=2)
         self.assertEqual(answer["kinds"], {"flat": {"capabilities": ["decode", "prefill", "rollback"],
@@ -224,6 +228,33 @@ class PortTest(unittest.TestCase):
                         {"id": 1, "op": "observe", "cache": 1, "digest": 1}, [1]):
             with self.assertRaises(kp.ProtocolError, msg=request):
                 port.handle(request)
+
+
+class LatentPortTest(unittest.TestCase):
+    """The latent kind over the port: a config with k_scale alone, appends without v, decodes flattened per head."""
+
+    def test_appends_carry_no_v_and_decodes_answer_every_head(self):
+        from numpy_caches.latent import LatentCache
+        port, ids = kp.Port("p", [LatentCache]), iter(range(1, 100))
+        ask = lambda op, **f: port.handle(dict(f, id=next(ids), op=op, cache=1))  # noqa: E731
+        self.assertTrue(ask("open", config={"kind": "latent", "capacity": 2, "block_size": 2, "d_k": 3, "d_v": 2,
+                                            "k_scale": 1})["ok"])
+        ask("create")
+        self.assertTrue(ask("append", seq=0, k=tensor([1.0, 2.0, 0.5], [3.0, 4.0, -0.5]))["ok"])
+        with self.assertRaises(kp.ProtocolError):  # the kind's append has no field v
+            port.handle({"id": 98, "op": "append", "cache": 1, "seq": 0, "k": tensor(1.0, 2.0, 0.5),
+                         "v": tensor(1.0, 2.0)})
+        stream = ask("observe")["streams"][0]
+        self.assertEqual((stream["keys"]["shape"], stream["values"]["data"]), ([2, 3], [1.0, 2.0, 3.0, 4.0]))
+        q, w_uk, w_uv = np.zeros((2, 2)), np.zeros((2, 1, 2)), np.ones((2, 3, 2))
+        answer = ask("decode", seq=0, q=codec.tensor(q), w_uk=codec.tensor(w_uk), w_uv=codec.tensor(w_uv))
+        self.assertEqual((answer["output"], answer["weights"]), ([5.0] * 6, [0.5] * 4))  # (2, 3) and (2, 2), flat
+        self.assertEqual(ask("decode", seq=0, q=codec.tensor(q[0]), w_uk=codec.tensor(w_uk),
+                             w_uv=codec.tensor(w_uv))["error"], "shape")
+        with self.assertRaises(kp.ProtocolError):  # a latent config has no v_scale
+            port.handle({"id": 99, "op": "open", "cache": 2, "config": {"kind": "latent", "capacity": 2,
+                                                                       "block_size": 2, "d_k": 3, "d_v": 2,
+                                                                       "v_scale": 1.0}})
 
 
 class LoopTest(unittest.TestCase):
