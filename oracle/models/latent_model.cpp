@@ -15,7 +15,8 @@ cache_config with_row_scale(cache_config c) {
 }
 }  // namespace
 
-latent_model::latent_model(const cache_config& c, const numeric_profile& p) : block_pool_model(with_row_scale(c), p) {
+latent_model::latent_model(const cache_config& c, const numeric_profile& p, bool problems)
+    : block_pool_model(with_row_scale(c), p), problems_(problems) {
   profile_.values = profile_.keys;
 }
 
@@ -49,7 +50,7 @@ expectation latent_model::decode(const op& o) const {
   if (!is_live(o.seq)) refuse(refuse_index);
   if (!shape) refuse(refuse_shape);
   if (is_live(o.seq) && size(o.seq) == 0) refuse(refuse_empty);
-  if (!e.accepted) return e;
+  if (!e.accepted || !problems_) return e;
   const stored_rows& rows = at(o.seq).rows.keys;
   auto rounded = [&](const std::vector<double>& from, std::size_t begin, std::size_t n) {
     std::vector<double> r;

@@ -12,7 +12,9 @@ namespace kvconform {
 /// (materialise, docs/numerics.md §3.8), in head order (docs/kinds/latent.md).
 class latent_model final : public block_pool_model {
  public:
-  latent_model(const cache_config& c, const numeric_profile& p);
+  /// With `problems` false (the generators' copy, which only needs the state) a decode is judged for refusals alone:
+  /// materialising every head is most of a production case's cost.
+  latent_model(const cache_config& c, const numeric_profile& p, bool problems = true);
 
   /// The head shape a well-formed decode of this config has: Hq, d_nope, d_vh; nullopt for any other.
   struct heads {
@@ -26,6 +28,8 @@ class latent_model final : public block_pool_model {
   expectation decode(const op& o) const override;
   /// free_blocks and bytes_in_use (blocks held x block_size rows of d_k entries in the rows' format).
   void count(snapshot& out) const override;
+
+  bool problems_;
 };
 
 }  // namespace kvconform

@@ -8,6 +8,8 @@ namespace kvconform::kinds {
 namespace {
 using namespace pool_generation;
 
+/// The latent op builders, decodes of `Deep`'s head counts.
+template <bool Deep>
 struct latent_build {
   using model = latent_model;
   static op append(const op_target& t, std::size_t n, int ranks, std::uint64_t seed) {
@@ -16,12 +18,14 @@ struct latent_build {
   static op bad_shape(const op_target& t, int variant, std::uint64_t seed) {
     return latent_bad_shape_op(t, variant, seed);
   }
-  static op decode(const op_target& t, bool bad, int variant) { return latent_decode_op(t, bad, variant); }
+  static op decode(const op_target& t, bool bad, int variant) { return latent_decode_op(t, bad, variant, 0, Deep); }
 };
 
 /// Pools of up to 16 blocks of up to 4 rows (64 of 16 deep) whose rows have a latent part of the usual widths and a
-/// rotary part of 1 to 4 entries (up to d_c / 8 + 1 deep, DeepSeek-V3's ratio); long cases as paged's, narrow.
-config_gens config_gen(bool long_traces, bool deep) {
+/// rotary part of 1 to 4 entries; with `deepseek`, a production case (shapes.h) has DeepSeek-V3's rows, d_c 512 and
+/// d_r 64, in a pool of up to 4 blocks of up to 4 rows (few rows: each decode materialises every head in
+/// double-double); long cases as paged's, narrow.
+config_gens config_gen(bool long_traces, bool deep, bool deepseek) {
   const std::size_t max_blocks = deep ? 64 : (long_traces ? 32 : 16), max_block_size = deep ? 16 : 4;
   auto make = [](std::size_t blocks, std::size_t block_size, std::size_t d_c, std::size_t d_r) {
     cache_config c{cache_kind::latent, blocks, d_c + d_r, d_c};
@@ -33,10 +37,17 @@ config_gens config_gen(bool long_traces, bool deep) {
         return make(std::max<std::size_t>(rows / block_size, 1), block_size, d_c, d_r);
       },
       long_rows_gen(), uniform_in<std::size_t>(1, 17), long_width_gen(), long_width_gen());
-  return {
+  auto ordinary =
       rc::gen::apply(make, uniform_in<std::size_t>(1, max_blocks + 1), uniform_in<std::size_t>(1, max_block_size + 1),
-                     width_gen(deep), uniform_in<std::size_t>(1, 5)),
-      long_rows};
+                     width_gen(deep), uniform_in<std::size_t>(1, 5));
+  auto production = rc::gen::apply(
+      [make](std::size_t blocks, std::size_t block_size) {
+        return make(blocks, block_size, deepseek_latent, deepseek_rotary);
+      },
+      uniform_in<std::size_t>(1, 5), uniform_in<std::size_t>(1, 5));
+  if (!deepseek) return {ordinary, long_rows};
+  return {rc::gen::withSize([ordinary, production](int size) { return production_case(size) ? production : ordinary; }),
+          long_rows};
 }
 }  // namespace
 
@@ -44,9 +55,11 @@ case_generator latent_cases(paged_mix mix) {
   return [mix](const property& p, const implementation& impl, const run_options& o) {
     const double trace_scale = p.long_traces ? 4 : 2;
     return run_commands<latent_model>(
-        p, impl, o, config_gen(p.long_traces, o.deep),
-        [](const cache_config& c, const numeric_profile& prof) { return latent_model(c, prof); },
-        [mix](const latent_model& m, const gen_context& ctx) { return op_gen<latent_build>(mix, m, ctx); },
+        p, impl, o, config_gen(p.long_traces, o.deep, mix.decode >= deepseek_decodes),
+        [](const cache_config& c, const numeric_profile& prof) { return latent_model(c, prof, false); },
+        [mix, deep = o.deep](const latent_model& m, const gen_context& ctx) {
+          return deep ? op_gen<latent_build<true>>(mix, m, ctx) : op_gen<latent_build<false>>(mix, m, ctx);
+        },
         trace_scale);
   };
 }

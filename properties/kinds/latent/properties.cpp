@@ -64,7 +64,15 @@ void add_latent_properties(std::vector<property>& ps) {
 
 namespace {
 /// The latent kind's own events (docs/design.md §4.6), in the order of `event_index`.
-enum event_index : std::size_t { boundary_event, cow_event, full_event, reused_event, large_event, speculation_events };
+enum event_index : std::size_t {
+  boundary_event,
+  cow_event,
+  full_event,
+  reused_event,
+  large_event,
+  deepseek_event,
+  speculation_events
+};
 bool decodes(const implementation& i) { return i.capabilities.has(capability::decode); }
 constexpr auto events = with_pool_speculation({
     block_boundary_event,
@@ -74,6 +82,9 @@ constexpr auto events = with_pool_speculation({
      "a decode once the pool has handed out more blocks than it has: a block held before by another sequence", true,
      decodes},
     {"thousand-fold projections", "an accepted decode whose up-projections reach 1000 in magnitude", true, decodes},
+    {"DeepSeek-V3 rows",
+     "a trace over rows of d_c 512 and d_r 64 (a production case of the properties that decode most)", true, decodes,
+     [](const cache_config& c) { return c.d_v == deepseek_latent && c.d_k == c.d_v + deepseek_rotary; }},
 });
 
 struct probe final : block_pool_probe {
