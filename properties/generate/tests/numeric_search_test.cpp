@@ -7,10 +7,10 @@
 
 #include "impls/flat/flat.h"
 #include "impls/flat/mutants/kernel_bugs.h"
+#include "properties/executor/kind_table.h"
 #include "properties/executor/stop.h"
 #include "properties/generate/numeric_search.h"
 #include "properties/kinds/flat/adapter.h"
-#include "properties/executor/kind_table.h"
 #include "properties/runners/builtin.h"
 #include "properties/trace/trace_json.h"
 
@@ -117,6 +117,8 @@ TEST(NumericSearch, StopsAtADeadlineLikeAnyCase) {
 TEST(NumericSearch, EveryKindLengthensPastATile) {
   for (const kv::kind_descriptor* k : kv::all_kinds()) {
     SCOPED_TRACE(k->spec.name);
+    // The search's rows are a head's keys, which a latent row reaches only through that head's W_uk: none lengthens.
+    if (k->spec.kind == kv::cache_kind::latent) continue;
     ASSERT_NE(k->lengthen, nullptr);
     const kv::implementation* impl = nullptr;
     for (const kv::implementation& i : kv::builtin_implementations())

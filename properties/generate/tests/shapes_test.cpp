@@ -116,7 +116,8 @@ void expect_long_start(const kv::trace& t, const std::string& property) {
        [&] { property == "paged_block_accounting" ? expect_huge_pool_start(t) : expect_pool_start(t, 4096, 1); }},
       {kv::cache_kind::prefix, [&] { expect_pool_start(t, 1024, 4); }},
       {kv::cache_kind::beam, [&] { expect_beam_start(t); }},
-      {kv::cache_kind::hybrid, [&] { expect_hybrid_start(t); }}};
+      {kv::cache_kind::hybrid, [&] { expect_hybrid_start(t); }},
+      {kv::cache_kind::latent, [&] { expect_pool_start(t, 4096, 1); }}};
   ASSERT_TRUE(by_kind.count(t.config.kind)) << "a kind without expectations: add its row";
   by_kind.at(t.config.kind)();
 }
@@ -183,6 +184,12 @@ TEST(Shapes, EveryKindsQuickRunHasTwoProductionCases) {
     EXPECT_EQ(where(ts, is_wide), (std::vector<std::size_t>{1, 42}));
     for (std::size_t i : where(ts, is_wide)) {
       const kv::cache_config& c = ts[i].config;
+      if (c.kind == kv::cache_kind::latent) {  // DeepSeek-V3's rows, or a production latent width and a rotary part
+        EXPECT_TRUE((c.d_v == 512 && c.d_k == 576) ||
+                    (std::count(std::begin(production_dims), std::end(production_dims), c.d_v) && c.d_k <= c.d_v + 4))
+            << c.d_k << " " << c.d_v;
+        continue;
+      }
       EXPECT_TRUE(std::count(std::begin(production_dims), std::end(production_dims), c.d_k)) << c.d_k;
       EXPECT_TRUE(std::count(std::begin(production_dims), std::end(production_dims), c.d_v)) << c.d_v;
       if (c.kind != kv::cache_kind::beam) continue;

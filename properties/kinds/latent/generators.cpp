@@ -24,7 +24,7 @@ struct latent_build {
 /// Pools of up to 16 blocks of up to 4 rows (64 of 16 deep) whose rows have a latent part of the usual widths and a
 /// rotary part of 1 to 4 entries; with `deepseek`, a production case (shapes.h) has DeepSeek-V3's rows, d_c 512 and
 /// d_r 64, in a pool of up to 4 blocks of up to 4 rows (few rows: each decode materialises every head in
-/// double-double); long cases as paged's, narrow.
+/// double-double); long cases as paged's, with rows of at most 4 entries (one rotary).
 config_gens config_gen(bool long_traces, bool deep, bool deepseek) {
   const std::size_t max_blocks = deep ? 64 : (long_traces ? 32 : 16), max_block_size = deep ? 16 : 4;
   auto make = [](std::size_t blocks, std::size_t block_size, std::size_t d_c, std::size_t d_r) {
@@ -36,7 +36,7 @@ config_gens config_gen(bool long_traces, bool deep, bool deepseek) {
       [make](std::size_t rows, std::size_t block_size, std::size_t d_c, std::size_t d_r) {
         return make(std::max<std::size_t>(rows / block_size, 1), block_size, d_c, d_r);
       },
-      long_rows_gen(), uniform_in<std::size_t>(1, 17), long_width_gen(), long_width_gen());
+      long_rows_gen(), uniform_in<std::size_t>(1, 17), uniform_in<std::size_t>(1, 4), rc::gen::just<std::size_t>(1));
   auto ordinary =
       rc::gen::apply(make, uniform_in<std::size_t>(1, max_blocks + 1), uniform_in<std::size_t>(1, max_block_size + 1),
                      width_gen(deep), uniform_in<std::size_t>(1, 5));

@@ -4,8 +4,8 @@
 
 #include "oracle/models/latent_model.h"
 #include "properties/executor/block_pool_probe.h"
+#include "properties/executor/kind_table.h"
 #include "properties/generate/statements.h"
-#include "properties/kinds/block_pool_kind.h"
 #include "properties/kinds/latent/parts.h"
 
 namespace kvconform::kinds {
@@ -101,7 +101,12 @@ struct probe final : block_pool_probe {
 
 /// The kind's row of the kind table (properties/executor/kind_table.h).
 extern const kind_spec latent_spec;
-extern const kind_descriptor latent_kind = block_pool_kind<latent_model>(
-    latent_spec, add_latent_properties, {latent_fuzz_config, latent_fuzz_ops}, {events, make_probe<probe>});
+/// No lengthening for the targeted numeric search: its rows are a head's keys, which a latent row reaches only through
+/// that head's W_uk (docs/kinds/latent.md, Not yet).
+extern const kind_descriptor latent_kind{latent_spec,
+                                         model_of<latent_model>,
+                                         add_latent_properties,
+                                         {latent_fuzz_config, latent_fuzz_ops},
+                                         {events, make_probe<probe>}};
 
 }  // namespace kvconform::kinds
