@@ -82,9 +82,8 @@ constexpr auto events = with_pool_speculation({
      "a decode once the pool has handed out more blocks than it has: a block held before by another sequence", true,
      decodes},
     {"thousand-fold projections", "an accepted decode whose up-projections reach 1000 in magnitude", true, decodes},
-    {"DeepSeek-V3 rows",
-     "a trace over rows of d_c 512 and d_r 64 (a production case of the properties that decode most)", true, decodes,
-     [](const cache_config& c) { return c.d_v == deepseek_latent && c.d_k == c.d_v + deepseek_rotary; }},
+    {"DeepSeek-V3 rows", "a trace over rows of d_c 512 and d_r 64 (a production case of latent_decode_heads)", true,
+     decodes, [](const cache_config& c) { return c.d_v == deepseek_latent && c.d_k == c.d_v + deepseek_rotary; }},
 });
 
 struct probe final : block_pool_probe {
