@@ -16,9 +16,8 @@ op latent_append_op(const op_target& t, std::size_t n, int ranks, std::uint64_t 
 }
 
 op latent_bad_shape_op(const op_target& t, int variant, std::uint64_t seed) {
-  const std::size_t dk = t.src->d_k();
+  const std::size_t dk = t.src->d_k(), dc = t.src->d_v();
   op o = latent_append_op(t, 2, 0, seed);
-  const std::size_t dc = t.src->d_v();
   switch (variant) {
     case 0: o.k.shape = {1, 2 * dk}; break;                               // wrong width
     case 1: o.k.shape = {dk + 1}, o.k.data.resize(dk + 1); break;         // 1-D, one entry too many
@@ -50,9 +49,7 @@ head_shape shape_of(const row_source& src, bool deep) {
   }
   return {2 + h % 3, 1 + (h >> 8) % d_c, 1 + (h >> 16) % 8};
 }
-}  // namespace
 
-namespace {
 /// Entries of variance 1 drawn fast (splitmix64, uniform on [-sqrt 3, sqrt 3]): a production decode has two million.
 struct entries {
   std::uint64_t state;
