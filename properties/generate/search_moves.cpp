@@ -243,6 +243,8 @@ bool examine(candidate& c, const numeric_profile& p) {
     if (i + 1 == c.t.ops.size()) c.problems = std::move(e.problems);
   }
   for (const attention_problem& a : c.problems)
+    if (a.latent) return false;  // a latent head's keys are no trace's rows: the moves cannot write them back
+  for (const attention_problem& a : c.problems)
     if (a.n > 0) return c.accepted.back();
   return false;
 }

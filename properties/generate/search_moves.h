@@ -21,7 +21,7 @@ struct candidate {
 };
 
 /// Fills in `accepted` and `problems` from the kind's model; false unless the last op is a decode
-/// the model accepts with at least one row to attend.
+/// the model accepts with at least one row to attend, over rows of the trace (not a latent head's materialised keys).
 bool examine(candidate& c, const numeric_profile& p);
 
 /// The trace of `ops` on `config` cut after op `at` (a decode), with every other decode dropped:
