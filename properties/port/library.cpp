@@ -4,9 +4,9 @@
 #include <dlfcn.h>
 
 #include <cstring>
-#include <tuple>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include <kvconform/c_port.h>
@@ -141,7 +141,8 @@ class library_subject final : public subject {
   library_subject(std::shared_ptr<const abi> f, const cache_config& c)
       : f_(std::move(f)),
         kind_(to_string(c.kind)),
-        by_layer_(spec_of(c.kind).find(op_kind::decode)->fields & field_layer) {
+        by_layer_(spec_of(c.kind).find(op_kind::decode)->fields & field_layer),
+        latent_(spec_of(c.kind).find(op_kind::decode)->fields & field_w_uk) {
     if (c.reserve != 0 && f_->built_for < 3)
       throw subject_failure("not-supported",
                             "a library built for C ABI version " + std::to_string(f_->built_for) + " takes no reserve");
@@ -159,7 +160,7 @@ class library_subject final : public subject {
     switch (o.kind) {
       case op_kind::append: return append(c);
       case op_kind::decode:
-        if (kind_ == "latent") return decode_latent(c);
+        if (latent_) return decode_latent(c);
         return decode(c, by_layer_ ? o.layer : handles_.id_of(o.seq));
       case op_kind::prefill: return prefill(c);
       case op_kind::rollback:
@@ -212,6 +213,7 @@ class library_subject final : public subject {
   std::shared_ptr<const abi> f_;
   std::string kind_;
   bool by_layer_;  ///< a decode names a layer (beam), else a sequence
+  bool latent_;    ///< a decode carries up-projections: kvc_decode_latent
   kvc_cache* cache_ = nullptr;
   sequence_handles<std::int64_t> handles_;
   std::int64_t made_id_ = 0;

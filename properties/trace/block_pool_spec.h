@@ -7,6 +7,11 @@
 
 namespace kvconform {
 
+/// A create and a release as the pools without prefix caching (paged, latent) have them.
+inline constexpr op_spec pool_create{op_kind::create, 0,
+                                     "a new, empty sequence; its handle is the count of create and fork ops before it"};
+inline constexpr op_spec pool_release{op_kind::release, field_seq,
+                                      "seq's blocks go back to the pool unless another table holds them"};
 /// A fork and a decode of sequence seq, as every block-pool kind has them.
 inline constexpr op_spec pool_fork{op_kind::fork, field_seq, "a new sequence sharing every block of seq"};
 inline constexpr op_spec pool_decode{op_kind::decode, field_q | field_seq, "q 1-D of width d_k over seq's rows"};

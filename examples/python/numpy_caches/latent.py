@@ -23,10 +23,8 @@ class LatentPool(BlockPool):
         self.keys[blocks, offsets] = k
 
 
-def rows_of(k, d_k, v):
-    """An append's k as 2-D rows of width d_k; a v beside it is malformed, as the values are the rows' own."""
-    if v is not None:
-        raise ShapeRefusal(f"a latent append carries no v (its values are the rows' first entries), got {v.shape}")
+def rows_of(k, d_k):
+    """An append's k as 2-D rows of width d_k (the kind's appends carry no v: the values are the rows' own)."""
     if k.ndim == 1 and k.shape[0] == d_k:
         return k.reshape(1, d_k)
     if k.ndim == 2 and k.shape[1] == d_k:
@@ -75,14 +73,14 @@ class LatentCache(PagedCache, LatentAdapter):
 
     def checked(self, sid, k, v):
         try:
-            k = rows_of(k, self.d_k, v)
+            k = rows_of(k, self.d_k)
         except ShapeRefusal:
             self.seqs.get(sid)  # an unknown sequence is refused as such first
             raise
         return self.seqs.get(sid), k, None
 
-    def append(self, sid, k, v=None):
-        return super().append(sid, k, v)
+    def append(self, sid, k):
+        return super().append(sid, k, None)
 
     def attended(self, seq):
         """The rows a decode of `seq` attends and the value rows it averages."""

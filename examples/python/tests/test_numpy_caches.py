@@ -163,14 +163,14 @@ class PagedTest(unittest.TestCase):
 class LatentTest(unittest.TestCase):
     config = {"capacity": 3, "block_size": 2, "d_k": 3, "d_v": 2, "k_scale": 1.0}  # d_c = 2, d_r = 1
 
-    def test_values_are_the_rows_latent_part_and_an_append_has_no_v(self):
+    def test_values_are_the_rows_latent_part(self):
         for cls, columns in ((latent.LatentCache, slice(0, 2)), (latent.ValuesPastRotaryLatent, slice(1, 3))):
             c = cls(self.config)
             s = c.create()
             c.append(s, np.array([[1.0, 2.0, 9.0], [3.0, 4.0, 8.0], [5.0, 6.0, 7.0]]))
             self.assertEqual(c.values(s).tolist(), c.keys(s)[:, columns].tolist())
-            with self.assertRaises(kp.ShapeRefusal):
-                c.append(s, np.zeros(3), np.zeros(2))
+            with self.assertRaises(kp.ShapeRefusal):  # the latent part alone, without k_r
+                c.append(s, np.zeros((1, 2)))
             with self.assertRaises(kp.IndexRefusal):
                 c.append(None, np.zeros(4))
         self.assertTrue(np.shares_memory(c.pool.values, c.pool.keys))  # the same storage, not a copy

@@ -6,9 +6,9 @@ namespace kvconform::kinds {
 
 namespace {
 constexpr op_spec ops[] = {
-    {op_kind::create, 0, "a new, empty sequence; its handle is the count of create and fork ops before it"},
+    pool_create,
     pool_fork,
-    {op_kind::release, field_seq, "seq's blocks go back to the pool unless another table holds them"},
+    pool_release,
     {op_kind::append, field_k | field_seq,
      "k 1-D or 2-D rows [c ; k_r] of width d_k onto seq (no v: the values are each row's first d_v entries); "
      "refused (changing nothing) when the pool lacks blocks"},

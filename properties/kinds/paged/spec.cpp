@@ -5,9 +5,9 @@ namespace kvconform::kinds {
 
 namespace {
 constexpr op_spec ops[] = {
-    {op_kind::create, 0, "a new, empty sequence; its handle is the count of create and fork ops before it"},
+    pool_create,
     pool_fork,
-    {op_kind::release, field_seq, "seq's blocks go back to the pool unless another table holds them"},
+    pool_release,
     {op_kind::append, field_k | field_v | field_seq,
      "k and v 1-D or 2-D onto seq; refused (changing nothing) when the pool lacks blocks"},
     pool_decode,
