@@ -62,14 +62,15 @@ struct decoded {
   std::vector<double> output, weights;
 };
 
-/// s_i = k_i . q / sqrt(d_k) over the rows with live(i), softmax in two passes with the max
+/// s_i = k_i . q * scale over the rows with live(i), softmax in two passes with the max
 /// subtracted first (scores beyond +-700 would overflow exp otherwise), then sum_i w_i v_i.
 /// Rows that are not live take weight exactly 0; no live row gives zeros, not 0/0. key(i) and
-/// value(i) point at row i, so every acme layout (contiguous, ring, blocks, beams) shares it.
+/// value(i) point at row i, so every acme layout (contiguous, ring, blocks, beams) shares it. The
+/// scale is the caller's: a latent head's is its own width's, not the rows' (docs/kinds/latent.md).
 template <class Key, class Value, class Live>
-decoded attend(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, Key key, Value value, Live live) {
+decoded attend_scaled(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, double scale, Key key,
+                      Value value, Live live) {
   decoded d{std::vector<double>(d_v, 0.0), std::vector<double>(n, 0.0)};
-  const double scale = 1.0 / std::sqrt(static_cast<double>(d_k));
   double m = -std::numeric_limits<double>::infinity();
   bool any = false;
   for (std::size_t i = 0; i < n; ++i) {
@@ -92,6 +93,12 @@ decoded attend(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q,
     for (std::size_t c = 0; c < d_v; ++c) d.output[c] += d.weights[i] * v[c];
   }
   return d;
+}
+
+/// A decode over keys of width d_k scales by 1/sqrt(d_k) (docs/design.md §2.0).
+template <class Key, class Value, class Live>
+decoded attend(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, Key key, Value value, Live live) {
+  return attend_scaled(n, d_k, d_v, q, 1.0 / std::sqrt(static_cast<double>(d_k)), key, value, live);
 }
 
 template <class Key, class Value>

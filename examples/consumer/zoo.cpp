@@ -1,8 +1,9 @@
-// acme's zoo runner: its flat cache, a mutant the gate must kill and a decode-less variant, on kvconform's CLI.
+// acme's zoo runner on kvconform's CLI: its flat and latent caches, a mutant the gate must kill, a decode-less variant.
 #include <cstddef>
 #include <vector>
 
 #include <kvconform/plugin.h>
+#include "latent_cache.h"
 #include "tiny_cache.h"
 
 namespace acme {
@@ -67,6 +68,8 @@ int main(int argc, char** argv) {
            .killer = "exact_fill"}),
       kvconform::make_implementation<acme::ledger_cache>(
           {.name = "acme-ledger", .group = impl_group::variant, .note = "acme's prefix store: no decode"}),
+      kvconform::make_implementation<acme::latent_cache>(
+          {.name = "acme-latent", .group = impl_group::reference, .note = "acme's MLA cache: absorbed decode"}),
   };
-  return kvconform::run_cli(argc, argv, impls, "acme zoo: acme's flat caches, a known mutant and a variant");
+  return kvconform::run_cli(argc, argv, impls, "acme zoo: acme's flat and latent caches, a known mutant and a variant");
 }
