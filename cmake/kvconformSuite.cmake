@@ -3,7 +3,7 @@
 #   kvconform_add_suite(<target> HEADER <file> TYPE <c++ type> KIND <kind> [NAME <short>] [PROFILE quick|deep])
 #
 # KIND is a row of the kind table (KVCONFORM_KINDS in kinds.cmake: flat, ring, paged, beam, growing,
-# prefix). Builds <target> from a generated main that registers TYPE (which only has to satisfy
+# prefix, hybrid, latent). Builds <target> from a generated main that registers TYPE (which only has to satisfy
 # kvconform::<kind>_cache, from <kvconform/plugin.h>) and runs the kvconform command line over it, and
 # registers `<target> gate --profile PROFILE` with ctest (failing traces go to <target>-failures/ in the
 # build folder).

@@ -1,6 +1,6 @@
-/* A latent (MLA) cache in plain C behind kvconform's C ABI (include/kvconform/c_port.h, version 4): one pool of blocks
+/* A latent (MLA) cache in plain C behind kvconform's C ABI (include/kvconform/c_port.h, version 5): one pool of blocks
  * of rows [c ; k_r], sequences that fork by sharing blocks and copy a shared, partly filled last block before writing
- * into it, rollback, and an absorbed decode per query head (docs/kinds/latent.md).
+ * into it, rollback, an absorbed decode per query head and a prefill of such decodes (docs/kinds/latent.md).
  * Built as is, and with -DLATENT_BUG_WRONG_HEAD, whose head h folds its query with the next head's W_uk. */
 #include <math.h>
 #include <stdio.h>
@@ -18,11 +18,16 @@ struct kvc_cache {
   double *absorbed, *latent; /* one head's q~ = [W_uk^T q_nope ; q_r] (d_k) and its latent average (d_c) */
 };
 
-int kvc_abi_version(void) { return KVC_ABI_VERSION; }
+/* Tests build the cache claiming version 4, which has no kvc_prefill_latent, while it declares "prefill". */
+#ifndef LATENT_ABI_VERSION
+#define LATENT_ABI_VERSION KVC_ABI_VERSION
+#endif
+
+int kvc_abi_version(void) { return LATENT_ABI_VERSION; }
 
 const char* kvc_hello(void) {
   return "{\"protocol\": 2, \"name\": \"c-latent\", \"kinds\": {\"latent\": {\"profile\": {\"latent_path\": "
-         "\"absorbed\"}, \"capabilities\": [\"decode\", \"rollback\"]}}}";
+         "\"absorbed\"}, \"capabilities\": [\"decode\", \"prefill\", \"rollback\"]}}}";
 }
 
 void kvc_close(kvc_cache* c) {
@@ -72,16 +77,16 @@ kvc_status kvc_append(kvc_cache* c, int64_t seq, kvc_array k, kvc_array v, const
 
 /* Head h of an absorbed decode: q~ = W_uk^T q_nope beside q_r, scores over the rows with the full head's scale
  * 1/sqrt(d_nope + d_r), the latent average of the rows' first d_c entries, then W_uv applied to it. */
-static void attend_head(kvc_cache* c, const sequence* s, size_t h, size_t heads, size_t d_nope, size_t d_vh,
-                        kvc_array q, kvc_array w_uk, kvc_array w_uv, double* output, double* weights) {
-  const size_t d_r = c->d_k - c->d_c, n = s->length;
+static void attend_head(kvc_cache* c, const sequence* s, size_t n, size_t h, size_t heads, size_t d_nope, size_t d_vh,
+                        const double* q, kvc_array w_uk, kvc_array w_uv, double* output, double* weights) {
+  const size_t d_r = c->d_k - c->d_c;
 #ifdef LATENT_BUG_WRONG_HEAD
   const size_t fold = (h + 1) % heads;
 #else
   const size_t fold = h;
   (void)heads;
 #endif
-  const double* qh = q.data + h * (d_nope + d_r);
+  const double* qh = q + h * (d_nope + d_r);
   const double* uk = w_uk.data + fold * d_nope * c->d_c;
   for (size_t m = 0; m < c->d_c; ++m) {
     double sum = 0;
@@ -111,22 +116,59 @@ static void attend_head(kvc_cache* c, const sequence* s, size_t h, size_t heads,
   }
 }
 
+/* The heads of q (rank `rank`: a decode's (Hq, d_nope + d_r) or a prefill's (m, Hq, d_nope + d_r)) when its
+ * projections agree with it and the rows; 0 otherwise (KVC_SHAPE). */
+static size_t head_shape(const kvc_cache* c, kvc_array q, size_t rank, kvc_array w_uk, kvc_array w_uv, size_t* d_nope,
+                         size_t* d_vh) {
+  const size_t d_r = c->d_k - c->d_c, heads = q.rank == rank ? q.dims[rank - 2] : 0;
+  if (heads == 0 || q.dims[rank - 1] <= d_r || w_uk.rank != 3 || w_uv.rank != 3) return 0;
+  *d_nope = q.dims[rank - 1] - d_r, *d_vh = w_uv.dims[1];
+  if (w_uk.dims[0] != heads || w_uk.dims[1] != *d_nope || w_uk.dims[2] != c->d_c || w_uv.dims[0] != heads ||
+      *d_vh == 0 || w_uv.dims[2] != c->d_c)
+    return 0;
+  return heads;
+}
+
 kvc_status kvc_decode_latent(kvc_cache* c, int64_t seq, kvc_array q, kvc_array w_uk, kvc_array w_uv, double* output,
                              size_t output_cap, size_t* n_output, double* weights, size_t weights_cap,
                              size_t* n_weights) {
   const sequence* s = live_sequence(&c->pool, seq);
   if (!s) return KVC_INDEX;
-  const size_t d_r = c->d_k - c->d_c, heads = q.rank == 2 ? q.dims[0] : 0;
-  if (heads == 0 || q.dims[1] <= d_r || w_uk.rank != 3 || w_uv.rank != 3) return KVC_SHAPE;
-  const size_t d_nope = q.dims[1] - d_r, d_vh = w_uv.dims[1];
-  if (w_uk.dims[0] != heads || w_uk.dims[1] != d_nope || w_uk.dims[2] != c->d_c || w_uv.dims[0] != heads || d_vh == 0 ||
-      w_uv.dims[2] != c->d_c)
-    return KVC_SHAPE;
+  size_t d_nope, d_vh;
+  const size_t heads = head_shape(c, q, 2, w_uk, w_uv, &d_nope, &d_vh);
+  if (heads == 0) return KVC_SHAPE;
   if (s->length == 0) return KVC_EMPTY;
   *n_output = heads * d_vh, *n_weights = heads * s->length;
   if (output_cap < *n_output || weights_cap < *n_weights) return KVC_MORE;
   for (size_t h = 0; h < heads; ++h)
-    attend_head(c, s, h, heads, d_nope, d_vh, q, w_uk, w_uv, output + h * d_vh, weights + h * s->length);
+    attend_head(c, s, s->length, h, heads, d_nope, d_vh, q.data, w_uk, w_uv, output + h * d_vh,
+                weights + h * s->length);
+  return KVC_OK;
+}
+
+/* The append of k, then step i's heads attend over the rows up to its own; every refusal and KVC_MORE come first. */
+kvc_status kvc_prefill_latent(kvc_cache* c, int64_t seq, kvc_array k, kvc_array q, kvc_array w_uk, kvc_array w_uv,
+                              double* output, size_t output_cap, size_t* n_output, double* weights, size_t weights_cap,
+                              size_t* n_weights) {
+  sequence* s = live_sequence(&c->pool, seq);
+  if (!s) return KVC_INDEX;
+  size_t d_nope, d_vh;
+  const size_t heads = head_shape(c, q, 3, w_uk, w_uv, &d_nope, &d_vh), steps = k.rank == 2 ? k.dims[0] : 0;
+  if (k.rank != 2 || k.dims[1] != c->d_k || heads == 0 || q.dims[0] != steps) return KVC_SHAPE;
+  if (blocks_needed(&c->pool, s, steps) > c->pool.n_free) return KVC_CAPACITY;
+  const size_t before = s->length, n = before + steps;
+  *n_output = steps * heads * d_vh, *n_weights = steps * heads * n;
+  if (output_cap < *n_output || weights_cap < *n_weights) return KVC_MORE;
+  const kvc_array none = {0};
+  const kvc_status appended = kvc_append(c, seq, k, none, NULL, 0, NULL);
+  if (appended != KVC_OK) return appended;
+  for (size_t i = 0; i < steps; ++i)
+    for (size_t h = 0; h < heads; ++h) {
+      double* w = weights + (i * heads + h) * n;
+      attend_head(c, s, before + i + 1, h, heads, d_nope, d_vh, q.data + i * heads * q.dims[2], w_uk, w_uv,
+                  output + (i * heads + h) * d_vh, w);
+      for (size_t j = before + i + 1; j < n; ++j) w[j] = 0; /* rows after its own: not read */
+    }
   return KVC_OK;
 }
 

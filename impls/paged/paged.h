@@ -71,7 +71,6 @@ class basic_paged {
   static constexpr bool formats = storage::keys.rounds() || storage::values.rounds();
   static constexpr bool groups = storage::keys.groups || storage::values.groups;
   static constexpr bool shared = Rules::shared_values;
-  static_assert(!(shared && groups), "values read from key rows in integer groups would need the key rows' groups");
   static_assert(storage::keys.chunk() == 1 && storage::values.chunk() == 1,
                 "a paged cache stores final rows in its blocks: no residual, no per-channel groups");
 
@@ -92,6 +91,9 @@ class basic_paged {
         vs_(storage::values, formats && !shared ? num_blocks * block_size : 0, d_v, 1) {
     if (block_size == 0 || d_k == 0 || d_v == 0) throw shape_error("paged: block_size, d_k and d_v must be positive");
     if (shared && d_v > d_k) throw shape_error("paged: values read from key rows cannot be wider than them");
+    // Value rows read from key rows in integer groups are their first groups: whole ones.
+    if (shared && groups && d_v % storage::keys.group != 0)
+      throw shape_error("paged: integer groups must divide the value rows read from the key rows");
     for (std::size_t b = num_blocks; b > 0; --b) free_.push_back(b - 1);  // the free list pops block 0 first
     if constexpr (poison_free_slots) k_.setConstant(nan()), v_.setConstant(nan());
   }
@@ -202,8 +204,8 @@ class basic_paged {
   /// Integer groups: the scales and minima of s's rows, in order (docs/numerics.md §6.2).
   Eigen::MatrixXd key_scales(seq_id s) const requires groups { return exposed(ks_, find(s).keys, find(s), false); }
   Eigen::MatrixXd key_zeros(seq_id s) const requires groups { return exposed(ks_, find(s).keys, find(s), true); }
-  Eigen::MatrixXd value_scales(seq_id s) const requires groups { return exposed(vs_, find(s).values, find(s), false); }
-  Eigen::MatrixXd value_zeros(seq_id s) const requires groups { return exposed(vs_, find(s).values, find(s), true); }
+  Eigen::MatrixXd value_scales(seq_id s) const requires groups { return value_groups(s, false); }
+  Eigen::MatrixXd value_zeros(seq_id s) const requires groups { return value_groups(s, true); }
   std::size_t bytes_in_use() const { return (num_blocks() - free_blocks()) * block_bytes(); }
   view block_keys(std::size_t block) const {
     return {k_.data() + first_row(block) * k_.cols(), static_cast<Eigen::Index>(block_size_), k_.cols()};
@@ -272,6 +274,12 @@ class basic_paged {
   Eigen::MatrixXd exposed(const side& s, const stream_state& st, const sequence& q, bool zeros) const {
     return group_matrix(
         s, st, 0, q.len, [&](std::size_t i) { return static_cast<std::size_t>(slot(q, i)); }, zeros);
+  }
+  /// Values read from key rows have the key rows' first d_v / G groups.
+  Eigen::MatrixXd value_groups(seq_id s, bool zeros) const {
+    if constexpr (!shared) return exposed(vs_, find(s).values, find(s), zeros);
+    const Eigen::MatrixXd all = exposed(ks_, find(s).keys, find(s), zeros);
+    return all.leftCols(std::min<Eigen::Index>(all.cols(), static_cast<Eigen::Index>(d_v_ / storage::keys.group)));
   }
   static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
   Eigen::Index value_offset() const { return static_cast<Eigen::Index>(Rules::value_offset(d_k(), d_v_)); }

@@ -12,8 +12,8 @@ extern "C" {
 #endif
 
 /** The version of this header; a library reports the one it was built with (kvc_abi_version). The harness drives
- * versions 2 to 4 and refuses any other (docs/port-protocol.md §12 says why, and what versions 3 and 4 added). */
-#define KVC_ABI_VERSION 4
+ * versions 2 to 5 and refuses any other (docs/port-protocol.md §12 says why, and what versions 3 to 5 added). */
+#define KVC_ABI_VERSION 5
 
 /** A cache of the library's own making: the harness only passes the pointer back. */
 typedef struct kvc_cache kvc_cache;
@@ -96,8 +96,10 @@ typedef struct {
 } kvc_observation;
 
 /* Every library exports these, with C linkage; kvc_prefill and kvc_rollback (version 3) only when it declares their
- * capabilities, kvc_decode_latent (version 4) only when it serves the latent kind with "decode". Sequence ids (paged, prefix) are the library's own: the harness maps trace handles to them. `seq`
- * is ignored by the single-sequence kinds; `layer` selects a beam layer. */
+ * capabilities, kvc_decode_latent (version 4) only when it serves the latent kind with "decode", kvc_prefill_latent
+ * (version 5) only when it serves the latent kind with "prefill". Sequence ids (paged, prefix) are the library's own:
+ * the harness maps trace handles to them. `seq` is ignored by the single-sequence kinds; `layer` selects a beam layer.
+ */
 
 /** KVC_ABI_VERSION as the library was built. */
 int kvc_abi_version(void);
@@ -121,9 +123,16 @@ kvc_status kvc_prefill(kvc_cache* cache, int64_t seq, kvc_array k, kvc_array v, 
 /** Version 4, the latent kind's decode (docs/kinds/latent.md): q (Hq, d_nope + d_r), w_uk (Hq, d_nope, d_c) and
  * w_uv (Hq, d_vh, d_c); output (Hq, d_vh) and weights (Hq, n), head after head. A latent append's v is an empty array
  * (rank 0): the values are the rows' first d_c entries. */
-kvc_status kvc_decode_latent(kvc_cache* cache, int64_t seq, kvc_array q, kvc_array w_uk, kvc_array w_uv,
-                             double* output, size_t output_cap, size_t* n_output, double* weights, size_t weights_cap,
+kvc_status kvc_decode_latent(kvc_cache* cache, int64_t seq, kvc_array q, kvc_array w_uk, kvc_array w_uv, double* output,
+                             size_t output_cap, size_t* n_output, double* weights, size_t weights_cap,
                              size_t* n_weights);
+/** Version 5, the latent kind's prefill (capability "prefill"): appends k (m, d_k) as kvc_append does (refused
+ * alike), then step i's heads, q (m, Hq, d_nope + d_r) with the projections of kvc_decode_latent, attend over the rows
+ * up to its own: output (m, Hq, d_vh) and weights (m, Hq, n + m), n the rows held before, step after step, head after
+ * head, exactly 0 where a step does not read. KVC_MORE as kvc_prefill: before anything is appended. */
+kvc_status kvc_prefill_latent(kvc_cache* cache, int64_t seq, kvc_array k, kvc_array q, kvc_array w_uk, kvc_array w_uv,
+                              double* output, size_t output_cap, size_t* n_output, double* weights, size_t weights_cap,
+                              size_t* n_weights);
 /** Version 3, capability "rollback": drops the newest `count` steps; KVC_INDEX for a negative count, more steps than
  * appended, or (ring) more than the reserve keeps. */
 kvc_status kvc_rollback(kvc_cache* cache, int64_t seq, int64_t count);

@@ -76,17 +76,24 @@ expectation block_pool_model::append(const op& o) {
 }
 
 expectation block_pool_model::prefill(const op& o) {
-  const auto steps = append_steps(o, config_.d_k, config_.d_v);
-  const bool queries = steps && o.q.shape.size() == 2 && o.q.shape[0] == *steps && o.q.shape[1] == config_.d_k;
-  if (!queries) return {.accepted = false, .reasons = refuse_shape | (is_live(o.seq) ? 0u : unsigned{refuse_index})};
+  const auto steps = steps_of(o);
+  if (!steps || !prefill_queries(o, *steps))
+    return {.accepted = false, .reasons = refuse_shape | (is_live(o.seq) ? 0u : unsigned{refuse_index})};
   const std::size_t before = is_live(o.seq) ? size(o.seq) : 0;  // a dead handle: the append refuses it
   expectation e = append(o);
-  if (!e.accepted || *steps == 0) return e;
+  if (e.accepted && *steps > 0) prefill_problems(o, before, e);
+  return e;
+}
+
+bool block_pool_model::prefill_queries(const op& o, std::size_t steps) const {
+  return o.q.shape.size() == 2 && o.q.shape[0] == steps && o.q.shape[1] == config_.d_k;
+}
+
+void block_pool_model::prefill_problems(const op& o, std::size_t before, expectation& e) const {
   // Query i sits at row before + i and sees every row up to its own (docs/design.md §2.3).
   const auto it = seqs_.find(o.seq);
   const std::size_t stream = static_cast<std::size_t>(std::distance(seqs_.begin(), it));
   add_prefill(e, it->second.rows, stream, o.q, before, profile_);
-  return e;
 }
 
 expectation block_pool_model::rollback(const op& o) {
@@ -130,7 +137,7 @@ expectation block_pool_model::decode(const op& o) const {
 
 expectation block_pool_model::apply(const op& o) {
   expectation e = apply_op(o);
-  drafts_ = o.kind == op_kind::prefill && e.accepted ? e.problems.size() : 0;
+  drafts_ = o.kind == op_kind::prefill && e.accepted ? steps_of(o).value_or(0) : 0;
   return e;
 }
 

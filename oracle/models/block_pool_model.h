@@ -105,6 +105,11 @@ class block_pool_model : public model {
   }
   /// A decode of one query row over the sequence's rows (add_decode).
   virtual expectation decode(const op& o) const;
+  /// Whether a prefill of `steps` well-formed steps carries well-formed queries: q (steps, d_k).
+  virtual bool prefill_queries(const op& o, std::size_t steps) const;
+  /// The problems of an accepted prefill onto live o.seq, which held `before` rows: query i attends causally over
+  /// them and the prefill's first i + 1 (add_prefill).
+  virtual void prefill_problems(const op& o, std::size_t before, expectation& e) const;
 
   sequence empty_sequence() const {
     return {stored_stream(profile_.keys, profile_.values, config_, config_.d_k, config_.d_v), {}, {}};

@@ -25,6 +25,10 @@ struct expectation {
   std::vector<std::size_t> streams;          ///< per problem: the snapshot stream whose rows it attends, in order
   std::vector<attention_problem> originals;  ///< per problem, over the rows as given (when the storage rounds)
   std::vector<std::int64_t> preempted;       ///< paged: handles an accepted append must preempt
+  /// A latent op's problems (all over one stream) materialised again over `rows` (n x d_k, the stream's rows as the
+  /// cache exposes them): for integer groups, whose decodes are judged over the cache's rows (docs/numerics.md §6).
+  /// Empty otherwise.
+  std::function<std::vector<attention_problem>(const shared_doubles& rows)> rematerialise;
   /// False when the rows a decode attended were never observable (docs/numerics.md §3.7): shapes and masked
   /// weights are still checked, the numbers are not judged.
   bool judge_numbers = true;

@@ -87,9 +87,11 @@ std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent) {
     return "sliding_keys and sliding_values are the hybrid kind's (its sliding layers)";
   if (!latent) return p.latent == latent_path::none ? "" : "latent_path is the latent kind's";
   if (p.latent == latent_path::none) return "a latent cache declares its latent_path, materialised or absorbed";
-  // Values are the first d_c entries of the stored rows (docs/kinds/latent.md): one format, element-wise.
+  // Values are the first d_c entries of the stored rows (docs/kinds/latent.md): one format, and integer groups only
+  // along each row, quantized as it arrives, so that a value row's groups are its key row's first ones.
   if (!(p.values == p.keys)) return "a latent cache's values are its key rows' own: declare values as keys";
-  if (p.keys.groups) return "a latent cache stores its rows in an element format, not integer groups";
+  if (p.keys.groups && (p.keys.axis != group_axis::token || p.keys.residual != 0))
+    return "a latent cache's integer groups run along each row (token axis), quantized on arrival (no residual)";
   return "";
 }
 

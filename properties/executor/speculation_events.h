@@ -29,7 +29,8 @@ struct speculation_probe {
       if (drafts > 0 && o.count == 0) hit.set(first + 1);
       if (drafts > 0 && o.count == static_cast<std::int64_t>(drafts)) hit.set(first + 2);
     }
-    drafts = o.kind == op_kind::prefill && e.accepted ? e.problems.size() : 0;
+    // A prefill's k is (m, d_k): one draft per step, however many problems each step's queries make (latent heads).
+    drafts = o.kind == op_kind::prefill && e.accepted && o.k.shape.size() == 2 ? o.k.shape[0] : 0;
   }
 };
 

@@ -43,7 +43,9 @@ std::size_t token_group(const storage_format& f) {
 
 cache_config fit_formats(cache_config c, const numeric_profile& p, std::uint64_t k_code, std::uint64_t v_code,
                          bool long_case) {
-  const std::size_t gk = long_case ? 0 : token_group(p.keys), gv = long_case ? 0 : token_group(p.values);
+  // A latent row's widths come from its generator: its value row is its key row's first groups, whole.
+  const bool fixed = long_case || c.kind == cache_kind::latent;
+  const std::size_t gk = fixed ? 0 : token_group(p.keys), gv = fixed ? 0 : token_group(p.values);
   if (c.d_k == c.d_v && (gk || gv)) {
     c.d_k = c.d_v = group_width(c.d_k, std::max(gk, gv));  // a kind may need d_k = d_v (beam)
   } else {

@@ -20,7 +20,8 @@ inline constexpr std::uint64_t scale_codes = 8 * 128;
 /// G/4 .. 2.5 G), capacities scaled by ceil(chunk / 4) so that chunks of quantized rows fill, and
 /// the per-tensor scales of scaled formats from `k_code` and `v_code`. A double cache's config is unchanged.
 /// A `long_case` (docs/design.md §4.4) gets its scales only: its hundreds of rows fill any chunk, and its
-/// narrow rows stay a short group, so that it costs about what it costs a double cache.
+/// narrow rows stay a short group, so that it costs about what it costs a double cache. A latent config's widths
+/// stay as its generator drew them (whole groups in each value row, docs/kinds/latent.md).
 cache_config fit_formats(cache_config c, const numeric_profile& p, std::uint64_t k_code, std::uint64_t v_code,
                          bool long_case = false);
 

@@ -23,6 +23,10 @@ template <class Model>
 using pool_appender = std::function<op(const Model& m, std::int64_t h, const op* after, std::size_t keep, std::size_t n,
                                        std::uint64_t bits)>;
 
+/// An append of a pool kind made a prefill of the same steps, with the queries its steps attend with, drawn from
+/// the trace's row source.
+using pool_prefiller = std::function<op(op append, const std::shared_ptr<const row_source>& src)>;
+
 namespace pool_speculation_detail {
 template <class Model>
 std::optional<std::int64_t> newest(const Model& m, std::size_t from_newest) {
@@ -40,6 +44,13 @@ inline op as_prefill(op o, const row_source& src) {
   o.q.shape = {n, src.d_k()};
   for (std::size_t i = 0; i < n; ++i) o.q.data.insert(o.q.data.end(), src.query().begin(), src.query().end());
   return o;
+}
+
+/// An append made a prefill: by `to_prefill`, else with the input class's query for every step (as_prefill).
+inline std::function<op(op)> prefiller(pool_prefiller to_prefill, std::shared_ptr<const row_source> src) {
+  return [to_prefill = std::move(to_prefill), src = std::move(src)](op a) {
+    return to_prefill ? to_prefill(std::move(a), src) : as_prefill(std::move(a), *src);
+  };
 }
 
 /// Prefill steps for `rule` 0..3: one, to the end of the last block and one more, a block and one more, or
@@ -70,12 +81,12 @@ using made = std::optional<std::vector<op>>;
 
 /// A prefill onto a live sequence, or (`stale`) the same onto the next handle, which names none yet.
 template <class Model>
-made prefill_ops(const Model& m, const pool_appender<Model>& append, const row_source& src, std::size_t p, int rule,
-                 std::size_t n, std::uint64_t b, bool stale = false) {
+made prefill_ops(const Model& m, const pool_appender<Model>& append, const std::function<op(op)>& prefill,
+                 std::size_t p, int rule, std::size_t n, std::uint64_t b, bool stale = false) {
   const auto h = newest(m, p);
   if (!h) return std::nullopt;
   const std::size_t k = prefill_steps(rule, n, m.size(*h), m.config().block_size, m.room(*h));
-  op o = as_prefill(append(m, *h, nullptr, 0, k, b), src);
+  op o = prefill(append(m, *h, nullptr, 0, k, b));
   if (stale) o.seq = m.handles();
   return std::vector<op>{o};
 }
@@ -93,14 +104,14 @@ made rollback_ops(const Model& m, std::size_t p, int rule, bool bad) {
 /// k drafts verified by one prefill, j of them accepted, the other k - j rolled back (for odd `b` in two rollbacks
 /// in a row), the bonus appended where the first rejected draft was.
 template <class Model>
-made round_ops(const Model& m, const pool_appender<Model>& append, const row_source& src, std::size_t p,
+made round_ops(const Model& m, const pool_appender<Model>& append, const std::function<op(op)>& prefill, std::size_t p,
                std::size_t drafts, std::size_t accepted, std::uint64_t b) {
   const auto h = newest(m, p);
   if (!h || m.room(*h) < 2) return std::nullopt;  // the drafts and the bonus must fit
   const std::size_t k = std::min(drafts, m.room(*h) - 1), j = std::min(accepted, k);
   const auto rejected = static_cast<std::int64_t>(k - j);
   const bool split = b % 2 && rejected > 0;
-  std::vector<op> ops{as_prefill(append(m, *h, nullptr, 0, k, b), src)};
+  std::vector<op> ops{prefill(append(m, *h, nullptr, 0, k, b))};
   if (split) ops.push_back(op{.kind = op_kind::rollback, .seq = *h, .count = 1});
   ops.push_back(op{.kind = op_kind::rollback, .seq = *h, .count = rejected - split});
   ops.push_back(append(m, *h, &ops.front(), j, 1, b + 1));
@@ -124,12 +135,14 @@ made rollback_into(const Model& m, const pool_appender<Model>& append, std::int6
 }
 }  // namespace pool_speculation_detail
 
-/// Adds the speculation ops of `mix` to `c` (ops a cache lacks the capability for are not drawn).
+/// Adds the speculation ops of `mix` to `c` (ops a cache lacks the capability for are not drawn); a prefill is
+/// `to_prefill` of an append (the input class's query for every step when none is given).
 template <class Model>
 void add_pool_speculation(std::vector<std::pair<int, rc::Gen<command_ptr<Model>>>>& c, const pool_speculation_mix& mix,
-                          const gen_context& ctx, pool_appender<Model> append) {
+                          const gen_context& ctx, pool_appender<Model> append, pool_prefiller to_prefill = nullptr) {
   namespace d = pool_speculation_detail;
   const auto src = ctx.src;
+  const auto prefill = d::prefiller(std::move(to_prefill), src);
   const bool prefills = ctx.caps.has(capability::prefill), rolls = ctx.caps.has(capability::rollback);
   // A deferred group named `label`, made when it runs by make(model, picked sequence, drawn values...).
   auto add = [&](int weight, bool can, const char* label, auto make, auto... gens) {
@@ -146,13 +159,13 @@ void add_pool_speculation(std::vector<std::pair<int, rc::Gen<command_ptr<Model>>
   add(
       mix.prefill, prefills, "prefill",
       [=](const Model& m, std::size_t p, int rule, std::size_t n, std::uint64_t b) {
-        return d::prefill_ops(m, append, *src, p, rule, n, b);
+        return d::prefill_ops(m, append, prefill, p, rule, n, b);
       },
       uniform_in(0, 4), uniform_in<std::size_t>(1, 9), bits);
   add(
       mix.bad_rollback, prefills, "stale prefill",
       [=](const Model& m, std::size_t p, std::size_t n, std::uint64_t b) {
-        return d::prefill_ops(m, append, *src, p, 0, n, b, true);
+        return d::prefill_ops(m, append, prefill, p, 0, n, b, true);
       },
       uniform_in<std::size_t>(1, 4), bits);
   for (const bool bad : {false, true})
@@ -163,7 +176,7 @@ void add_pool_speculation(std::vector<std::pair<int, rc::Gen<command_ptr<Model>>
   add(
       mix.round, prefills && rolls, "speculative round",
       [=](const Model& m, std::size_t p, std::size_t k, std::size_t j, std::uint64_t b) {
-        return d::round_ops(m, append, *src, p, k, j, b);
+        return d::round_ops(m, append, prefill, p, k, j, b);
       },
       uniform_in<std::size_t>(1, 9), uniform_in<std::size_t>(0, 9), bits);
   add(

@@ -8,12 +8,22 @@
 namespace kvconform {
 
 namespace {
-/// Rows [first, first + n) of a 2-D tensor.
+/// Rows [first, first + n) of a tensor along its first dimension (a step's k, v or queries).
 tensor rows_of(const tensor& t, std::size_t first, std::size_t n) {
-  const std::size_t w = t.shape[1];
-  return tensor::matrix(n, w,
-                        {t.data.begin() + static_cast<std::ptrdiff_t>(first * w),
-                         t.data.begin() + static_cast<std::ptrdiff_t>((first + n) * w)});
+  if (t.shape.empty()) return t;  // a latent prefill's v: none
+  const std::size_t w = t.data.size() / std::max<std::size_t>(t.shape[0], 1);
+  tensor r;
+  r.shape = t.shape, r.shape[0] = n;
+  r.data.assign(t.data.begin() + static_cast<std::ptrdiff_t>(first * w),
+                t.data.begin() + static_cast<std::ptrdiff_t>((first + n) * w));
+  return r;
+}
+
+/// Step i of a tensor, without its step dimension (an append's 1-D k, a decode's query).
+tensor step_of(const tensor& t, std::size_t i) {
+  tensor r = rows_of(t, i, 1);
+  if (!r.shape.empty()) r.shape.erase(r.shape.begin());
+  return r;
 }
 
 /// Tokens [first, first + n) of a prefill that carries them (none otherwise).
@@ -23,12 +33,15 @@ std::vector<std::int64_t> tokens_of(const op& o, std::size_t first, std::size_t 
           o.tokens.begin() + static_cast<std::ptrdiff_t>(first + n)};
 }
 
-/// The steps of a generated prefill (2-D k, v and q), or 0 for any other op.
+/// The steps of a generated prefill (2-D k, v as k or none (latent), q of one query or Hq per step), or 0 for any
+/// other op.
 std::size_t prefill_steps(const op& o) {
-  const bool two_d = o.k.shape.size() == 2 && o.v.shape.size() == 2 && o.q.shape.size() == 2;
-  return o.kind == op_kind::prefill && two_d && o.k.shape[0] == o.v.shape[0] && o.k.shape[0] == o.q.shape[0]
-             ? o.k.shape[0]
-             : 0;
+  if (o.kind != op_kind::prefill || o.k.shape.size() != 2 || o.q.shape.size() < 2) return 0;
+  const bool no_v = o.v.shape.empty() && o.v.data.empty();
+  if (!o.k.consistent() || !(no_v || o.v.consistent()) || !o.q.consistent()) return 0;
+  const std::size_t m = o.k.shape[0];
+  const bool v_fits = no_v || (o.v.shape.size() == 2 && o.v.shape[0] == m);
+  return v_fits && o.q.shape[0] == m ? m : 0;
 }
 }  // namespace
 
@@ -64,12 +77,10 @@ std::vector<op> prefill_as_steps(const op& o) {
   if (m == 0) return {o};
   std::vector<op> steps;
   for (std::size_t i = 0; i < m; ++i) {
-    op a{.kind = op_kind::append, .k = rows_of(o.k, i, 1), .v = rows_of(o.v, i, 1)};
-    a.k.shape = {a.k.shape[1]}, a.v.shape = {a.v.shape[1]};
+    op a{.kind = op_kind::append, .k = step_of(o.k, i), .v = step_of(o.v, i)};
     a.seq = o.seq, a.tokens = tokens_of(o, i, 1);
-    op d{.kind = op_kind::decode, .q = rows_of(o.q, i, 1)};
-    d.q.shape = {d.q.shape[1]};
-    d.seq = o.seq;
+    op d{.kind = op_kind::decode, .q = step_of(o.q, i)};
+    d.seq = o.seq, d.w_uk = o.w_uk, d.w_uv = o.w_uv;  // a latent step's heads keep the prefill's projections
     steps.push_back(std::move(a)), steps.push_back(std::move(d));
   }
   return steps;

@@ -23,7 +23,8 @@ constexpr std::size_t max_cells = std::size_t{1} << 26;
 /// The versions of the C ABI this harness drives: version 3 only added at the ends (docs/port-protocol.md §12).
 constexpr int oldest_abi = 2;
 
-/// The library's functions, looked up once; prefill and rollback (version 3) and the latent decode (4) may be absent.
+/// The library's functions, looked up once; prefill and rollback (version 3), the latent decode (4) and the latent
+/// prefill (5) may be absent.
 struct abi {
   void* handle = nullptr;
   decltype(&kvc_abi_version) version;
@@ -35,6 +36,7 @@ struct abi {
   decltype(&kvc_prefill) prefill = nullptr;
   decltype(&kvc_rollback) rollback = nullptr;
   decltype(&kvc_decode_latent) decode_latent = nullptr;
+  decltype(&kvc_prefill_latent) prefill_latent = nullptr;
   decltype(&kvc_create) create;
   decltype(&kvc_fork) fork;
   decltype(&kvc_release) release;
@@ -52,6 +54,7 @@ struct abi {
     built_for = version();
     if (built_for >= 3) look_up(prefill, "kvc_prefill"), look_up(rollback, "kvc_rollback");
     if (built_for >= 4) look_up(decode_latent, "kvc_decode_latent");
+    if (built_for >= 5) look_up(prefill_latent, "kvc_prefill_latent");
   }
   ~abi() { ::dlclose(handle); }
   abi(const abi&) = delete;
@@ -162,7 +165,9 @@ class library_subject final : public subject {
       case op_kind::decode:
         if (latent_) return decode_latent(c);
         return decode(c, by_layer_ ? o.layer : handles_.id_of(o.seq));
-      case op_kind::prefill: return prefill(c);
+      case op_kind::prefill:
+        if (latent_) return prefill_latent(c);
+        return prefill(c);
       case op_kind::rollback:
         if (!f_->rollback) return unsupported();
         return outcome_of(f_->rollback(cache_, handles_.id_of(o.seq), o.count));
@@ -209,11 +214,12 @@ class library_subject final : public subject {
   op_outcome decode(const call& c, std::int64_t seq_or_layer);
   op_outcome decode_latent(const call& c);
   op_outcome prefill(const call& c);
+  op_outcome prefill_latent(const call& c);
 
   std::shared_ptr<const abi> f_;
   std::string kind_;
   bool by_layer_;  ///< a decode names a layer (beam), else a sequence
-  bool latent_;    ///< a decode carries up-projections: kvc_decode_latent
+  bool latent_;    ///< a decode carries up-projections: kvc_decode_latent and kvc_prefill_latent
   kvc_cache* cache_ = nullptr;
   sequence_handles<std::int64_t> handles_;
   std::int64_t made_id_ = 0;
@@ -282,6 +288,15 @@ op_outcome library_subject::prefill(const call& c) {
   return r;
 }
 
+op_outcome library_subject::prefill_latent(const call& c) {
+  if (!f_->prefill_latent) return unsupported();
+  return attention("kvc_prefill_latent",
+                   [&](double* o, std::size_t oc, std::size_t* on, double* w, std::size_t wc, std::size_t* wn) {
+                     return f_->prefill_latent(cache_, handles_.id_of(c.o.seq), array_of(c.k), array_of(c.q),
+                                               array_of(c.w_uk), array_of(c.w_uv), o, oc, on, w, wc, wn);
+                   });
+}
+
 snapshot library_subject::observe() {
   std::vector<kvc_stream> streams(1);
   std::vector<stream_buffers> buffers(1);
@@ -316,14 +331,18 @@ snapshot library_subject::observe() {
 
 /// Refuses a library that declares a capability whose function it does not export, before any cache.
 void check_functions(const abi& f, const port_hello& h) {
-  const std::tuple<capability, const char*, bool, int> needs[] = {
-      {capability::prefill, "kvc_prefill", f.prefill != nullptr, 3},
-      {capability::rollback, "kvc_rollback", f.rollback != nullptr, 3},
-      {capability::decode, "kvc_decode_latent", f.decode_latent != nullptr, 4}};
+  // The latent kind decodes and prefills through its own functions; every other kind through kvc_decode (always
+  // exported) and kvc_prefill.
+  enum class kinds { latent, others, all };
+  const std::tuple<capability, const char*, bool, int, kinds> needs[] = {
+      {capability::prefill, "kvc_prefill", f.prefill != nullptr, 3, kinds::others},
+      {capability::rollback, "kvc_rollback", f.rollback != nullptr, 3, kinds::all},
+      {capability::decode, "kvc_decode_latent", f.decode_latent != nullptr, 4, kinds::latent},
+      {capability::prefill, "kvc_prefill_latent", f.prefill_latent != nullptr, 5, kinds::latent}};
   for (const auto& [kind, offer] : h.kinds)
-    for (const auto& [cap, function, exported, since] : needs) {
-      const bool latent_decode = cap == capability::decode;  // every other kind's decode is kvc_decode
-      if (!offer.capabilities.has(cap) || exported || (latent_decode && kind != "latent")) continue;
+    for (const auto& [cap, function, exported, since, which] : needs) {
+      const bool applies = which == kinds::all || (which == kinds::latent) == (kind == "latent");
+      if (!applies || !offer.capabilities.has(cap) || exported) continue;
       const std::string declared =
           std::string("the library declares the capability \"") + to_string(cap) + "\" for the " + kind + " kind";
       if (f.built_for < since)

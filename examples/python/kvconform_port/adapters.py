@@ -273,7 +273,10 @@ class LatentAdapter(PagedAdapter):
     head h attends with s_i = (q_nope . W_uk[h] c_i + q_r . k_r,i) / sqrt(d_nope + d_r) and answers
     sum_i softmax(s)_i W_uv[h] c_i; return output (Hq, d_vh) and weights (Hq, n); ShapeRefusal for shapes that
     disagree (with each other, d_c or d_r), EmptyRefusal for a sequence without rows. keys(seq): its rows (n, d_k);
-    values(seq): their first d_c entries as the decode reads them (n, d_c); block_table(seq), ref_counts(),
+    values(seq): their first d_c entries as the decode reads them (n, d_c); prefill(seq, k, q, w_uk, w_uv)
+    (optional): the append of k (m, d_k) (refused as that append), q (m, Hq, d_nope + d_r) with the decode's
+    projections (else ShapeRefusal); step i's heads attend as a decode's over the rows up to its own; return output
+    (m, Hq, d_vh) and weights (m, Hq, n + m), 0 where a step does not read; block_table(seq), ref_counts(),
     free_blocks(); bytes_in_use(): held blocks x block_size x d_k entries in the rows' format (no value storage).
     The profile must declare "latent_path", "absorbed" or "materialised" (the order the decode multiplies in), and
     "values" as "keys" when it declares a storage format.
@@ -283,7 +286,8 @@ class LatentAdapter(PagedAdapter):
     supports_preempt = False
     config_defaults = {"k_scale": SCALES["k_scale"]}
     ops = {"create": ((), ()), "fork": (("seq",), ()), "release": (("seq",), ()), "append": (("seq", "k"), ()),
-           "decode": (("seq", "q", "w_uk", "w_uv"), ()), "rollback": (("seq", "count"), ())}
+           "decode": (("seq", "q", "w_uk", "w_uv"), ()), "prefill": (("seq", "k", "q", "w_uk", "w_uv"), ()),
+           "rollback": (("seq", "count"), ())}
 
 
 class BeamAdapter(Adapter):

@@ -59,7 +59,8 @@ def absorbed(rows, values, q, w_uk, w_uv, d_c):
 
 
 class LatentCache(PagedCache, LatentAdapter):
-    """The paged cache's pool, tables, copy-on-write and rollback over latent rows (no preemption, no prefill)."""
+    """The paged cache's pool, tables, copy-on-write and rollback over latent rows (no preemption); its prefill's
+    steps carry each query head's parts."""
 
     supports_preempt = False
     profile = {"latent_path": "absorbed"}
@@ -88,6 +89,23 @@ class LatentCache(PagedCache, LatentAdapter):
 
     def decode(self, sid, q, w_uk, w_uv):
         return absorbed(*self.attended(self.seqs.get(sid)), q, w_uk, w_uv, self.d_v)
+
+    def prefill(self, sid, k, q, w_uk, w_uv):
+        """The append of k, then step i's heads q[i] attend as a decode's over the rows up to its own."""
+        seq = self.seqs.get(sid)
+        k = rows_of(k, self.d_k)
+        if q.ndim != 3 or q.shape[0] != k.shape[0]:
+            raise ShapeRefusal(f"q must be (m, Hq, d_nope + d_r) for the {k.shape[0]} steps of k, got {q.shape}")
+        head_shape(np.empty(q.shape[1:]), w_uk, w_uv, self.d_v, self.d_k - self.d_v)  # each step's heads alike
+        before = seq.length
+        self.append(sid, k)
+        rows, values = self.attended(seq)
+        m, heads, n = k.shape[0], q.shape[1], before + k.shape[0]
+        output, weights = np.zeros((m, heads, w_uv.shape[1])), np.zeros((m, heads, n))
+        for i in range(m):
+            seen = before + i + 1
+            output[i], weights[i, :, :seen] = absorbed(rows[:seen], values[:seen], q[i], w_uk, w_uv, self.d_v)
+        return output, weights
 
     def bytes_in_use(self):
         held = len(self.pool.refs) - len(self.free)

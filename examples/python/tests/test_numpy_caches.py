@@ -198,6 +198,25 @@ class LatentTest(unittest.TestCase):
         with self.assertRaises(kp.EmptyRefusal):
             c.decode(c.create(), q, w_uk, w_uv)
 
+    def test_prefill_steps_are_decodes_over_the_rows_up_to_them(self):
+        rng = np.random.default_rng(4)
+        whole, stepped = latent.LatentCache(self.config), latent.LatentCache(self.config)
+        s, t = whole.create(), stepped.create()
+        first, k = rng.normal(size=(1, 3)), rng.normal(size=(2, 3))
+        whole.append(s, first), stepped.append(t, first)
+        q, w_uk, w_uv = rng.normal(size=(2, 2, 2)), rng.normal(size=(2, 1, 2)), rng.normal(size=(2, 4, 2))
+        output, weights = whole.prefill(s, k, q, w_uk, w_uv)
+        self.assertEqual((output.shape, weights.shape), ((2, 2, 4), (2, 2, 3)))
+        for i in range(2):
+            stepped.append(t, k[i])
+            out, w = stepped.decode(t, q[i], w_uk, w_uv)
+            np.testing.assert_array_equal(output[i], out)
+            np.testing.assert_array_equal(weights[i, :, :2 + i], w)
+            self.assertTrue((weights[i, :, 2 + i:] == 0).all())
+        with self.assertRaises(kp.ShapeRefusal):  # one step's queries for two rows: refused, nothing appended
+            whole.prefill(s, k, q[:1], w_uk, w_uv)
+        self.assertEqual(len(whole.keys(s)), 3)
+
 
 class PrefixTest(unittest.TestCase):
     config = {"capacity": 3, "block_size": 2, "d_k": 1, "d_v": 1}

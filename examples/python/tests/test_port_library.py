@@ -155,8 +155,8 @@ class PortTest(unittest.TestCase):
         self.assertEqual(answer["kinds"]["ring"]["capabilities"], ["decode", "prefill", "rollback", "sinks"])
         self.assertEqual(answer["kinds"]["paged"]["capabilities"], ["decode", "prefill", "rollback", "preempt"])
         self.assertEqual(answer["kinds"]["beam"]["capabilities"], ["decode", "prefill"])  # its rollback is an update
-        # Built on the paged cache, whose prefill and preemption are no ops of the latent kind.
-        self.assertEqual(answer["kinds"]["latent"], {"capabilities": ["decode", "rollback"],
+        # Built on the paged cache, whose preemption is no op of the latent kind; its prefill is its own.
+        self.assertEqual(answer["kinds"]["latent"], {"capabilities": ["decode", "prefill", "rollback"],
                                                      "profile": {"latent_path": "absorbed"}})
         self.assertNotIn("profile", answer["kinds"]["flat"])
         answer = self.ask(kp.Port("p", [Flat32Cache], digest=False), "hello", protocol=2)
@@ -251,6 +251,12 @@ class LatentPortTest(unittest.TestCase):
         self.assertEqual((answer["output"], answer["weights"]), ([5.0] * 6, [0.5] * 4))  # (2, 3) and (2, 2), flat
         self.assertEqual(ask("decode", seq=0, q=codec.tensor(q[0]), w_uk=codec.tensor(w_uk),
                              w_uv=codec.tensor(w_uv))["error"], "shape")
+        # A prefill of one more row: its step's two heads over all three rows, weights (1, 2, 3), flat.
+        answer = ask("prefill", seq=0, k=tensor([5.0, 6.0, 0.0]), q=codec.tensor(q[None]), w_uk=codec.tensor(w_uk),
+                     w_uv=codec.tensor(w_uv))
+        self.assertEqual((answer["output"], answer["weights"]), ([7.0] * 6, [1 / 3] * 6))
+        self.assertEqual(ask("prefill", seq=0, k=tensor([5.0, 6.0, 0.0]), q=codec.tensor(q), w_uk=codec.tensor(w_uk),
+                             w_uv=codec.tensor(w_uv))["error"], "shape")  # q of one step without its step dimension
         with self.assertRaises(kp.ProtocolError):  # a latent config has no v_scale
             port.handle({"id": 99, "op": "open", "cache": 2, "config": {"kind": "latent", "capacity": 2,
                                                                        "block_size": 2, "d_k": 3, "d_v": 2,

@@ -26,19 +26,37 @@ concept latent_decoding = requires(const C& cc, sequence_id_t<C> s, array_view a
   requires decode_result_like<unwrapped_t<decltype(cc.decode_step(s, a, a, a))>>;
 };
 
+/// The prefill capability: c.prefill(seq, k, q, w_uk, w_uv) appending k (m, d_k) as append does and giving step i's
+/// heads (q (m, Hq, d_nope + d_r)) over the rows up to its own: output (m, Hq, d_vh), weights (m, Hq, rows).
+template <class C>
+concept latent_prefilling = requires(C& c, sequence_id_t<C> s, array_view a) {
+  requires decode_result_like<unwrapped_t<decltype(c.prefill(s, a, a, a, a))>>;
+};
+
 /// The latent kind's part of the block-pool adapter (block_pool_subject). A decode is the kind's own call, so that
 /// the pool adapter's one-query decode is never reached.
 template <latent_cache C>
 struct latent_calls {
   using id = sequence_id_t<C>;
-  static constexpr bool preempts = false, prefills = false;
+  static constexpr bool preempts = false, prefills = latent_prefilling<C>;
   static C construct(const cache_config& c) { return C(c.capacity, c.block_size, c.d_k, c.d_v); }
-  static bool supports(const cache_config& c) { return !c.preempt; }
+  static bool supports(const cache_config& c) {
+    if constexpr (requires { C::profile.keys.groups; })  // integer groups: a value row is its key row's first groups
+      if (C::profile.keys.groups && c.d_v % C::profile.keys.group != 0) return false;
+    return !c.preempt;
+  }
   static auto create(C& c, const op&) { return c.create(); }
   static auto append(C& c, id s, const call& x) {
-    // A latent append carries no v (its values are the rows'): one given is malformed.
-    if (!x.o.v.shape.empty() || !x.o.v.data.empty()) throw shape_error("latent append: no v");
+    no_values(x);
     return c.append(s, x.k);
+  }
+  static auto prefill(C& c, id s, const call& x) requires prefills {
+    no_values(x);
+    return c.prefill(s, x.k, x.q, x.w_uk, x.w_uv);
+  }
+  /// A latent append or prefill carries no v (its values are the rows'): one given is malformed.
+  static void no_values(const call& x) {
+    if (!x.o.v.shape.empty() || !x.o.v.data.empty()) throw shape_error("latent append: no v");
   }
   static void count(const C& c, snapshot& s) {
     s.counters.emplace_back("bytes_in_use", static_cast<std::int64_t>(c.bytes_in_use()));
@@ -47,12 +65,13 @@ struct latent_calls {
   static auto decode(const C& c, id s, const call& x) requires decodes { return c.decode_step(s, x.q, x.w_uk, x.w_uv); }
 };
 
-/// A registry entry for a latent cache type; "decode" when it has it.
+/// A registry entry for a latent cache type; "decode", "rollback" and "prefill" when it has them.
 template <latent_cache C>
 implementation make_implementation(implementation_info info) {
   capability_set caps;
   if (latent_decoding<C>) caps.add(capability::decode);
   if (block_pool_rolling_back<C, sequence_id_t<C>>) caps.add(capability::rollback);
+  if (latent_prefilling<C>) caps.add(capability::prefill);
   return adapted_implementation<C, block_pool_subject<C, latent_calls<C>>>(std::move(info), cache_kind::latent, caps);
 }
 

@@ -1,6 +1,7 @@
 // The built-in latent caches: the reference in double and in fp8, its mutants and the materialising variant
 // (docs/mutants.md).
 #include "impls/latent/latent.h"
+#include "impls/latent/mutants/chunk_without_context.h"
 #include "impls/latent/mutants/latent_width_scale.h"
 #include "impls/latent/mutants/no_rotary_scores.h"
 #include "impls/latent/mutants/stale_block_rows.h"
@@ -19,8 +20,12 @@ std::vector<implementation> latent_builtins() {
       reference<latent>("latent", "MLA rows [c ; k_r] in a block pool, values the rows' latent part; absorbed decode"),
       reference<latent_stored<formats::e4m3_scaled>>("latent-e4m3",
                                                      "latent, fp8 e4m3 rows with a per-tensor scale, saturating"),
+      reference<latent_stored<formats::q8_0>>("latent-q8_0",
+                                              "latent, rows in int8 blocks of 32 (q8_0): values their first blocks"),
       variant<variants::latent_materialised>("latent-materialised",
                                              "builds each head's keys and values first, then decodes over them"),
+      variant<variants::latent_q8_0_scales_up>("latent-q8_0-scales-up",
+                                               "q8_0 rows whose fp16 scales round up, not to nearest"),
       mutant<latent_values_past_rotary>("latent-values-past-rotary", "latent_values_are_rows",
                                         "values read from an offset that takes in the rotary part"),
       mutant<latent_scores_without_rotary>("latent-scores-without-rotary", "latent_decode_heads",
@@ -32,7 +37,9 @@ std::vector<implementation> latent_builtins() {
       mutant<latent_stale_block_rows>("latent-stale-block-rows", "latent_reused_blocks",
                                       "decode attends the last block's every slot (vLLM #37530)"),
       mutant<latent_absorbed_wrong_head>("latent-absorbed-wrong-head", "latent_decode_heads",
-                                         "head h's query absorbed with the next head's W_uk")};
+                                         "head h's query absorbed with the next head's W_uk"),
+      mutant<latent_chunk_without_context>("latent-chunk-without-context", "prefill_chunked_equals_whole",
+                                           "a prefill's queries attend their own chunk only (vLLM #26042)")};
 }
 
 }  // namespace kvconform::kinds

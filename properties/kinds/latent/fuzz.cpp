@@ -8,8 +8,8 @@
 namespace kvconform::kinds {
 
 namespace {
-/// Flavour 1 a create, 2 a fork, a release or a rollback, 3 a decode, 4 an append, 5 a malformed append; each but a
-/// create names a live sequence, or one time in eight the next handle (an index refusal).
+/// Flavour 1 a create, 2 a fork, a release or a rollback, 3 a decode, 4 an append or a prefill, 5 a malformed append;
+/// each but a create names a live sequence, or one time in eight the next handle (an index refusal).
 class latent_fuzz final : public model_fuzz_ops<latent_model> {
  public:
   using model_fuzz_ops::model_fuzz_ops;
@@ -32,8 +32,9 @@ class latent_fuzz final : public model_fuzz_ops<latent_model> {
     if (which == 3) return latent_decode_op(t, io_.range(0, 3, 0) == 0, static_cast<int>(io_.range(0, 1, 0)), seed());
     if (which == 5) return latent_bad_shape_op(t, static_cast<int>(io_.range(0, 5, 0)), seed());
     const std::size_t room = alive ? model_.room(o.seq) : 1, to_edge = bs - len % bs;
-    return latent_append_op(t, pick({1, to_edge, to_edge + 1, bs, room, room + 1, 0}),
+    op a = latent_append_op(t, pick({1, to_edge, to_edge + 1, bs, room, room + 1, 0}),
                             static_cast<int>(io_.range(0, 1, 0)), seed());
+    return io_.range(0, 1, 0) ? latent_prefill_op(std::move(a), t.src) : a;
   }
 };
 }  // namespace
@@ -45,7 +46,7 @@ void latent_fuzz_config(byte_io& io, cache_config& c) {
 }
 
 std::unique_ptr<fuzz_ops> latent_fuzz_ops(byte_io& io, const cache_config& c) {
-  return std::make_unique<latent_fuzz>(io, c);
+  return std::make_unique<latent_fuzz>(io, c, false);  // the model follows the state: its problems are not needed
 }
 
 }  // namespace kvconform::kinds

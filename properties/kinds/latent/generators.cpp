@@ -19,15 +19,23 @@ struct latent_build {
     return latent_bad_shape_op(t, variant, seed);
   }
   static op decode(const op_target& t, bool bad, int variant) { return latent_decode_op(t, bad, variant, 0, Deep); }
+  static op prefill(op append, const std::shared_ptr<const row_source>& src) {
+    return latent_prefill_op(std::move(append), src, Deep);
+  }
 };
 
 /// Pools of up to 16 blocks of up to 4 rows (64 of 16 deep) whose rows have a latent part of the usual widths and a
 /// rotary part of 1 to 4 entries; with `deepseek`, a production case (shapes.h) has DeepSeek-V3's rows, d_c 512 and
 /// d_r 64, in a pool of up to 4 blocks of up to 4 rows (few rows: each decode materialises every head in
-/// double-double); long cases as paged's, with rows of at most 4 entries (one rotary).
-config_gens config_gen(bool long_traces, bool deep, bool deepseek) {
+/// double-double); long cases as paged's, with rows of at most 4 entries (one rotary). With integer groups of
+/// `group` along the rows, d_c is a multiple of it.
+config_gens config_gen(bool long_traces, bool deep, bool deepseek, std::size_t group) {
   const std::size_t max_blocks = deep ? 64 : (long_traces ? 32 : 16), max_block_size = deep ? 16 : 4;
-  auto make = [](std::size_t blocks, std::size_t block_size, std::size_t d_c, std::size_t d_r) {
+  auto make = [group](std::size_t blocks, std::size_t block_size, std::size_t d_c, std::size_t d_r) {
+    // Integer groups: a value row is its key row's first groups, whole: one (a group and the rotary part's in a key
+    // row: a head materialises n x d_nope x d_c products, and wider rows tripled the kind's quick gate), or where the
+    // drawn width is a multiple, as many as it holds (DeepSeek-V3's 512, the deep profile's wide rows).
+    if (d_c % group != 0) d_c = group;
     cache_config c{cache_kind::latent, blocks, d_c + d_r, d_c};
     c.block_size = block_size;
     return c;
@@ -59,7 +67,9 @@ case_generator latent_cases(paged_mix mix) {
   return [mix](const property& p, const implementation& impl, const run_options& o) {
     const double trace_scale = p.long_traces ? 4 : 2;
     return run_commands<latent_model>(
-        p, impl, o, config_gen(p.long_traces, o.deep, mix.decode >= deepseek_decodes),
+        p, impl, o,
+        config_gen(p.long_traces, o.deep, mix.decode >= deepseek_decodes,
+                   impl.profile.keys.groups ? impl.profile.keys.group : 1),
         [](const cache_config& c, const numeric_profile& prof) { return latent_model(c, prof, false); },
         [mix, deep = o.deep](const latent_model& m, const gen_context& ctx) {
           return deep ? op_gen<latent_build<true>>(mix, m, ctx) : op_gen<latent_build<false>>(mix, m, ctx);

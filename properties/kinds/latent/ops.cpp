@@ -115,4 +115,17 @@ op latent_decode_op(const op_target& t, bool bad, int variant, std::uint64_t see
   return made.emplace_back(key, build_decode(t, bad, variant, seed, deep)).second;
 }
 
+op latent_prefill_op(op append, const std::shared_ptr<const row_source>& src, bool deep) {
+  op& o = append;
+  if (o.k.shape.size() == 1) o.k.shape = {1, o.k.shape[0]};
+  const std::size_t m = o.k.shape[0];
+  const std::uint64_t seed = fnv1a({reinterpret_cast<const char*>(o.k.data.data()), o.k.data.size() * sizeof(double)});
+  const op d = latent_decode_op(op_target{src, 0, o.seq}, false, 0, seed, deep);
+  o.kind = op_kind::prefill;
+  o.q.shape = {m, d.q.shape[0], d.q.shape[1]};
+  for (std::size_t i = 0; i < m; ++i) o.q.data.insert(o.q.data.end(), d.q.data.begin(), d.q.data.end());
+  o.w_uk = d.w_uk, o.w_uv = d.w_uv;
+  return o;
+}
+
 }  // namespace kvconform::kinds

@@ -29,6 +29,10 @@ op latent_bad_shape_op(const op_target& t, int variant, std::uint64_t seed);
 /// profile (`deep`). With `bad`, variant 0 gives q of rank 1, variant 1 W_uk of another latent width.
 op latent_decode_op(const op_target& t, bool bad, int variant, std::uint64_t seed = 0, bool deep = false);
 
+/// The append `append` made a prefill of its steps: every step's heads are those of a decode of the same sequence
+/// (latent_decode_op, its projections drawn from the append's rows), so that each step's absorbed query is the class's.
+op latent_prefill_op(op append, const std::shared_ptr<const row_source>& src, bool deep = false);
+
 case_generator latent_cases(paged_mix mix);
 void add_latent_properties(std::vector<property>& ps);
 void latent_fuzz_config(byte_io& io, cache_config& c);

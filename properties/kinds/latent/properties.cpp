@@ -1,10 +1,8 @@
 // The latent kind's properties (what traces each generates; the executor judges every op) and its table row.
-#include <algorithm>
-#include <cmath>
-
 #include "oracle/models/latent_model.h"
 #include "properties/executor/block_pool_probe.h"
 #include "properties/executor/kind_table.h"
+#include "properties/generate/speculation_properties.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/latent/parts.h"
 
@@ -55,11 +53,14 @@ void add_latent_properties(std::vector<property>& ps) {
   own("latent_rollback_sibling_intact", summaries::rollback,
       {.append = 2, .decode = 2, .fork = 1, .release = 0, .speculation = {.rollback = 2, .shared_rollback = 6}})
       .needs = {capability::rollback};
-  own("refused_rollback_unchanged",
-      "a rollback of more steps than a sequence holds, of a negative count or of a released sequence is refused with "
-      "`index` and changes nothing",
-      {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}})
-      .needs = {capability::rollback};
+  add_speculation_properties<paged_mix>(
+      ps, latent, latent_cases,
+      {.chunked = {.append = 2, .decode = 1, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
+       .steps = {.append = 2, .decode = 1, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
+       .rounds = {.append = 1, .decode = 2, .fork = 1, .speculation = {.rollback = 2, .round = 6, .block_rollback = 1}},
+       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}},
+      {.straddles = "block boundaries",
+       .refused = "of more steps than a sequence holds, of a negative count or of a released sequence"});
 }
 
 namespace {
@@ -81,7 +82,10 @@ constexpr auto events = with_pool_speculation({
     {"decode after block reuse",
      "a decode once the pool has handed out more blocks than it has: a block held before by another sequence", true,
      decodes},
-    {"thousand-fold projections", "an accepted decode whose up-projections reach 1000 in magnitude", true, decodes},
+    {"thousand-fold projections",
+     "an accepted decode whose W_uk has a row of norm 500 or more (a thousand-fold projection's rows are of norm about "
+     "1000, whatever d_c)",
+     true, decodes},
     {"DeepSeek-V3 rows", "a trace over rows of d_c 512 and d_r 64 (a production case of latent_decode_heads)", true,
      decodes, [](const cache_config& c) { return c.d_v == deepseek_latent && c.d_k == c.d_v + deepseek_rotary; }},
 });
@@ -91,8 +95,15 @@ struct probe final : block_pool_probe {
   void applied(const model& m, const op& o, const expectation& e, event_set& hit) override {
     if (o.kind != op_kind::decode || !e.accepted) return;
     if (model_as<latent_model>(m).blocks_taken() > model_as<latent_model>(m).config().capacity) hit.set(reused_event);
-    const auto large = [](double x) { return std::fabs(x) >= 1000; };
-    if (std::any_of(o.w_uk.data.begin(), o.w_uk.data.end(), large)) hit.set(large_event);
+    const std::size_t d_c = o.w_uk.shape.empty() ? 0 : o.w_uk.shape.back();
+    for (std::size_t r = 0; d_c > 0 && r < o.w_uk.data.size() / d_c; ++r) {
+      double norm = 0;
+      for (std::size_t j = 0; j < d_c; ++j) norm += o.w_uk.data[r * d_c + j] * o.w_uk.data[r * d_c + j];
+      if (norm >= 500.0 * 500.0) {
+        hit.set(large_event);
+        return;
+      }
+    }
   }
   void appended(const model&, const op&, const expectation&, event_set&) override {}
 };

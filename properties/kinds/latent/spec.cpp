@@ -15,6 +15,9 @@ constexpr op_spec ops[] = {
     {op_kind::decode, field_q | field_seq | field_w_uk | field_w_uv,
      "q (Hq, d_nope + d_r) with each head's w_uk (Hq, d_nope, d_v) and w_uv (Hq, d_vh, d_v) over seq's rows: "
      "output (Hq, d_vh), weights (Hq, rows)"},
+    {op_kind::prefill, field_k | field_q | field_seq | field_w_uk | field_w_uv,
+     "k (m, d_k) appended as append does, with q (m, Hq, d_nope + d_r) and the decode's w_uk and w_uv: step i's "
+     "heads attend over seq's rows up to its own; output (m, Hq, d_vh), weights (m, Hq, rows)"},
     pool_rollback,
 };
 constexpr config_field config[] = {

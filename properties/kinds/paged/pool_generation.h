@@ -15,7 +15,8 @@
 
 /// The generation of a paged pool whose ops `Build` makes: `Build::model` (a block_pool_model), and
 /// Build::append(target, n, ranks, seed), Build::bad_shape(target, variant, seed) and Build::decode(target, bad,
-/// variant), as the shared op builders (op_builders.h) take them.
+/// variant), as the shared op builders (op_builders.h) take them; optionally Build::prefill(append, source), the
+/// kind's prefill of an append's steps.
 namespace kvconform::kinds::pool_generation {
 
 using made_op = std::optional<op>;
@@ -216,11 +217,15 @@ rc::Gen<command_ptr<typename Build::model>> op_gen(const paged_mix& mix, const t
   const auto picks = pick_gen(live);
   add_appends<Build>(c, mix, m, picks, src);
   add_sequence_ops<Build>(c, mix, m, picks, src, ctx.can_decode);
+  pool_prefiller prefill;  // the input class's query for every step, unless the kind's queries are its own
+  if constexpr (requires(op o) { Build::prefill(o, src); })
+    prefill = [](op o, const row_source_ptr& from) { return Build::prefill(std::move(o), from); };
   add_pool_speculation<model>(
       c, mix.speculation, ctx,
       [src](const model& pool, std::int64_t h, const op*, std::size_t keep, std::size_t n, std::uint64_t seed) {
         return Build::append(op_target{src, static_cast<std::int64_t>(pool.size(h) + keep), h}, n, 0, seed);
-      });
+      },
+      std::move(prefill));
   return weighted(std::move(c));
 }
 
