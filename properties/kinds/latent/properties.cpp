@@ -2,9 +2,9 @@
 #include "oracle/models/latent_model.h"
 #include "properties/executor/block_pool_probe.h"
 #include "properties/executor/kind_table.h"
-#include "properties/generate/speculation_properties.h"
 #include "properties/generate/statements.h"
 #include "properties/kinds/latent/parts.h"
+#include "properties/kinds/paged/pool_speculation_properties.h"
 
 namespace kvconform::kinds {
 
@@ -53,14 +53,7 @@ void add_latent_properties(std::vector<property>& ps) {
   own("latent_rollback_sibling_intact", summaries::rollback,
       {.append = 2, .decode = 2, .fork = 1, .release = 0, .speculation = {.rollback = 2, .shared_rollback = 6}})
       .needs = {capability::rollback};
-  add_speculation_properties<paged_mix>(
-      ps, latent, latent_cases,
-      {.chunked = {.append = 2, .decode = 1, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
-       .steps = {.append = 2, .decode = 1, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
-       .rounds = {.append = 1, .decode = 2, .fork = 1, .speculation = {.rollback = 2, .round = 6, .block_rollback = 1}},
-       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}},
-      {.straddles = "block boundaries",
-       .refused = "of more steps than a sequence holds, of a negative count or of a released sequence"});
+  add_pool_speculation_properties(ps, latent, latent_cases);
 }
 
 namespace {

@@ -1,9 +1,9 @@
 // The paged kind's properties (what traces each generates; the executor judges every op) and its table row.
 #include "oracle/models/paged_model.h"
 #include "properties/executor/block_pool_probe.h"
-#include "properties/generate/speculation_properties.h"
 #include "properties/kinds/block_pool_kind.h"
 #include "properties/kinds/paged/parts.h"
+#include "properties/kinds/paged/pool_speculation_properties.h"
 
 namespace kvconform::kinds {
 
@@ -64,15 +64,7 @@ void add_paged_properties(std::vector<property>& ps) {
       {.append = 3, .fill = 2, .overfill = 4, .decode = 1, .create = 3, .fork = 2})
       .needs = {capability::preempt};
   own("paged_memory_in_use", summaries::memory, {.append = 3, .decode = 0, .create = 4, .fork = 2, .release = 2});
-  // Without preemption or releases a prefill's chunks fit wherever the whole one does (docs/kinds/paged.md).
-  add_speculation_properties<paged_mix>(
-      ps, paged, paged_cases,
-      {.chunked = {.append = 2, .decode = 1, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
-       .steps = {.append = 2, .decode = 1, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
-       .rounds = {.append = 1, .decode = 2, .fork = 1, .speculation = {.rollback = 2, .round = 6, .block_rollback = 1}},
-       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}},
-      {.straddles = "block boundaries",
-       .refused = "of more steps than a sequence holds, of a negative count or of a released sequence"});
+  add_pool_speculation_properties(ps, paged, paged_cases);
   own("paged_rollback_sibling_intact",
       "a rollback of a forked sequence leaves every sibling bit-identical: blocks past its end are released only by "
       "it, and a shared block it keeps partly filled is copied before its next append",
