@@ -2,8 +2,8 @@
 
 Usage: /usr/bin/python3 numpy_format_port.py FORMAT [--bug NAME] [--no-poison] [--no-digest]
 FORMAT: bf16, e4m3 (saturating, per-tensor scales), q8_0, q4_1 or kivi. Each serves the kinds its format
-fits (a residual, KIVI's, serves neither a sliding window nor a block pool; e4m3 also serves the latent kind, its
-rows in fp8 with the one scale k_scale); `--bug` serves a seeded-bug twin in place of the cache of its kind: the
+fits (a residual, KIVI's, serves neither a sliding window nor a block pool; e4m3 and q8_0 also serve the latent kind,
+its rows in fp8 with the one scale k_scale or in int8 blocks of 32); `--bug` serves a seeded-bug twin in place of the cache of its kind: the
 format's twin of its flat cache, bf16-truncates, e4m3-no-saturation, q8_0-amax-over-128, q4_1-nibble-order,
 kivi-residual-never-flushed, and e4m3's latent twin latent-e4m3-values-unscaled. FORMAT bf16+e4m3 serves the hybrid
 kind, its sliding group in e4m3 and the others in bf16; its twin is hybrid-reused-block-stale-format.
@@ -22,7 +22,7 @@ FORMATS = {
     "bf16": (PER_ROW, elements.BF16, None, "bf16-truncates", elements.TruncatingBF16, None),
     "e4m3": (PER_ROW + ("latent",), elements.E4M3Saturating, None, "e4m3-no-saturation", elements.UnsaturatedE4M3,
              None),
-    "q8_0": (PER_ROW, groups.Q8_0, None, "q8_0-amax-over-128", groups.AmaxOver128Q8_0, None),
+    "q8_0": (PER_ROW + ("latent",), groups.Q8_0, None, "q8_0-amax-over-128", groups.AmaxOver128Q8_0, None),
     "q4_1": (PER_ROW, groups.Q4_1, None, "q4_1-nibble-order", groups.PairedNibblesQ4_1, None),
     "kivi": (("flat", "growing"), kivi.ChannelKeys, kivi.TokenValues, "kivi-residual-never-flushed",
              kivi.NeverFlushedKeys, kivi.NeverFlushedValues),

@@ -1,5 +1,6 @@
-"""The numpy latent (MLA) cache with its rows stored by one codec (fp8 e4m3 with the per-tensor k_scale: values are
-the rows' own entries), declared in the hello profile; and the twin that averages the stored codes, unscaled."""
+"""The numpy latent (MLA) cache with its rows stored by one codec (fp8 e4m3 with the per-tensor k_scale, or integer
+groups along each row: values are the rows' own entries, their groups the rows' first ones), declared in the hello
+profile; and the twin that averages the stored codes, unscaled."""
 import numpy as np
 
 from numpy_caches.blocks import BlockPool
@@ -53,6 +54,31 @@ class StoredLatent(LatentCache):
     def bytes_in_use(self):
         held = len(self.pool.refs) - len(self.free)
         return held * self.pool.block_size * self.pool.codec.row_bytes()
+
+    def supports(self, config):
+        """Integer groups: a value row is its key row's first d_c / G groups, whole (docs/kinds/latent.md, Formats)."""
+        group = getattr(self.key_codec, "group", None)
+        return super().supports(config) and (group is None or config["d_v"] % group == 0)
+
+    def row_groups(self, sid, value_rows):
+        """(scales, minima) of a sequence's rows, or of the first d_c / G groups of each, which its value rows have."""
+        seq = self.seqs.get(sid)
+        parts = self.pool.stored(seq.table, seq.length)
+        if value_rows:
+            parts = (parts[0],) + tuple(p[:, :self.d_v // self.key_codec.group] for p in parts[1:])
+        return self.pool.codec.groups(parts)
+
+    def key_scales(self, sid):
+        return self.row_groups(sid, False)[0]
+
+    def key_zeros(self, sid):
+        return self.row_groups(sid, False)[1]
+
+    def value_scales(self, sid):
+        return self.row_groups(sid, True)[0]
+
+    def value_zeros(self, sid):
+        return self.row_groups(sid, True)[1]
 
 
 class ValuesUnscaledLatent(StoredLatent):

@@ -128,6 +128,17 @@ class CachesTest(unittest.TestCase):
         self.assertEqual(outputs[0].tolist(), [[112.5, 1.0]])
         self.assertEqual(outputs[1].tolist(), [[225.0, 2.0]])  # averaged over the codes: the values / 0.5
 
+    def test_q8_0_latent_value_groups_are_the_rows_first_groups(self):
+        cls = kinds(("latent",), groups.Q8_0)[0]
+        config = {"capacity": 2, "block_size": 2, "d_k": 34, "d_v": 32, "k_scale": 1.0}
+        c = cls(config)
+        self.assertFalse(c.supports(dict(config, d_k=35, d_v=33)))  # 33 values: no whole group
+        s = c.create()
+        c.append(s, np.concatenate([np.full((1, 32), 127.0), np.full((1, 2), 254.0)], axis=1))
+        self.assertEqual(list(c.key_scales(s)), [1.0, 2.0])  # the latent group and the rotary one
+        self.assertEqual(list(c.value_scales(s)), [1.0])
+        self.assertEqual(c.values(s).tolist(), [[127.0] * 32])
+
 
 if __name__ == "__main__":
     unittest.main()
