@@ -8,6 +8,7 @@
 
 #include "impls/latent/latent.h"
 #include "impls/latent/variants.h"
+#include "oracle/numeric/element_rounding.h"
 
 namespace kv = kvconform;
 
@@ -93,6 +94,23 @@ TEST(Latent, Fp8RowsExposeOneRounding) {
       EXPECT_NE(keys(i, j), k[static_cast<std::size_t>(i) * d_k + static_cast<std::size_t>(j)]);  // rounded
     }
   EXPECT_EQ(c.bytes_in_use(), 4 * d_k * 1);  // one byte per entry of a block's rows
+}
+
+TEST(Latent, Bf16RowsExposeOneRounding) {
+  kv::latent_stored<kv::formats::bf16> c(2, 4, d_k, d_c);
+  const auto s = c.create();
+  const std::vector<double> k = rows(2, 3);
+  c.append(s, {k.data(), {2, d_k}});
+  const auto keys = c.keys(s), values = c.values(s);
+  for (Eigen::Index i = 0; i < 2; ++i)
+    for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(d_k); ++j) {
+      const double given = k[static_cast<std::size_t>(i) * d_k + static_cast<std::size_t>(j)];
+      EXPECT_EQ(keys(i, j), kv::round_element(kv::formats::bf16, given));
+      if (j < static_cast<Eigen::Index>(d_c)) {
+        EXPECT_EQ(values(i, j), keys(i, j));
+      }
+    }
+  EXPECT_EQ(c.bytes_in_use(), 4 * d_k * 2);  // two bytes per entry of a block's rows, no value storage
 }
 
 namespace {
