@@ -32,9 +32,9 @@ struct latent_build {
 config_gens config_gen(bool long_traces, bool deep, bool deepseek, std::size_t group) {
   const std::size_t max_blocks = deep ? 64 : (long_traces ? 32 : 16), max_block_size = deep ? 16 : 4;
   auto make = [group](std::size_t blocks, std::size_t block_size, std::size_t d_c, std::size_t d_r) {
-    // Integer groups: a value row is its key row's first groups, whole: one (a group and the rotary part's in a key
-    // row: a head materialises n x d_nope x d_c products, and wider rows tripled the kind's quick gate), or where the
-    // drawn width is a multiple, as many as it holds (DeepSeek-V3's 512, the deep profile's wide rows).
+    // Integer groups: a value row is its key row's first groups, whole: one (a head materialises n x d_nope x d_c
+    // products, and two groups made the int8 reference's prefill properties about twice as slow), or where the drawn
+    // width is a multiple, as many as it holds (DeepSeek-V3's 512, the deep profile's wide rows).
     if (d_c % group != 0) d_c = group;
     cache_config c{cache_kind::latent, blocks, d_c + d_r, d_c};
     c.block_size = block_size;
