@@ -81,36 +81,35 @@ TEST(Latent, RefusesWhatDoesNotFit) {
   EXPECT_THROW(kv::latent(2, 2, d_c, d_c), kv::shape_error);  // no rotary part: d_k must exceed d_v
 }
 
-TEST(Latent, Fp8RowsExposeOneRounding) {
-  kv::latent_stored<kv::formats::e4m3_scaled> c(2, 4, d_k, d_c);
-  c.set_scales(0.5, 0.5);
-  const auto s = c.create();
-  const std::vector<double> k = rows(2, 3);
-  c.append(s, {k.data(), {2, d_k}});
-  const auto keys = c.keys(s), values = c.values(s);
-  for (Eigen::Index i = 0; i < 2; ++i)
-    for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(d_c); ++j) {
-      EXPECT_EQ(values(i, j), keys(i, j));
-      EXPECT_NE(keys(i, j), k[static_cast<std::size_t>(i) * d_k + static_cast<std::size_t>(j)]);  // rounded
-    }
-  EXPECT_EQ(c.bytes_in_use(), 4 * d_k * 1);  // one byte per entry of a block's rows
-}
-
-TEST(Latent, Bf16RowsExposeOneRounding) {
-  kv::latent_stored<kv::formats::bf16> c(2, 4, d_k, d_c);
+namespace {
+/// Two rows stored in Format (per-tensor scale `scale` when it takes one): every key is round(given), every value its
+/// key, and a block's rows take `bytes` per entry (no value storage).
+template <kv::storage_format Format, class Round>
+void expect_one_rounding(double scale, std::size_t bytes, Round round) {
+  kv::latent_stored<Format> c(2, 4, d_k, d_c);
+  if constexpr (Format.scaled) c.set_scales(scale, scale);
   const auto s = c.create();
   const std::vector<double> k = rows(2, 3);
   c.append(s, {k.data(), {2, d_k}});
   const auto keys = c.keys(s), values = c.values(s);
   for (Eigen::Index i = 0; i < 2; ++i)
     for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(d_k); ++j) {
-      const double given = k[static_cast<std::size_t>(i) * d_k + static_cast<std::size_t>(j)];
-      EXPECT_EQ(keys(i, j), kv::round_element(kv::formats::bf16, given));
+      EXPECT_EQ(keys(i, j), round(k[static_cast<std::size_t>(i) * d_k + static_cast<std::size_t>(j)]));
       if (j < static_cast<Eigen::Index>(d_c)) {
         EXPECT_EQ(values(i, j), keys(i, j));
       }
     }
-  EXPECT_EQ(c.bytes_in_use(), 4 * d_k * 2);  // two bytes per entry of a block's rows, no value storage
+  EXPECT_EQ(c.bytes_in_use(), 4 * d_k * bytes);
+}
+}  // namespace
+
+TEST(Latent, StoredRowsExposeOneRounding) {
+  expect_one_rounding<kv::formats::bf16>(1, 2, [](double x) { return kv::round_element(kv::formats::bf16, x); });
+  // fp8 with the per-tensor scale 0.5: x / 0.5 in e4m3 (the rows' entries lie within 1, far from saturating), times
+  // 0.5.
+  constexpr kv::storage_format e4m3{.element = kv::element_format::e4m3, .overflow = kv::overflow_rule::saturate};
+  expect_one_rounding<kv::formats::e4m3_scaled>(0.5, 1,
+                                                [&](double x) { return 0.5 * kv::round_element(e4m3, x / 0.5); });
 }
 
 namespace {
