@@ -56,9 +56,9 @@ static int64_t add_sequence(block_pool* p, int64_t from, int live) {
   memset(s, 0, sizeof *s);
   if (live && !(s->table = calloc(p->blocks, sizeof(size_t)))) return -1;
   s->live = live;
-  if (live && from >= 0) { /* read after the realloc above */
+  if (live && from >= 0) { /* read after the realloc above; not the blocks a rollback kept past its end */
     const sequence* f = &p->seqs[from];
-    s->length = f->length, s->n_table = f->n_table;
+    s->length = f->length, s->n_table = (f->length + p->block_size - 1) / p->block_size;
     memcpy(s->table, f->table, f->n_table * sizeof(size_t));
     for (size_t i = 0; i < s->n_table; ++i) p->refs[s->table[i]] += 1;
   }
@@ -79,15 +79,18 @@ static void drop_block(block_pool* p, size_t b) {
   if (--p->refs[b] == 0) p->free_list[p->n_free++] = b;
 }
 
-/* Whether the next write copies the sequence's last block first: it is partly filled and another table holds it. */
-static int shares_last_block(const block_pool* p, const sequence* s) {
-  return s->length % p->block_size != 0 && p->refs[s->table[s->n_table - 1]] > 1;
+/* The table entries a write of `steps` rows reaches: from the one holding the next row to the last it writes. */
+static size_t first_entry(const block_pool* p, const sequence* s) { return s->length / p->block_size; }
+static size_t end_entry(const block_pool* p, const sequence* s, size_t steps) {
+  return (s->length + steps + p->block_size - 1) / p->block_size;
 }
 
 static size_t blocks_needed(const block_pool* p, const sequence* s, size_t steps) {
   if (steps == 0) return 0; /* an empty append copies nothing */
-  const size_t blocks = (s->length + steps + p->block_size - 1) / p->block_size;
-  return blocks - s->n_table + (size_t)shares_last_block(p, s);
+  const size_t end = end_entry(p, s, steps);
+  size_t n = end > s->n_table ? end - s->n_table : 0;
+  for (size_t j = first_entry(p, s); j < end && j < s->n_table; ++j) n += p->refs[s->table[j]] > 1; /* copied */
+  return n;
 }
 
 /* The pool row of the sequence's row i. */
@@ -95,25 +98,31 @@ static size_t row_of(const block_pool* p, const sequence* s, size_t i) {
   return s->table[i / p->block_size] * p->block_size + i % p->block_size;
 }
 
-/* Makes room for `steps` more rows (the blocks were counted): a shared last block is replaced by a fresh one, whose
- * number `copy` gets (with the shared one's) so that the cache copies its rows; then new blocks to the end. */
+/* Makes room for `steps` more rows (the blocks were counted): each entry it writes into that another table holds is
+ * replaced by a fresh block; the partly filled one's numbers go to `copy` (the shared one's, then the fresh one's) so
+ * that the cache copies its rows; then new blocks to the end. */
 static void grow_table(block_pool* p, sequence* s, size_t steps, size_t copy[2]) {
   copy[0] = copy[1] = p->blocks;
-  if (steps && shares_last_block(p, s)) {
-    copy[0] = s->table[s->n_table - 1], copy[1] = take_block(p);
-    drop_block(p, copy[0]); /* another table still holds it */
-    s->table[s->n_table - 1] = copy[1];
+  for (size_t j = first_entry(p, s); steps && j < end_entry(p, s, steps) && j < s->n_table; ++j) {
+    if (p->refs[s->table[j]] < 2) continue;
+    const size_t fresh = take_block(p);
+    if (j * p->block_size < s->length) copy[0] = s->table[j], copy[1] = fresh;
+    drop_block(p, s->table[j]); /* another table still holds it */
+    s->table[j] = fresh;
   }
   while (s->n_table * p->block_size < s->length + steps) s->table[s->n_table++] = take_block(p);
 }
 
-/* Drops the newest count steps; the blocks past the new end leave the table, last first. A kept block another table
- * holds is left as it is: the next append copies it first. */
+/* Drops the newest count steps; the blocks past the new end leave the table, last first, unless the pool keeps them
+ * until the release (POOL_KEEP_ROLLED_BACK: the policy rollback_blocks=kept, vLLM's rejected drafts). A kept block
+ * another table holds is left as it is: the next append copies it first. */
 static kvc_status pool_rollback(block_pool* p, int64_t seq, int64_t count) {
   sequence* s = live_sequence(p, seq);
   if (!s || count < 0 || (uint64_t)count > s->length) return KVC_INDEX;
   s->length -= (size_t)count;
+#ifndef POOL_KEEP_ROLLED_BACK
   while (s->n_table * p->block_size >= s->length + p->block_size) drop_block(p, s->table[--s->n_table]);
+#endif
   return KVC_OK;
 }
 

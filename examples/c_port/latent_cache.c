@@ -1,7 +1,9 @@
 /* A latent (MLA) cache in plain C behind kvconform's C ABI (include/kvconform/c_port.h, version 5): one pool of blocks
  * of rows [c ; k_r], sequences that fork by sharing blocks and copy a shared, partly filled last block before writing
  * into it, rollback, an absorbed decode per query head and a prefill of such decodes (docs/kinds/latent.md).
- * Built as is, and with -DLATENT_BUG_WRONG_HEAD, whose head h folds its query with the next head's W_uk. */
+ * Built as is, and with -DLATENT_BUG_WRONG_HEAD, whose head h folds its query with the next head's W_uk. With
+ * -DPOOL_KEEP_ROLLED_BACK a rollback keeps its blocks until the release, declared as rollback_blocks=kept unless
+ * -DLATENT_UNDECLARED (docs/kinds/latent.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,9 +27,14 @@ struct kvc_cache {
 
 int kvc_abi_version(void) { return LATENT_ABI_VERSION; }
 
+#if defined(POOL_KEEP_ROLLED_BACK) && !defined(LATENT_UNDECLARED) /* block_pool.h keeps a rollback's blocks: declared */
+#define LATENT_POLICIES ", \"policies\": {\"rollback_blocks\": \"kept\"}"
+#else
+#define LATENT_POLICIES ""
+#endif
 const char* kvc_hello(void) {
   return "{\"protocol\": 2, \"name\": \"c-latent\", \"kinds\": {\"latent\": {\"profile\": {\"latent_path\": "
-         "\"absorbed\"}, \"capabilities\": [\"decode\", \"prefill\", \"rollback\"]}}}";
+         "\"absorbed\"}, \"capabilities\": [\"decode\", \"prefill\", \"rollback\"]" LATENT_POLICIES "}}}";
 }
 
 void kvc_close(kvc_cache* c) {

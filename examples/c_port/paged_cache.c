@@ -2,7 +2,10 @@
  * that fork by sharing blocks and copy a shared, partly filled last block before writing into it, prefill and
  * rollback (docs/kinds/paged.md); the pool is block_pool.h.
  * Built as is, and with -DPAGED_BUG_ROLLBACK_TRUNCATES_SHARED, whose rollback clears the rows past the sequence's
- * new end in the block it keeps, although a fork may still hold that block and read them. */
+ * new end in the block it keeps, although a fork may still hold that block and read them. With
+ * -DPOOL_KEEP_ROLLED_BACK a rollback keeps the blocks past the new end until the release (vLLM's rejected drafts),
+ * which -DPAGED_DECLARE_KEPT declares as the policy rollback_blocks=kept (docs/kinds/paged.md); -DPAGED_ABI_VERSION=N
+ * reports another version of the C ABI. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +22,19 @@ struct kvc_cache {
   double* scratch; /* one query's weights */
 };
 
-int kvc_abi_version(void) { return KVC_ABI_VERSION; }
+#ifndef PAGED_ABI_VERSION
+#define PAGED_ABI_VERSION KVC_ABI_VERSION
+#endif
+int kvc_abi_version(void) { return PAGED_ABI_VERSION; }
 
+#ifdef PAGED_DECLARE_KEPT
+#define PAGED_POLICIES ", \"policies\": {\"rollback_blocks\": \"kept\"}"
+#else
+#define PAGED_POLICIES ""
+#endif
 const char* kvc_hello(void) {
   return "{\"protocol\": 2, \"name\": \"c-paged\", \"kinds\": {\"paged\": {\"capabilities\": "
-         "[\"decode\", \"prefill\", \"rollback\"]}}}";
+         "[\"decode\", \"prefill\", \"rollback\"]" PAGED_POLICIES "}}}";
 }
 
 void kvc_close(kvc_cache* c) {

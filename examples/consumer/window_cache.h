@@ -59,6 +59,11 @@ class window_cache {
   window_view values() const { return view(values_, dv_); }
   std::size_t d_k() const { return dk_; }
   std::size_t d_v() const { return dv_; }
+  std::size_t window() const { return window_; }
+
+ protected:
+  /// Forgets the newest n steps: only while nothing was overwritten (fewer than W held) does that restore the rows.
+  void drop_newest(std::size_t n) { total_ -= static_cast<std::int64_t>(n); }
 
  private:
   window_view view(const std::vector<double>& rows, std::size_t width) const {

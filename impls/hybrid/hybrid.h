@@ -104,23 +104,21 @@ class basic_hybrid {
     seqs_.erase(it);
   }
 
-  /// Appends n steps to every writing layer of s: k (writing layers, n, d_k) and v (writing layers, n, d_v), the
-  /// writing layers in layer order; n = 0 is a no-op. index_error for an unknown s, shape_error for other shapes,
-  /// capacity_error when the pool lacks the blocks after the blocks this append's window passes are freed.
+  /// Appends n steps to every writing layer of s: k (writing layers, n, d_k) and v likewise, the writing layers in
+  /// order; n = 0 is a no-op. index_error, shape_error, capacity_error when the pool lacks the blocks it needs.
   void append(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens = {}) {
     extend(find(s), k, v, tokens, false);
   }
 
-  /// An append whose q (layers, n, d_k) holds each layer's query of each step: output (layers, n, d_v), and weights
-  /// per layer and step over the rows the layer held and the new ones, as docs/kinds/hybrid.md says; the sliding
-  /// group frees the blocks its window passes after the queries attended. Refused as append, or shape for q.
+  /// An append whose q (layers, n, d_k) holds each layer's query of each step: output (layers, n, d_v), weights per
+  /// layer and step over the rows the layer held and the new ones (docs/kinds/hybrid.md). Refused as append, or shape.
   decode_result prefill(seq_id s, array_view k, array_view v, array_view q, std::span<const std::int64_t> tokens = {}) {
     sequence& sq = find(s);
     if (q.rank != 3 || q.dims[0] != layers_.size() || (k.rank == 3 && q.dims[1] != k.dims[1]) || q.dims[2] != d_k_)
       throw shape_error("prefill: q must be (layers, n, d_k)");
     const std::size_t before = sq.len;
     std::vector<std::vector<std::size_t>> rows;  // per layer: the positions its queries may read
-    for (const hybrid_layer& x : layers_) rows.push_back(positions(x, before, k.rank == 3 ? k.dims[1] : 0));
+    for (const hybrid_layer& x : layers_) rows.push_back(positions(sq, x, before, k.rank == 3 ? k.dims[1] : 0));
     extend(sq, k, v, tokens, true);
     const std::size_t n = sq.len - before, W = shape_.window, keep = shape_.keep;
     decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(layers_.size() * n * d_v_)), {}};
@@ -141,10 +139,7 @@ class basic_hybrid {
       weights.insert(weights.end(), one.weights.begin(), one.weights.end());
     }
     r.weights = Eigen::Map<const Eigen::VectorXd>(weights.data(), static_cast<Eigen::Index>(weights.size()));
-    for (const hybrid_group g : {hybrid_group::full, hybrid_group::sliding})  // what the queries read, passed now
-      for (std::size_t j = 0; j < table(sq, g).size(); ++j)
-        if (table(sq, g)[j] >= 0 && !wanted(g, j, sq.len))
-          unref(static_cast<std::size_t>(std::exchange(table(sq, g)[j], -1)));
+    if (!Rules::next_step) drop_passed(sq, sq.len);  // what the queries read, passed now (else at the next step)
     return r;
   }
 
@@ -205,7 +200,10 @@ class basic_hybrid {
   };
   static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
   static std::size_t group(hybrid_group g) { return static_cast<std::size_t>(g); }
-  static std::vector<std::ptrdiff_t>& table(sequence& s, hybrid_group g) { return s.tables[group(g)]; }
+  template <class S>
+  static auto& table(S& s, hybrid_group g) {
+    return s.tables[group(g)];
+  }
 
   sequence& find(seq_id s) { return find_sequence(seqs_, s, "hybrid")->second; }
   const sequence& find(seq_id s) const { return find_sequence(seqs_, s, "hybrid")->second; }
@@ -217,7 +215,7 @@ class basic_hybrid {
     if (k.rank != 3 || v.rank != 3 || k.dims[0] != writers || v.dims[0] != writers || k.dims[1] != v.dims[1] ||
         k.dims[2] != d_k_ || v.dims[2] != d_v_)
       throw shape_error("append: k and v must be (writing layers, n, d_k) and (writing layers, n, d_v)");
-    const std::size_t n = k.dims[1], from = q.len, at = prefill ? q.len + 1 : q.len + n;
+    const std::size_t n = k.dims[1], from = q.len, at = prefill || Rules::next_step ? q.len + 1 : q.len + n;
     if (prefix_ && tokens.size() != n) throw shape_error("append: one token per step");
     if (n == 0) return;
     std::array<plan, 2> plans{planned(q, hybrid_group::full, n, at), planned(q, hybrid_group::sliding, n, at)};
@@ -226,7 +224,10 @@ class basic_hybrid {
       need += p.take.size() + (p.copy ? 1 : 0);
       for (std::size_t j : p.drop) freed += refs_[static_cast<std::size_t>(table(q, p.g)[j])] == 1 ? 1 : 0;
     }
-    if (need > free_.size() + freed) throw capacity_error("append: block pool exhausted");
+    if (need > free_.size() + freed) {
+      if (Rules::refused_frees) drop_passed(q, q.len + 1);  // the one change a refusal makes, by this policy
+      throw capacity_error("append: block pool exhausted");
+    }
     for (const plan& p : plans)
       for (std::size_t j : p.drop) unref(static_cast<std::size_t>(std::exchange(table(q, p.g)[j], -1)));
     for (const plan& p : plans) grow(q, p, n);
@@ -240,24 +241,33 @@ class basic_hybrid {
         if (held(q, x.group, q.len))
           write(q, x.group, x.in_group, q.len, k.data + (w * n + i) * d_k_, v.data + (w * n + i) * d_v_);
       }
-    if (prefix_) q.tokens.insert(q.tokens.end(), tokens.begin(), tokens.end()), register_filled(q, from);
+    if (!prefix_) return;
+    q.tokens.insert(q.tokens.end(), tokens.begin(), tokens.end());
+    for (std::size_t g = 0; g < 2; ++g)  // the blocks whose last row it wrote
+      if (width_[g] > 0) index_.add_filled(g, q.tables[g], q.tokens, from, q.len, bs_);
   }
-  /// The positions layer x's prefill queries may read when n steps come after `before`: the rows it reads now, then
-  /// the new ones (the cross layer: its encoder rows).
-  std::vector<std::size_t> positions(const hybrid_layer& x, std::size_t before, std::size_t n) const {
+  /// The positions layer x of q's prefill queries may read when n steps come after `before`: the rows it reads now
+  /// (those its blocks hold), then the new ones (the cross layer: its encoder rows).
+  std::vector<std::size_t> positions(const sequence& q, const hybrid_layer& x, std::size_t before,
+                                     std::size_t n) const {
     std::vector<std::size_t> out;
-    const bool cross = x.group == hybrid_group::cross;
-    const std::size_t held = cross ? shape_.cross : before, w = shape_.window;
+    const bool cross = x.group == hybrid_group::cross, windowed = Rules::windowed(x.group) && shape_.window > 0;
+    const std::size_t held = cross ? shape_.cross : before, span = shape_.window - shape_.keep;
     for (std::size_t p = 0; p < held; ++p)
-      if (!(Rules::windowed(x.group) && w > 0 && p >= shape_.keep && p + (w - shape_.keep) < held)) out.push_back(p);
+      if (!windowed || p < shape_.keep || (p + span >= held && table(q, x.group)[p / bs_] >= 0)) out.push_back(p);
     for (std::size_t p = before; !cross && p < before + n; ++p) out.push_back(p);
     return out;
   }
-  /// The pool row of layer x of q at position p.
   Eigen::Index pool_row(const sequence& q, const hybrid_layer& x, std::size_t p) const {
     const std::ptrdiff_t b = q.tables[group(x.group)].at(p / bs_);
     if (b < 0) throw index_error("hybrid: a row the layer reads lies in no block");  // a broken rule, not a refusal
     return slot(static_cast<std::size_t>(b), x.in_group, p % bs_);
+  }
+  /// Gives back the sliding blocks of q the window at length `at` no longer reads.
+  void drop_passed(sequence& q, std::size_t at) {
+    for (const hybrid_group g : {hybrid_group::full, hybrid_group::sliding})
+      for (std::size_t j : planned(q, g, 0, at).drop)
+        unref(static_cast<std::size_t>(std::exchange(table(q, g)[j], -1)));
   }
   /// Whether group g of a sequence of n rows (cross: the encoder's) needs block j.
   bool wanted(hybrid_group g, std::size_t j, std::size_t n) const {
@@ -336,7 +346,7 @@ class basic_hybrid {
   /// The pool rows layer x of q reads, in order: every row, or for a windowed group the sinks and the window.
   std::vector<Eigen::Index> read_rows(const sequence& q, const hybrid_layer& x) const {
     std::vector<Eigen::Index> rows;
-    for (std::size_t p : positions(x, q.len, 0)) rows.push_back(pool_row(q, x, p));
+    for (std::size_t p : positions(q, x, q.len, 0)) rows.push_back(pool_row(q, x, p));
     return rows;
   }
   row_matrix gather(const row_matrix& pool, const sequence& q, std::size_t layer) const {
@@ -347,34 +357,26 @@ class basic_hybrid {
     return out;
   }
 
-  /// Registers the blocks of each group whose last row an append from row `from` wrote.
-  void register_filled(const sequence& q, std::size_t from) {
-    for (std::size_t g = 0; g < 2; ++g)
-      for (std::size_t j = from / bs_; width_[g] > 0 && (j + 1) * bs_ <= q.len; ++j)
-        if (const std::ptrdiff_t b = q.tables[g][j]; b >= 0)
-          index_.add(g, token_prefix(q.tokens, (j + 1) * bs_), static_cast<std::size_t>(b));
-  }
   /// The longest prefix of whole blocks of `p` whose blocks the full group holds, shortened until the sliding
   /// group holds those its window reads at that length; s shares them.
   void hit(sequence& s, std::span<const std::int64_t> p) {
+    // The blocks group g holds at m blocks: its window's at the length a hit holds (Rules::next_step: the next row's).
+    auto wants = [&](std::size_t g, std::size_t m) {
+      return [this, g, at = Rules::next_step ? m * bs_ + 1 : m * bs_](std::size_t j) {
+        return wanted(static_cast<hybrid_group>(g), j, at);
+      };
+    };
     auto found = [&](std::size_t g, std::size_t m) {
-      for (std::size_t j = 0; width_[g] > 0 && j < m; ++j)
-        if (wanted(static_cast<hybrid_group>(g), j, m * bs_) && !index_.find(g, token_prefix(p, (j + 1) * bs_)))
-          return false;
-      return true;
+      return width_[g] == 0 || index_.registered(g, p, m, bs_, wants(g, m));
     };
     std::size_t m = p.size() / bs_;
     while (m > 0 && !found(0, m)) --m;
     while (!Rules::hit_full_group_only && m > 0 && !found(1, m)) --m;
     s.len = m * bs_, s.tokens = token_prefix(p, s.len);
-    for (std::size_t g = 0; g < 2; ++g) {
-      if (width_[g] == 0) continue;
-      s.tables[g].assign(m, -1);
-      for (std::size_t j = 0; j < m; ++j)
-        if (const auto b = index_.find(g, token_prefix(p, (j + 1) * bs_));
-            b && wanted(static_cast<hybrid_group>(g), j, s.len))
-          ++refs_[*b], s.tables[g][j] = static_cast<std::ptrdiff_t>(*b);
-    }
+    for (std::size_t g = 0; g < 2; ++g)
+      if (width_[g] > 0)
+        for (std::ptrdiff_t b : s.tables[g] = index_.table(g, p, m, bs_, wants(g, m)))
+          if (b >= 0) ++refs_[static_cast<std::size_t>(b)];
   }
 
   hybrid_layers shape_;

@@ -31,6 +31,12 @@ struct hybrid_rules {
   static constexpr bool window_per_query = true;
   /// Whether a prefix hit is the full group's alone, whatever blocks the sliding group's window lacks.
   static constexpr bool hit_full_group_only = false;
+  /// The policy sliding_free=next_step (docs/kinds/hybrid.md): the window measured at the row the next step writes,
+  /// as vLLM's remove_skipped_blocks does at the step's start.
+  static constexpr bool next_step = false;
+  /// The policy refused_append=frees_passed: a refused append still gives back the blocks its first new row no
+  /// longer reads (vLLM's allocate_slots).
+  static constexpr bool refused_frees = false;
   /// Takes `need` blocks off the free list in pop order (a fresh pool hands out ascending blocks).
   static std::vector<std::size_t> take(std::vector<std::size_t>& free, std::size_t need) {
     std::vector<std::size_t> taken(free.rbegin(), free.rbegin() + static_cast<std::ptrdiff_t>(need));

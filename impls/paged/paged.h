@@ -52,6 +52,9 @@ struct paged_rules {
   /// and where among the key values they begin.
   static constexpr bool shared_values = false;
   static std::size_t value_offset(std::size_t /*d_k*/, std::size_t /*d_v*/) { return 0; }
+  /// The policy rollback_blocks=kept (docs/kinds/paged.md): a rollback keeps the blocks past the new end in the
+  /// table until the release, and later appends write into them (vLLM's rejected drafts).
+  static constexpr bool keep_rolled_back = false;
 };
 
 /// What a paged prefill gives: the causal attentions of its queries, and the sequences it preempted to fit.
@@ -104,9 +107,10 @@ class basic_paged {
     return next_id_++;
   }
 
-  /// A new sequence with s's rows, sharing every block of s (reference counts, no allocation).
+  /// A new sequence with s's rows, sharing every block of s that holds rows (reference counts, no allocation).
   seq_id fork(seq_id s) {
-    const sequence& from = find(s);
+    sequence from = find(s);
+    from.blocks.resize((from.len + block_size_ - 1) / block_size_);  // not those a rollback kept past the end
     for (std::size_t j = 0; j < from.blocks.size(); ++j)
       refs_[from.blocks[j]] += Rules::fork_references(filled(from, j));
     seqs_.emplace(next_id_, from);
@@ -151,11 +155,12 @@ class basic_paged {
     q.len -= n;
     if constexpr (formats) ks_.truncate(q.keys, q.len);
     if constexpr (formats && !shared) vs_.truncate(q.values, q.len);
-    while (q.blocks.size() * block_size_ >= q.len + block_size_) unref(q.blocks.back()), q.blocks.pop_back();
-    if (const Eigen::Index kept = filled_rows(q); kept > 0 && Rules::clears_tail(refs_[q.blocks.back()])) {
+    while (!Rules::keep_rolled_back && q.blocks.size() * block_size_ >= q.len + block_size_)
+      unref(q.blocks.back()), q.blocks.pop_back();
+    if (const Eigen::Index kept = filled_rows(q); kept > 0 && Rules::clears_tail(refs_[last_block(q)])) {
       const auto tail = static_cast<Eigen::Index>(block_size_) - kept;
-      k_.middleRows(first_row(q.blocks.back()) + kept, tail).setConstant(nan());
-      v_.middleRows(first_row(q.blocks.back()) + kept, tail).setConstant(nan());
+      k_.middleRows(first_row(last_block(q)) + kept, tail).setConstant(nan());
+      v_.middleRows(first_row(last_block(q)) + kept, tail).setConstant(nan());
     }
   }
 
@@ -221,21 +226,23 @@ class basic_paged {
     for (seq_id x : victims) drop(seqs_.find(x));
     const std::vector<std::size_t> fresh = Rules::take(free_, blocks_needed(q, steps, refs_));
     auto next = fresh.begin();
-    if (must_copy(q, refs_)) {
-      const std::size_t from = q.blocks.back();
-      q.blocks.back() = *next++;
-      k_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = k_.middleRows(first_row(from), filled_rows(q));
-      v_.middleRows(first_row(q.blocks.back()), filled_rows(q)) = v_.middleRows(first_row(from), filled_rows(q));
-      for (Eigen::Index r = 0; formats && r < filled_rows(q); ++r) {
+    for (std::size_t j : copied_entries(q, steps, refs_)) {  // the rows it holds in each, none past its end
+      std::size_t& to = q.blocks[j];
+      const std::size_t from = to;
+      const auto rows = j == q.len / block_size_ ? filled_rows(q) : Eigen::Index{0};
+      to = *next++;
+      k_.middleRows(first_row(to), rows) = k_.middleRows(first_row(from), rows);
+      v_.middleRows(first_row(to), rows) = v_.middleRows(first_row(from), rows);
+      for (Eigen::Index r = 0; formats && r < rows; ++r) {
         const auto src = static_cast<std::size_t>(first_row(from) + r);
-        const auto dst = static_cast<std::size_t>(first_row(q.blocks.back()) + r);
+        const auto dst = static_cast<std::size_t>(first_row(to) + r);
         ks_.copy_slot(src, dst);
         if constexpr (!shared) vs_.copy_slot(src, dst);
       }
-      --refs_[from], refs_[q.blocks.back()] = 1;
+      --refs_[from], refs_[to] = 1;
     }
     for (std::size_t i = 0; i < steps; ++i, ++q.len) {
-      if (q.len % block_size_ == 0) q.blocks.push_back(*next), refs_[*next++] = 1;
+      if (q.len == q.blocks.size() * block_size_) q.blocks.push_back(*next), refs_[*next++] = 1;
       if constexpr (formats) {
         store(ks_, q.keys, k_, q, k.data + i * d_k());
         if constexpr (!shared) store(vs_, q.values, v_, q, v.data + i * d_v());
@@ -307,15 +314,23 @@ class basic_paged {
   }
   /// Rows of block j of s in use.
   std::size_t filled(const sequence& s, std::size_t j) const { return std::min(block_size_, s.len - j * block_size_); }
+  /// The block holding s's last row (a rollback may keep blocks past it).
+  std::size_t last_block(const sequence& s) const { return s.blocks[(s.len - 1) / block_size_]; }
   /// Rows in use in s's last block when it is partly filled, else 0.
   Eigen::Index filled_rows(const sequence& s) const { return static_cast<Eigen::Index>(s.len % block_size_); }
-  bool must_copy(const sequence& s, const std::vector<std::size_t>& refs) const {
-    return filled_rows(s) > 0 && Rules::copy_on_write(refs[s.blocks.back()]);
+  /// The table entries an append of n > 0 rows to s writes into that another table holds too: its partly filled
+  /// last block, and blocks a rollback kept past its end (copied first).
+  std::vector<std::size_t> copied_entries(const sequence& s, std::size_t n,
+                                          const std::vector<std::size_t>& refs) const {
+    std::vector<std::size_t> out;
+    for (std::size_t j = s.len / block_size_; j <= (s.len + n - 1) / block_size_ && j < s.blocks.size(); ++j)
+      if (Rules::copy_on_write(refs[s.blocks[j]])) out.push_back(j);
+    return out;
   }
-  /// Blocks an append of n > 0 rows to s takes, counting a copy of its last block.
+  /// Blocks an append of n > 0 rows to s takes, counting the copies.
   std::size_t blocks_needed(const sequence& s, std::size_t n, const std::vector<std::size_t>& refs) const {
     const std::size_t room = s.blocks.size() * block_size_ - s.len;
-    return (must_copy(s, refs) ? 1 : 0) + (n > room ? (n - room + block_size_ - 1) / block_size_ : 0);
+    return copied_entries(s, n, refs).size() + (n > room ? (n - room + block_size_ - 1) / block_size_ : 0);
   }
 
   /// The sequences to preempt so that n rows fit into s, newest first; none when even all

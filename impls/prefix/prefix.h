@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <list>
 #include <map>
 #include <optional>
 #include <set>
@@ -18,10 +19,14 @@
 #include "impls/common/append_steps.h"
 #include "impls/common/attention.h"
 #include "impls/common/sequences.h"
+#include "impls/prefix/prefix_tree.h"
 
 namespace kvconform {
 
-/// The rules of a prefix cache that bugs get wrong. Mutants replace one (impls/prefix/mutants/).
+/// What a prefix cache does with a block that fills under a chain already registered (the policy `duplicates`).
+enum class prefix_duplicates { first, registered, adopted };
+
+/// The rules of a prefix cache that bugs get wrong, and its policies. Mutants replace one (impls/prefix/mutants/).
 struct prefix_rules {
   /// The hash of a full block: its parent's hash chained with its own tokens, so equal blocks
   /// after different prefixes differ.
@@ -43,15 +48,30 @@ struct prefix_rules {
   /// Whether a registered block a rollback left partly filled is copied before the next write, even by its only
   /// holder: it stays what its hash says for every later hit.
   static constexpr bool copy_registered = true;
+  /// Whether a create's extra key seeds its chain, so that equal tokens under other keys never share a block.
+  static constexpr bool keyed = true;
+
+  // The policies (docs/kinds/prefix.md "Policies"); a cache of other choices declares them.
+  /// hit_limit=all_but_last: a hit never covers a create's last token.
+  static constexpr bool all_but_last = false;
+  /// duplicates: a block that fills under a chain already registered is left alone, registered too, or adopted.
+  static constexpr prefix_duplicates duplicates = prefix_duplicates::first;
+  /// eviction=leaf: whole least recently used leaves of the radix tree go (prefix_tree.h).
+  static constexpr bool leaf_eviction = false;
+  /// free_order=one_queue: every unheld block in one queue in release order.
+  static constexpr bool one_queue = false;
+  /// rollback_blocks=kept: a rollback keeps the blocks past the new end in the table until the release.
+  static constexpr bool keep_rolled_back = false;
 };
 
 /// A pool of num_blocks blocks of block_size rows shared by sequences, as in the paged cache (fork
-/// shares every block, a write into a shared, partly filled last block copies it first, a refused
+/// shares every block holding rows, a write into a shared, partly filled block copies it first, a refused
 /// append changes nothing), with automatic prefix caching: each appended step carries its token;
-/// a full block is registered under the hash chain of every token up to its end; create(tokens)
-/// starts a sequence with the cached blocks of the longest cached prefix of `tokens`; a released
-/// block that is registered stays cached and evictable; when the free blocks run out, the least
-/// recently released evictable block is evicted. A block is never evicted while referenced.
+/// a full block is registered under the hash chain of every token up to its end, seeded by the create's
+/// extra key; create(tokens, key) starts a sequence with the cached blocks of the longest cached prefix of
+/// `tokens`; a released block that is registered stays cached and evictable; when the free blocks run out,
+/// an evictable block is evicted (the least recently released, or a whole least recently used leaf of the
+/// radix tree). A block is never evicted while referenced. Rules choose the policies.
 template <class Rules = prefix_rules>
 class basic_prefix {
  public:
@@ -67,32 +87,39 @@ class basic_prefix {
         blocks_(num_blocks) {
     if (block_size == 0 || d_k == 0 || d_v == 0) throw shape_error("prefix: block_size, d_k and d_v must be positive");
     for (std::size_t b = num_blocks; b > 0; --b) free_.push_back(b - 1);
+    if (Rules::one_queue) queue_.assign(free_.rbegin(), free_.rend()), free_.clear();
   }
 
-  /// A new sequence holding the cached full blocks of the longest cached prefix of `tokens`
+  /// A new sequence holding the cached full blocks of the longest cached prefix of `tokens` under `key`
   /// (none: an empty sequence). Never refused: a hit takes no block.
-  seq_id create(std::span<const std::int64_t> tokens) {
+  seq_id create(std::span<const std::int64_t> tokens, std::int64_t key = 0) {
     sequence s;
-    for (std::size_t at = 0; at < tokens.size();) {
-      const std::size_t n = std::min(block_size_, tokens.size() - at);
+    s.seed = Rules::keyed && key != 0 ? prefix_rules::block_hash(0x6b6579, {&key, 1}) : 0;
+    const std::size_t limit = Rules::all_but_last && !tokens.empty() ? tokens.size() - 1 : tokens.size();
+    for (std::size_t at = 0; at < limit;) {
+      const std::size_t n = std::min(block_size_, limit - at);
       if (!Rules::cacheable(n, block_size_)) break;
-      const std::uint64_t h = Rules::block_hash(s.hashes.empty() ? 0 : s.hashes.back(), tokens.subspan(at, n));
+      const std::uint64_t h = Rules::block_hash(s.hashes.empty() ? s.seed : s.hashes.back(), tokens.subspan(at, n));
       const auto hit = cached_.find(h);
-      if (hit == cached_.end()) break;
-      use(hit->second);
-      s.blocks.push_back(hit->second), s.hashes.push_back(h);
+      if (hit == cached_.end() || hit->second.empty()) break;
+      use(hit->second.front());  // the earliest registered still cached
+      s.blocks.push_back(hit->second.front()), s.hashes.push_back(h);
       s.tokens.insert(s.tokens.end(), tokens.begin() + static_cast<std::ptrdiff_t>(at),
                       tokens.begin() + static_cast<std::ptrdiff_t>(at + n));
       at += n;
     }
+    if (Rules::leaf_eviction) tree_.touch(s.blocks);
+    if (Rules::leaf_eviction && !s.blocks.empty()) tree_.cut_after(s.blocks.back());  // a hit ending inside a run
     hit_rows_ += s.tokens.size();
     seqs_.emplace(next_id_, std::move(s));
+    settle();
     return next_id_++;
   }
 
-  /// A new sequence sharing every block of s.
+  /// A new sequence sharing every block of s that holds rows.
   seq_id fork(seq_id s) {
-    const sequence from = find(s);
+    sequence from = find(s);
+    from.blocks.resize((from.tokens.size() + block_size_ - 1) / block_size_);
     for (std::size_t b : from.blocks) ++blocks_[b].refs;
     seqs_.emplace(next_id_, from);
     return next_id_++;
@@ -102,8 +129,10 @@ class basic_prefix {
   /// evictable (most recently released last), any other unheld block free.
   void release(seq_id s) {
     const auto it = find_sequence(seqs_, s, "prefix");
+    if (Rules::leaf_eviction) insert_path(it->second);
     for (auto b = it->second.blocks.rbegin(); b != it->second.blocks.rend(); ++b) unuse(*b);
     seqs_.erase(it);
+    settle();
   }
 
   /// Appends n steps to s: k and v 1-D (one step) or 2-D (n steps), and one token per step.
@@ -114,17 +143,24 @@ class basic_prefix {
     const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
     if (tokens.size() != steps) throw shape_error("append: k, v and tokens differ in steps");
     if (steps == 0) return;
-    std::vector<std::size_t> fresh = take(blocks_needed(q, steps));
-    if (must_copy(q)) copy_last(q, fresh.back()), fresh.pop_back();
+    const std::size_t from = q.tokens.size(), last = (from + steps - 1) / block_size_;
+    std::vector<std::size_t> replaced;  // table entries written that another table holds or the cache keeps as is
+    for (std::size_t j = from / block_size_; j <= last && j < q.blocks.size(); ++j)
+      if (must_copy(q, j)) replaced.push_back(j);
+    std::vector<std::size_t> fresh =
+        take(replaced.size() + (last + 1 > q.blocks.size() ? last + 1 - q.blocks.size() : 0));
+    for (std::size_t j : replaced) copy_block(q, j, fresh.back()), fresh.pop_back();
+    while (!fresh.empty()) q.blocks.push_back(fresh.back()), blocks_[fresh.back()].refs = 1, fresh.pop_back();
+    ++ops_;
     for (std::size_t i = 0; i < steps; ++i) {
-      if (q.tokens.size() % block_size_ == 0)
-        q.blocks.push_back(fresh.back()), blocks_[fresh.back()].refs = 1, fresh.pop_back();
       const Eigen::Index row = slot(q, q.tokens.size());
       k_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(k.data + i * d_k(), k_.cols());
       v_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), v_.cols());
       q.tokens.push_back(tokens[i]);
       register_if_full(q);
     }
+    if (Rules::leaf_eviction) insert_path(q);
+    settle();
   }
 
   /// Appends the m steps of k, v and tokens to s as append does, then attends with query row i of q (2-D (m, d_k))
@@ -142,15 +178,17 @@ class basic_prefix {
         [&](std::size_t query, std::size_t row) { return row <= before + query; });
   }
 
-  /// Drops the newest n steps of s: blocks past its new end are released as release does (last first). The block
-  /// it keeps partly filled stays as it is, registered when it was, so that the next append copies it first.
-  /// index_error (and no change) for an unknown s or more steps than it holds.
+  /// Drops the newest n steps of s: blocks past its new end are released as release does (last first), or kept in
+  /// its table (rollback_blocks=kept). The block it keeps partly filled stays as it is, registered when it was, so
+  /// that the next append copies it first. index_error (and no change) for an unknown s or more steps than it holds.
   void rollback(seq_id s, std::size_t n) {
     sequence& q = find(s);
     if (n > q.tokens.size()) throw index_error("rollback: fewer steps held");
     q.tokens.resize(q.tokens.size() - n);
     q.hashes.resize(q.tokens.size() / block_size_);
-    while (q.blocks.size() * block_size_ >= q.tokens.size() + block_size_) unuse(q.blocks.back()), q.blocks.pop_back();
+    while (!Rules::keep_rolled_back && q.blocks.size() * block_size_ >= q.tokens.size() + block_size_)
+      unuse(q.blocks.back()), q.blocks.pop_back();
+    settle();
   }
 
   /// One decode step over s's rows, read in place through its block table.
@@ -172,8 +210,8 @@ class basic_prefix {
   row_matrix values(seq_id s) const { return gather(v_, find(s)); }
   const std::vector<std::size_t>& block_table(seq_id s) const { return find(s).blocks; }
   std::size_t ref_count(std::size_t block) const { return blocks_.at(block).refs; }
-  std::size_t free_blocks() const { return free_.size(); }
-  std::size_t evictable_blocks() const { return evictable_.size(); }
+  std::size_t free_blocks() const { return Rules::one_queue ? queue_.size() - evictable_count_ : free_.size(); }
+  std::size_t evictable_blocks() const { return evictable_count_; }
   /// Rows every create so far found in the cache.
   std::size_t hit_rows() const { return hit_rows_; }
 
@@ -182,6 +220,7 @@ class basic_prefix {
     std::vector<std::size_t> blocks;
     std::vector<std::uint64_t> hashes;  // of each full block, in order
     std::vector<std::int64_t> tokens;   // one per row
+    std::uint64_t seed = 0;             // the chain's start: its create's extra key
   };
   struct block {
     std::size_t refs = 0;
@@ -197,20 +236,21 @@ class basic_prefix {
   Eigen::Index slot(const sequence& s, std::size_t i) const {
     return first_row(s.blocks[i / block_size_]) + static_cast<Eigen::Index>(i % block_size_);
   }
-  bool must_copy(const sequence& s) const {
-    if (s.tokens.size() % block_size_ == 0) return false;
-    const block& last = blocks_[s.blocks.back()];
-    return last.refs > 1 || (Rules::copy_registered && last.hash);
-  }
-  std::size_t blocks_needed(const sequence& s, std::size_t n) const {
-    const std::size_t room = s.blocks.size() * block_size_ - s.tokens.size();
-    return (must_copy(s) ? 1 : 0) + (n > room ? (n - room + block_size_ - 1) / block_size_ : 0);
+  /// Whether table entry j, which an append writes into, must be copied first: another table holds it, or it is
+  /// registered (it stays what its hash says).
+  bool must_copy(const sequence& s, std::size_t j) const {
+    const block& x = blocks_[s.blocks[j]];
+    return (j + 1) * block_size_ > s.tokens.size() && (x.refs > 1 || (Rules::copy_registered && x.hash));
   }
 
-  /// A cached block found by a create is held again, so no longer evictable.
+  /// A cached block found by a create (or adopted) is held again, so no longer evictable.
   void use(std::size_t b) {
     block& x = blocks_[b];
-    if (x.evictable) evictable_.erase({x.released, b}), x.evictable = false;
+    if (x.evictable) {
+      --evictable_count_, x.evictable = false;
+      if (Rules::one_queue) queue_.remove(b);
+      if (!Rules::one_queue && !Rules::leaf_eviction) evictable_.erase({x.released, b});
+    }
     ++x.refs;
   }
   /// One table fewer holds b: a registered block becomes evictable, any other unheld block free.
@@ -220,52 +260,96 @@ class basic_prefix {
     if (x.hash && Rules::evictable(x.refs)) {
       if (x.evictable) return;
       if (Rules::refresh_on_reuse || x.released == 0) x.released = ++clock_;
-      evictable_.insert({x.released, b}), x.evictable = true;
+      x.evictable = true, ++evictable_count_;
+      if (Rules::one_queue)
+        queue_.push_back(b);
+      else if (!Rules::leaf_eviction)
+        evictable_.insert({x.released, b});
     } else if (x.refs == 0) {
-      free_.push_back(b);
+      if (Rules::one_queue)
+        queue_.push_back(b);
+      else
+        free_.push_back(b);
     }
   }
 
-  /// `n` blocks: free ones first, then the least recently released evictable ones; none when
-  /// both together do not suffice (nothing changes).
+  /// `n` blocks, none when the blocks the cache could free do not suffice (nothing changes): free ones first, then
+  /// the least recently released evictable ones; or the queue's oldest (one_queue); or whole leaves evicted first.
   std::vector<std::size_t> take(std::size_t n) {
-    if (n > free_.size() + evictable_.size())
+    const auto held = [&](std::size_t b) { return blocks_[b].refs > 0; };
+    if (n > free_blocks() + evictable_count_)
       throw capacity_error("append: pool exhausted (free and evictable blocks)");
     std::vector<std::size_t> out;
-    for (; out.size() < n && !free_.empty(); free_.pop_back()) out.push_back(free_.back());
-    while (out.size() < n) out.push_back(evict_oldest());
-    std::reverse(out.begin(), out.end());  // handed out from the back: free blocks first
+    if (Rules::one_queue) {
+      for (; out.size() < n; queue_.pop_front()) out.push_back(queue_.front()), forget(queue_.front());
+    } else {
+      while (Rules::leaf_eviction && free_.size() < n)
+        for (std::size_t b : tree_.pop_leaf(held)) forget(b), free_.push_back(b);
+      for (; out.size() < n && !free_.empty(); free_.pop_back()) out.push_back(free_.back());
+      while (out.size() < n) {
+        const std::size_t b = evictable_.begin()->second;
+        evictable_.erase(evictable_.begin());
+        forget(b), out.push_back(b);
+      }
+    }
+    std::reverse(out.begin(), out.end());  // handed out from the back: in the order taken
     return out;
   }
-  std::size_t evict_oldest() {
-    const std::size_t b = evictable_.begin()->second;
-    evictable_.erase(evictable_.begin());
+  /// eviction=leaf, after an append and at a release: the runs of s's full blocks used now, and the run its last one
+  /// ends inside split there (SGLang's insert of the sequence).
+  void insert_path(const sequence& s) {
+    const std::vector<std::size_t> path(s.blocks.begin(),
+                                        s.blocks.begin() + static_cast<std::ptrdiff_t>(s.tokens.size() / block_size_));
+    tree_.touch(path);
+    if (!path.empty() && blocks_[path.back()].hash) tree_.cut_after(path.back());
+  }
+  /// eviction=leaf: every run of the tree held whole or not at all, after each op (prefix_tree.h).
+  void settle() {
+    if (Rules::leaf_eviction) tree_.settle([&](std::size_t b) { return blocks_[b].refs > 0; });
+  }
+  /// Block b leaves the cache (when registered and evictable): its hash no longer finds it.
+  void forget(std::size_t b) {
     block& x = blocks_[b];
-    if (Rules::forget_on_evict) cached_.erase(*x.hash);
+    if (!x.evictable) return;
+    --evictable_count_;
+    if (Rules::forget_on_evict) {
+      auto& entry = cached_.at(*x.hash);
+      entry.erase(std::find(entry.begin(), entry.end(), b));
+      if (entry.empty()) cached_.erase(*x.hash);
+    }
     x.hash.reset(), x.evictable = false, x.released = 0;
-    return b;
   }
 
-  void copy_last(sequence& s, std::size_t to) {
-    const std::size_t from = s.blocks.back();
-    const auto rows = static_cast<Eigen::Index>(s.tokens.size() % block_size_);
+  /// Table entry j of s replaced by block `to`, with the rows s holds in it.
+  void copy_block(sequence& s, std::size_t j, std::size_t to) {
+    const std::size_t from = s.blocks[j];
+    const std::size_t first = j * block_size_, held = s.tokens.size() > first ? s.tokens.size() - first : 0;
+    const auto rows = static_cast<Eigen::Index>(std::min(block_size_, held));
     k_.middleRows(first_row(to), rows) = k_.middleRows(first_row(from), rows);
     v_.middleRows(first_row(to), rows) = v_.middleRows(first_row(from), rows);
     unuse(from);
-    s.blocks.back() = to, blocks_[to].refs = 1;
+    s.blocks[j] = to, blocks_[to].refs = 1;
   }
 
-  /// Registers s's last block under its hash chain once it is full (a block whose hash is already
-  /// cached elsewhere stays unregistered: the first one is the cache's).
+  /// Registers s's last block under its hash chain once it is full; a block whose hash is already cached stays
+  /// unregistered (the first one is the cache's), is registered too, or gives way to the cached one (duplicates).
   void register_if_full(sequence& s) {
-    const std::size_t filled = (s.tokens.size() - 1) % block_size_ + 1;
+    const std::size_t filled = (s.tokens.size() - 1) % block_size_ + 1, j = (s.tokens.size() - 1) / block_size_;
     if (!Rules::cacheable(filled, block_size_)) return;
-    // The full blocks before the last one all have their hash: the last one's parent is the last of them.
-    const std::uint64_t parent = s.hashes.size() + 1 == s.blocks.size() && !s.hashes.empty() ? s.hashes.back() : 0;
+    // The full blocks before this one all have their hash: its parent is the last of them.
+    const std::uint64_t parent = s.hashes.size() == j && !s.hashes.empty() ? s.hashes.back() : s.seed;
     const auto own = std::span<const std::int64_t>(s.tokens).subspan(s.tokens.size() - filled, filled);
     const std::uint64_t h = Rules::block_hash(parent, own);
     if (filled == block_size_) s.hashes.push_back(h);
-    if (cached_.emplace(h, s.blocks.back()).second) blocks_[s.blocks.back()].hash = h;
+    auto& entry = cached_[h];
+    const std::size_t b = s.blocks[j];
+    if (!entry.empty() && Rules::duplicates == prefix_duplicates::adopted) {  // the cached block in its place
+      use(entry.front()), s.blocks[j] = entry.front(), unuse(b);
+      return;
+    }
+    if (!entry.empty() && Rules::duplicates == prefix_duplicates::first) return;
+    entry.push_back(b), blocks_[b].hash = h;
+    if (Rules::leaf_eviction) tree_.add(b, j > 0 ? std::optional(s.blocks[j - 1]) : std::nullopt, ops_);
   }
 
   row_matrix gather(const row_matrix& pool, const sequence& s) const {
@@ -277,10 +361,13 @@ class basic_prefix {
   std::size_t block_size_;
   row_matrix k_, v_;  // block b holds rows [b * block_size, (b + 1) * block_size)
   std::vector<block> blocks_;
+  std::size_t evictable_count_ = 0;
   std::vector<std::size_t> free_;
   std::set<std::pair<std::uint64_t, std::size_t>> evictable_;  // (released, block): least recently released first
-  std::uint64_t clock_ = 0;
-  std::unordered_map<std::uint64_t, std::size_t> cached_;  // hash chain -> registered block
+  std::list<std::size_t> queue_;                               // free_order=one_queue: every unheld block, oldest first
+  prefix_tree tree_;                                           // eviction=leaf
+  std::uint64_t clock_ = 0, ops_ = 0;
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> cached_;  // hash chain -> its blocks, earliest first
   std::map<seq_id, sequence> seqs_;
   seq_id next_id_ = 0;
   std::size_t hit_rows_ = 0;

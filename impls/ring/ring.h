@@ -36,6 +36,9 @@ struct ring_rules {
   /// The rows [first, last) of an n-row append that are written, in order (a later row in the
   /// same slot overwrites an earlier one, so every sink row of the append is written).
   static std::pair<std::size_t, std::size_t> kept(std::size_t n, std::size_t /*window*/) { return {0, n}; }
+  /// The policy rollback=before_full (docs/kinds/ring.md): every rollback refused once W steps are held, as mlx-lm's
+  /// RotatingKVCache does.
+  static constexpr bool rollback_before_full = false;
 };
 
 /// Holds the first `keep` steps ever appended (attention sinks) and the last W + reserve - keep of the others,
@@ -112,6 +115,8 @@ class basic_ring {
   /// (at most `reserve` steps once the window has filled past it).
   void rollback(std::size_t n) {
     if (n > static_cast<std::size_t>(total_)) throw index_error("rollback: fewer steps appended");
+    if (Rules::rollback_before_full && static_cast<std::size_t>(total_) >= window())
+      throw index_error("rollback: the window has filled");
     const std::int64_t t = total_ - static_cast<std::int64_t>(n), keep = static_cast<std::int64_t>(keep_);
     const std::int64_t first_needed = std::max(keep, t - static_cast<std::int64_t>(window()) + keep);
     const std::size_t sinks = std::min(keep_, held_);

@@ -1,6 +1,7 @@
 // The block-pool specification every pool kind shares, written independently of the caches it judges.
 #include "oracle/models/block_pool_model.h"
 
+#include <algorithm>
 #include <iterator>
 #include <string>
 
@@ -12,21 +13,44 @@ std::vector<std::int64_t> block_pool_model::live() const {
   return h;
 }
 
+bool block_pool_model::replaces(const sequence& s, std::size_t j) const {
+  const std::size_t bs = config_.block_size, rows = s.rows.size();
+  if (j * bs + bs <= rows) return false;  // full: never written again
+  return refs_.at(s.blocks[j]) > 1 || frozen(s.blocks[j]);
+}
+
 std::size_t block_pool_model::room(std::int64_t h) const {
   const sequence& s = seqs_.at(h);
-  const auto blocks = static_cast<std::int64_t>(s.blocks.size() + available_blocks()) - (copies_on_append(h) ? 1 : 0);
-  const auto most = blocks * static_cast<std::int64_t>(config_.block_size) - static_cast<std::int64_t>(s.rows.size());
-  return most > 0 ? static_cast<std::size_t>(most) : 0;
+  const std::size_t bs = config_.block_size, rows = s.rows.size();
+  std::size_t take = available_blocks();
+  for (std::size_t j = rows / bs; j < s.blocks.size(); ++j)  // entries it writes into, each replaced if it must be
+    if (replaces(s, j) && take-- == 0) return std::max(j * bs, rows) - rows;
+  return (s.blocks.size() + take) * bs - rows;
 }
 
 bool block_pool_model::copies_on_append(std::int64_t h) const {
   const sequence& s = seqs_.at(h);
-  return s.rows.size() % config_.block_size != 0 && (refs_.at(s.blocks.back()) > 1 || frozen(s.blocks.back()));
+  return s.rows.size() % config_.block_size != 0 && replaces(s, s.rows.size() / config_.block_size);
 }
 
 bool block_pool_model::shares_last_block(std::int64_t h) const {
   const sequence& s = seqs_.at(h);
-  return s.rows.size() % config_.block_size != 0 && refs_.at(s.blocks.back()) > 1;
+  return s.rows.size() % config_.block_size != 0 && refs_.at(s.blocks[s.rows.size() / config_.block_size]) > 1;
+}
+
+std::size_t block_pool_model::kept_blocks(std::int64_t h) const {
+  const sequence& s = seqs_.at(h);
+  return s.blocks.size() - (s.rows.size() + config_.block_size - 1) / config_.block_size;
+}
+
+std::pair<std::vector<std::size_t>, std::size_t> block_pool_model::append_blocks(std::int64_t h,
+                                                                                 std::size_t steps) const {
+  const sequence& s = seqs_.at(h);
+  const std::size_t bs = config_.block_size, rows = s.rows.size(), last = (rows + steps - 1) / bs;
+  std::vector<std::size_t> replaced;
+  for (std::size_t j = rows / bs; j <= last && j < s.blocks.size(); ++j)
+    if (replaces(s, j)) replaced.push_back(j);
+  return {replaced, last + 1 > s.blocks.size() ? last + 1 - s.blocks.size() : 0};
 }
 
 void block_pool_model::drop_ref(std::int64_t b) {
@@ -42,6 +66,7 @@ std::int64_t block_pool_model::take_block() {
 
 void block_pool_model::release(std::int64_t h) {
   const sequence& s = seqs_.at(h);
+  releasing(s);
   for (auto b = s.blocks.rbegin(); b != s.blocks.rend(); ++b) drop_ref(*b);
   seqs_.erase(h);
 }
@@ -55,22 +80,20 @@ expectation block_pool_model::append(const op& o) {
   if (room(o.seq) < *steps && !make_room(o, *steps, e)) return {.accepted = false, .reasons = refuse_capacity};
   // Every block the append needs is taken before any row is written, so that a kind that evicts
   // to take one (prefix) has done so before the rows it writes are found again.
-  sequence& s = seqs_.at(o.seq);
-  const std::size_t bs = config_.block_size, from = s.rows.size(), copy = copies_on_append(o.seq) ? 1 : 0;
-  const std::size_t in_table = s.blocks.size() * bs - from;
+  const auto [replaced, added] = append_blocks(o.seq, *steps);
+  taking(replaced.size() + added);
   std::vector<std::int64_t> fresh;
-  for (std::size_t i = 0; i < copy + (*steps > in_table ? (*steps - in_table + bs - 1) / bs : 0); ++i)
-    fresh.push_back(take_block());
+  for (std::size_t i = 0; i < replaced.size() + added; ++i) fresh.push_back(take_block());
+  sequence& s = seqs_.at(o.seq);
+  const std::size_t from = s.rows.size();
   auto next = fresh.begin();
-  if (copy) {  // another table still holds the old block, or the kind keeps it as it is
-    const std::int64_t old = s.blocks.back();
-    s.blocks.back() = *next++;
+  for (std::size_t j : replaced) {  // another table still holds the old block, or the kind keeps it as it is
+    const std::int64_t old = s.blocks[j];
+    s.blocks[j] = *next++;
     drop_ref(old);
   }
-  for (std::size_t i = 0; i < *steps; ++i) {
-    if (s.rows.size() % bs == 0) s.blocks.push_back(*next++);
-    s.rows.push(stored_row(o.k, i, profile_.storage), value_row(o, i));
-  }
+  while (next != fresh.end()) s.blocks.push_back(*next++);
+  for (std::size_t i = 0; i < *steps; ++i) s.rows.push(stored_row(o.k, i, profile_.storage), value_row(o, i));
   appended(s, o, from);
   return e;
 }
@@ -103,7 +126,7 @@ expectation block_pool_model::rollback(const op& o) {
   const std::size_t rows = s.rows.size() - static_cast<std::size_t>(o.count), bs = config_.block_size;
   s.rows.keys.truncate(rows), s.rows.values.truncate(rows);
   if (s.tokens.size() > rows) s.tokens.resize(rows);
-  while (s.blocks.size() > (rows + bs - 1) / bs) {
+  while (!keep_rolled_back_ && s.blocks.size() > (rows + bs - 1) / bs) {
     const std::int64_t b = s.blocks.back();
     s.blocks.pop_back();
     drop_ref(b);
@@ -115,8 +138,9 @@ expectation block_pool_model::rollback(const op& o) {
 expectation block_pool_model::fork(const op& o) {
   const std::int64_t child = handles_++;  // a refused fork still uses up its handle
   if (!is_live(o.seq)) return {.accepted = false, .reasons = refuse_index};
-  seqs_.emplace(child, seqs_.at(o.seq));
-  for (std::int64_t b : seqs_.at(child).blocks) ++refs_.at(b);
+  sequence& copy = seqs_.emplace(child, seqs_.at(o.seq)).first->second;
+  copy.blocks.resize((copy.rows.size() + config_.block_size - 1) / config_.block_size);  // not the blocks it keeps
+  for (std::int64_t b : copy.blocks) ++refs_.at(b);
   return {};
 }
 
@@ -136,7 +160,10 @@ expectation block_pool_model::decode(const op& o) const {
 }
 
 expectation block_pool_model::apply(const op& o) {
+  starting(o);
   expectation e = apply_op(o);
+  finished(o);
+  e.note = std::move(note_), note_.clear();
   drafts_ = o.kind == op_kind::prefill && e.accepted ? steps_of(o).value_or(0) : 0;
   return e;
 }

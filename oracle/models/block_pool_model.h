@@ -28,6 +28,9 @@ namespace kvconform {
 /// - rollback: `index` for a dead handle, a negative count or more steps than the sequence holds. The blocks past
 ///   its new end leave its table (last first, as a release); a block it keeps partly filled stays as it is for
 ///   every other holder, and the next append copies it first when another table holds it or the kind froze it.
+///   With the policy rollback_blocks=kept (vLLM's rejected drafts) the blocks past the end stay in its table until
+///   its release: later appends write into them, each replaced by a fresh block first when another table holds it
+///   or the kind froze it, and a fork shares only the blocks that hold rows (docs/kinds/paged.md).
 /// A kind adds what its pool does beyond that through the protected hooks.
 class block_pool_model : public model {
  public:
@@ -45,26 +48,31 @@ class block_pool_model : public model {
   std::size_t size(std::int64_t h) const { return seqs_.at(h).rows.size(); }
   /// Blocks an append could take: those no table holds.
   std::size_t available_blocks() const { return config_.capacity - refs_.size(); }
-  /// The most rows an append to live sequence h takes (without making room): its own blocks plus
-  /// every available one, less the one a copy of its shared, partly filled last block would take.
+  /// The most rows an append to live sequence h takes (without making room): the room in its table plus every
+  /// available block's, less a block for each table entry it would copy before writing into it.
   std::size_t room(std::int64_t h) const;
-  /// Whether live sequence h's last block is partly filled and held by another table too (or frozen by the
-  /// kind), so that its next append copies it first.
+  /// Whether live sequence h's last block holding rows is partly filled and held by another table too (or frozen by
+  /// the kind), so that its next append copies it first.
   bool copies_on_append(std::int64_t h) const;
-  /// Whether live sequence h's last block is partly filled and held by another table too.
+  /// Whether live sequence h's last block holding rows is partly filled and held by another table too.
   bool shares_last_block(std::int64_t h) const;
+  /// Blocks of live sequence h's table past its rows (rollback_blocks=kept).
+  std::size_t kept_blocks(std::int64_t h) const;
   /// Blocks taken since the pool began (each a fresh id): more than the pool has means some were taken again.
   std::size_t blocks_taken() const { return static_cast<std::size_t>(blocks_made_); }
   /// The steps of the last op when it was an accepted prefill (the drafts a rollback may reject), else 0.
   std::size_t drafts() const { return drafts_; }
 
  protected:
-  /// A sequence: its rows, its block table and (when the kind's appends carry them) a token per row.
+  /// A sequence: its rows, its block table and (when the kind's appends carry them) a token per row and the extra
+  /// key of its create (prefix).
   struct sequence {
     stored_stream rows;
     std::vector<std::int64_t> blocks, tokens;
+    std::int64_t extra_key = 0;
   };
-  block_pool_model(const cache_config& c, const numeric_profile& p) : config_(c), profile_(p) {}
+  block_pool_model(const cache_config& c, const numeric_profile& p, const policy_set& policies = {})
+      : config_(c), profile_(p), keep_rolled_back_(policies.is("rollback_blocks", "kept")) {}
 
   /// A create: an empty sequence unless the kind finds rows for it.
   virtual void create(const op& o) {
@@ -84,10 +92,17 @@ class block_pool_model : public model {
   }
   /// A block for new rows, held once.
   virtual std::int64_t take_block();
+  /// Before an accepted append takes `n` blocks (take_block n times): a kind that evicts in units may do so here.
+  virtual void taking(std::size_t n) { (void)n; }
   /// After an accepted append wrote rows [from, size) of `s` (their blocks already in its table).
   virtual void appended(sequence& s, const op& o, std::size_t from) { (void)s, (void)o, (void)from; }
   /// Block b is held by no table any more (a release, a rollback, a copy).
   virtual void unheld(std::int64_t b) { (void)b; }
+  /// Before a release drops the references of live sequence `s`.
+  virtual void releasing(const sequence& s) { (void)s; }
+  /// Before and after every op.
+  virtual void starting(const op& o) { (void)o; }
+  virtual void finished(const op& o) { (void)o; }
   /// Whether block b must not be written even by its only holder (a registered prefix block).
   virtual bool frozen(std::int64_t b) const {
     (void)b;
@@ -123,10 +138,14 @@ class block_pool_model : public model {
   void release(std::int64_t h);
   /// One table more holds block b; true when none did before.
   bool hold(std::int64_t b) { return refs_[b]++ == 0; }
+  /// One table fewer holds block b (unheld() when none does any more).
+  void drop_ref(std::int64_t b);
   std::size_t held_blocks() const { return refs_.size(); }
+  bool held(std::int64_t b) const { return refs_.count(b) != 0; }
 
   cache_config config_;
   numeric_profile profile_;
+  std::string note_;  ///< a hook's note on the op (expectation::note), taken by apply
 
  private:
   expectation apply_op(const op& o);
@@ -134,13 +153,17 @@ class block_pool_model : public model {
   expectation prefill(const op& o);
   expectation rollback(const op& o);
   expectation fork(const op& o);
-  /// One table fewer holds block b.
-  void drop_ref(std::int64_t b);
+  /// The table entries of live h that an append of `steps` steps writes into and must replace by a fresh block
+  /// first (a shared or frozen one), and the blocks it adds past its table.
+  std::pair<std::vector<std::size_t>, std::size_t> append_blocks(std::int64_t h, std::size_t steps) const;
+  /// Whether table entry `j` of `s` must be replaced before an append writes into it.
+  bool replaces(const sequence& s, std::size_t j) const;
 
   std::map<std::int64_t, sequence> seqs_;      // live sequences by handle
   std::map<std::int64_t, std::int64_t> refs_;  // held block -> tables holding it (> 0)
   std::int64_t handles_ = 0, blocks_made_ = 0;
   std::size_t drafts_ = 0;
+  bool keep_rolled_back_;  // rollback_blocks=kept
 };
 
 }  // namespace kvconform

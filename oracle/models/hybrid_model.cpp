@@ -13,7 +13,11 @@ constexpr std::size_t full = 0, sliding = 1, cross = 2;
 const char* const group_names[] = {"full", "sliding", "cross"};
 }  // namespace
 
-hybrid_model::hybrid_model(const cache_config& c, const numeric_profile& p) : config_(c), profile_(p) {
+hybrid_model::hybrid_model(const cache_config& c, const numeric_profile& p, const policy_set& policies)
+    : config_(c),
+      profile_(p),
+      next_step_(policies.is("sliding_free", "next_step")),
+      refused_frees_(policies.is("refused_append", "frees_passed")) {
   // Layer i of the pattern keeps every row unless there is a window and it is not every global_every-th.
   auto pattern = [&](std::size_t i) {
     const bool global = c.global_every > 0 && (i + 1) % c.global_every == 0;
@@ -79,9 +83,14 @@ std::pair<std::size_t, std::size_t> hybrid_model::demand(const sequence& s, cons
   return {takes, frees};
 }
 
+std::size_t hybrid_model::window_at(const sequence& s, std::size_t n, bool prefill) const {
+  // A prefill's queries read from the first new row on; sliding_free=next_step measures every append there.
+  return prefill || next_step_ ? s.len + 1 : s.len + n;
+}
+
 bool hybrid_model::fits(std::int64_t h, std::size_t n, bool prefill) const {
   const sequence& s = seqs_.at(h);
-  const auto [takes, frees] = demand(s, planned(s, n, prefill ? s.len + 1 : s.len + n));
+  const auto [takes, frees] = demand(s, planned(s, n, window_at(s, n, prefill)));
   return takes <= available_blocks() + frees;
 }
 
@@ -147,14 +156,9 @@ expectation hybrid_model::append(const op& o, bool prefill) {
   if (!e.accepted || o.k.shape[1] == 0) return e;
   sequence& s = seqs_.at(o.seq);
   const std::size_t n = o.k.shape[1], bs = config_.block_size;
-  const auto p = planned(s, n, prefill ? s.len + 1 : s.len + n);
+  const auto p = planned(s, n, window_at(s, n, prefill));
   const auto [takes, frees] = demand(s, p);
-  if (takes > available_blocks() + frees) {
-    const bool full_short = !p[full].take.empty() || p[full].copy,
-               sliding_short = !p[sliding].take.empty() || p[sliding].copy;
-    last_.one_group_short = full_short != sliding_short;
-    return {.accepted = false, .reasons = refuse_capacity};
-  }
+  if (takes > available_blocks() + frees) return refused_for_room(s, p);
   for (std::size_t g : {full, sliding})
     for (std::size_t j : p[g].drop) drop_ref(std::exchange(s.tables[g][j], -1));
   const std::size_t free = available_blocks();
@@ -185,10 +189,39 @@ expectation hybrid_model::append(const op& o, bool prefill) {
   s.len += n;
   if (config_.prefix_caching)
     s.tokens.insert(s.tokens.end(), o.tokens.begin(), o.tokens.end()), register_filled(s, from);
-  auto& t = s.tables[sliding];
-  for (std::size_t j = 0; prefill && j < t.size(); ++j)  // the blocks the window passed once the queries read them
-    if (t[j] >= 0 && !needs(sliding, j, s.len)) drop_ref(std::exchange(t[j], -1));
+  // The blocks the window passed once the queries read them; with sliding_free=next_step, at the next append.
+  if (prefill && !next_step_) drop_passed(s, s.len);
+  last_.held_passed = next_step_ && passed(s, s.len) > 0;
   return e;
+}
+
+expectation hybrid_model::refused_for_room(sequence& s, const std::array<plan, 2>& p) {
+  const bool full_short = !p[full].take.empty() || p[full].copy,
+             sliding_short = !p[sliding].take.empty() || p[sliding].copy;
+  last_.one_group_short = full_short != sliding_short;
+  last_.refused_freed = refused_frees_ && passed(s, s.len + 1) > 0;
+  if (last_.refused_freed) {  // the one thing a refusal changes, by this policy: a sliding layer reads W - 1 rows
+    drop_passed(s, s.len + 1);
+    for (std::size_t l = 0; l < config_.layers; ++l) {
+      stored_stream& r = s.rows[l];
+      const std::size_t sinks = std::min(config_.keep, r.size()), oldest = s.len - (r.size() - sinks);
+      if (types_[l] == type::sliding && r.size() > sinks && s.tables[sliding][oldest / config_.block_size] < 0)
+        r.keys.erase(sinks), r.values.erase(sinks);
+    }
+  }
+  return {.accepted = false, .reasons = refuse_capacity};
+}
+
+std::size_t hybrid_model::passed(const sequence& s, std::size_t at) const {
+  std::size_t n = 0;
+  for (std::size_t j = 0; j < s.tables[sliding].size(); ++j) n += s.tables[sliding][j] >= 0 && !needs(sliding, j, at);
+  return n;
+}
+
+void hybrid_model::drop_passed(sequence& s, std::size_t at) {
+  auto& t = s.tables[sliding];
+  for (std::size_t j = 0; j < t.size(); ++j)
+    if (t[j] >= 0 && !needs(sliding, j, at)) drop_ref(std::exchange(t[j], -1));
 }
 
 std::int64_t hybrid_model::stream_index(std::int64_t h, std::size_t l) const {

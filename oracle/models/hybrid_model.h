@@ -20,7 +20,8 @@ class hybrid_model final : public model {
  public:
   enum class type : unsigned char { full, sliding, shared, cross };
   static constexpr std::size_t groups = 3;  // full, sliding, cross
-  hybrid_model(const cache_config& c, const numeric_profile& p);
+  /// `policies`: sliding_free and refused_append (docs/kinds/hybrid.md "Policies").
+  hybrid_model(const cache_config& c, const numeric_profile& p, const policy_set& policies = {});
 
   expectation apply(const op& o) override;
   /// One stream "seq H layer L" per live handle and layer (its rows and its group's blocks), the counters
@@ -48,6 +49,9 @@ class hybrid_model final : public model {
     bool one_group_short = false;    ///< refused for capacity: one group needed blocks, another holds some
     bool hit_limited = false;        ///< a create's prefix hit shorter than one writing group alone would give
     bool read_then_dropped = false;  ///< a prefill's early queries read sliding rows its last one's window drops
+    bool held_passed = false;        ///< sliding_free=next_step: blocks the last append passed stay until the next
+    bool refused_freed = false;      ///< refused_append=frees_passed: a refused append gave passed blocks back
+    bool hit_short = false;          ///< a hit held W - 1 rows of a sliding layer: its window's first block not held
     std::array<bool, groups> copied{};
   };
   const facts& last() const { return last_; }
@@ -96,8 +100,18 @@ class hybrid_model final : public model {
   /// `most` blocks.
   std::size_t hit_blocks(std::size_t g, const std::vector<std::int64_t>& tokens, std::size_t most) const;
   bool registered_at(std::size_t g, const std::vector<std::int64_t>& tokens, std::size_t m) const;
+  /// The length whose window a hit of `len` rows holds: its own, or with sliding_free=next_step the next row's.
+  std::size_t hit_window(std::size_t len) const { return next_step_ ? len + 1 : len; }
   void keep_given(sequence& s, std::size_t l, std::size_t p, const std::vector<double>& k,
                   const std::vector<double>& v);
+  /// The length whose window an append of n steps plans with: its new length, or its first new row's for a prefill
+  /// and with sliding_free=next_step.
+  std::size_t window_at(const sequence& s, std::size_t n, bool prefill) const;
+  /// An append refused for room: what the plans lacked, and with refused_append=frees_passed the blocks given back.
+  expectation refused_for_room(sequence& s, const std::array<plan, 2>& p);
+  /// The sliding blocks of `s` the window at length `at` no longer reads, and giving them back.
+  std::size_t passed(const sequence& s, std::size_t at) const;
+  void drop_passed(sequence& s, std::size_t at);
   /// An append; a prefill's, planned at its first query's window, drops the passed blocks after its queries.
   expectation append(const op& o, bool prefill = false);
   /// A prefill (hybrid_prefill.cpp): the append, and each layer's queries judged over the rows they read.
@@ -117,7 +131,8 @@ class hybrid_model final : public model {
   std::map<std::int64_t, cached> cached_;                                       // registered block -> its entry
   std::map<std::int64_t, std::vector<std::vector<double>>> block_k_, block_v_;  // registered block -> rows by layer
   std::int64_t handles_ = 0, blocks_made_ = 0;
-  std::size_t sliding_free_ = 0;  // free blocks the sliding group was the last to hold, at least
+  std::size_t sliding_free_ = 0;    // free blocks the sliding group was the last to hold, at least
+  bool next_step_, refused_frees_;  // sliding_free=next_step, refused_append=frees_passed
   facts last_;
 };
 

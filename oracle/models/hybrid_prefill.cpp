@@ -23,9 +23,10 @@ expectation hybrid_model::prefill(const op& o) {
     const std::size_t src = source_[l];
     const bool is_cross = types_[l] == type::cross, windowed = types_[src] == type::sliding;
     stored_stream rows = is_cross ? seqs_.at(o.seq).rows[src] : before[src];
-    std::vector<std::size_t> at;  // the positions of its rows
+    std::vector<std::size_t> at;  // the positions of its rows: a window's sinks, then the rows it holds up to len
+    const std::size_t held = rows.size(), sinks = windowed ? std::min(keep, held) : 0;
     for (std::size_t p = 0; p < (is_cross ? config_.cross : len); ++p)
-      if (!windowed || p < keep || p + span >= len) at.push_back(p);
+      if (!windowed || p < sinks || p + (held - sinks) >= len) at.push_back(p);
     for (std::size_t i = 0; !is_cross && i < n; ++i) {
       auto row = [&](const tensor& t, std::size_t d) {
         std::vector<double> r(t.data.begin() + static_cast<std::ptrdiff_t>((src * n + i) * d),

@@ -43,7 +43,7 @@ void hybrid_model::register_filled(const sequence& s, std::size_t from) {
 bool hybrid_model::registered_at(std::size_t g, const std::vector<std::int64_t>& tokens, std::size_t m) const {
   const std::size_t bs = config_.block_size;
   for (std::size_t j = 0; j < m; ++j)
-    if (needs(g, j, m * bs) && !registered_[g].count(head(tokens, (j + 1) * bs))) return false;
+    if (needs(g, j, hit_window(m * bs)) && !registered_[g].count(head(tokens, (j + 1) * bs))) return false;
   return true;
 }
 
@@ -66,14 +66,18 @@ void hybrid_model::take_hit(sequence& s, const std::vector<std::int64_t>& tokens
     if (!writes_[g]) continue;
     s.tables[g].assign(m, -1);
     for (std::size_t j = 0; j < m; ++j)
-      if (needs(g, j, len)) ++refs_.at(s.tables[g][j] = registered_[g].at(head(tokens, (j + 1) * bs)));
+      if (needs(g, j, hit_window(len))) ++refs_.at(s.tables[g][j] = registered_[g].at(head(tokens, (j + 1) * bs)));
   }
-  // Each writing layer reads the rows of the blocks it shares, its window's for a sliding one.
+  // Each writing layer reads the rows of the blocks it shares, its window's for a sliding one (those of them its
+  // blocks hold: with sliding_free=next_step, W - 1 where the window's first row starts a block no longer read).
   for (std::size_t l = 0; l < config_.layers; ++l) {
     if (types_[l] == type::shared) continue;
     const std::size_t g = group_of(l), span = config_.window - config_.keep;
     for (std::size_t p = 0; p < len; ++p) {
-      if (g == sliding_group && p >= config_.keep && p + span < len) continue;
+      if (g == sliding_group && p >= config_.keep && (p + span < len || s.tables[g][p / bs] < 0)) {
+        last_.hit_short = last_.hit_short || p + span >= len;
+        continue;
+      }
       const std::int64_t b = s.tables[g][p / bs];
       const auto &k = block_k_.at(b)[l * bs + p % bs], &v = block_v_.at(b)[l * bs + p % bs];
       keep_given(s, l, p, k, v), push(s, l, k, v);

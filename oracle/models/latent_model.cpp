@@ -18,8 +18,8 @@ cache_config with_row_scale(cache_config c) {
 }
 }  // namespace
 
-latent_model::latent_model(const cache_config& c, const numeric_profile& p, bool problems)
-    : block_pool_model(with_row_scale(c), p), problems_(problems) {
+latent_model::latent_model(const cache_config& c, const numeric_profile& p, const policy_set& policies, bool problems)
+    : block_pool_model(with_row_scale(c), p, policies), problems_(problems) {
   profile_.values = profile_.keys;
 }
 

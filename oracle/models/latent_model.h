@@ -17,7 +17,7 @@ class latent_model final : public block_pool_model {
  public:
   /// With `problems` false (the generators' copy, which only needs the state) a decode is judged for refusals alone:
   /// materialising every head is most of a production case's cost.
-  latent_model(const cache_config& c, const numeric_profile& p, bool problems = true);
+  latent_model(const cache_config& c, const numeric_profile& p, const policy_set& policies = {}, bool problems = true);
 
   /// The head shape a well-formed decode (q of rank 2) or prefill (q (m, Hq, d_q), rank 3) of this config has: Hq,
   /// d_nope, d_vh; nullopt for any other.

@@ -32,6 +32,9 @@ struct expectation {
   /// False when the rows a decode attended were never observable (docs/numerics.md §3.7): shapes and masked
   /// weights are still checked, the numbers are not judged.
   bool judge_numbers = true;
+  /// What makes the op's situation worth naming, added to a failure at it (a create whose tokens another extra key
+  /// cached: a hit there leaks rows between tenants); "" for most ops.
+  std::string note;
 };
 
 /// The model interface the executor drives. Each kind implements it with plain, obviously

@@ -10,7 +10,8 @@ namespace kvconform {
 /// only when even all of them would not make room).
 class paged_model final : public block_pool_model {
  public:
-  paged_model(const cache_config& c, const numeric_profile& p) : block_pool_model(c, p) {}
+  paged_model(const cache_config& c, const numeric_profile& p, const policy_set& policies = {})
+      : block_pool_model(c, p, policies) {}
 
  private:
   bool make_room(const op& o, std::size_t steps, expectation& e) override;

@@ -31,6 +31,7 @@ void rows_model::push(const op& o, std::size_t i) {
 bool rows_model::can_roll_back(std::int64_t n) const {
   if (n < 0 || n > total_) return false;  // steps, not rows: a window's evicted steps count too
   if (rule_ != full::evict) return true;
+  if (before_full_) return total_ < static_cast<std::int64_t>(config_.capacity);
   // Every row the window at the earlier step attends must still be held (docs/kinds/ring.md, rollback).
   const std::int64_t t = total_ - n, keep = static_cast<std::int64_t>(config_.keep);
   const std::int64_t first_needed = std::max(keep, t - static_cast<std::int64_t>(config_.capacity) + keep);

@@ -19,8 +19,13 @@ namespace kvconform {
 class rows_model final : public model {
  public:
   enum class full { refuse, evict, grow };
-  rows_model(const cache_config& c, const numeric_profile& p, full rule)
-      : config_(c), profile_(p), rule_(rule), rows_(p.keys, p.values, c, c.d_k, c.d_v) {}
+  /// `policies`: a ring's `rollback` (docs/kinds/ring.md).
+  rows_model(const cache_config& c, const numeric_profile& p, full rule, const policy_set& policies = {})
+      : config_(c),
+        profile_(p),
+        rule_(rule),
+        before_full_(policies.is("rollback", "before_full")),
+        rows_(p.keys, p.values, c, c.d_k, c.d_v) {}
 
   expectation apply(const op& o) override;
   snapshot observe() const override;
@@ -45,6 +50,7 @@ class rows_model final : public model {
   cache_config config_;
   numeric_profile profile_;
   full rule_;
+  bool before_full_;  // a ring that refuses every rollback once it has held W steps (mlx-lm)
   stored_stream rows_;
   std::deque<std::int64_t> positions_;  // absolute step of each held row
   std::int64_t total_ = 0;

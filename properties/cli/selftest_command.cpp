@@ -5,12 +5,13 @@
 #include "properties/cli/run_params.h"
 #include "properties/cli/subcommand.h"
 #include "properties/runners/selftest.h"
+#include "properties/trace/kind_spec.h"
 
 namespace kvconform::cli {
 
 namespace {
 struct selftest_flags {
-  std::string profile = "quick", json;
+  std::string profile = "quick", json, kind;
   int seeds = 5;
   std::optional<int> search;
 };
@@ -20,7 +21,13 @@ int selftest(const command_line& cmd, const selftest_flags& f) {
   if (f.search) o.search = *f.search;
   announce_seed(o.seed);
   std::cerr << "kvconform selftest: profile " << f.profile << ", " << f.seeds << " seeds per mutant\n";
-  const auto report = run_selftest(cmd.impls(), o, f.seeds, std::cerr);
+  std::vector<implementation> impls = cmd.impls();
+  if (!f.kind.empty()) {
+    const auto kind = kind_from_string(f.kind);
+    if (!kind) throw usage_error("--kind " + f.kind + ": unknown kind (known: " + kind_names() + ")");
+    std::erase_if(impls, [&](const implementation& i) { return i.kind != *kind; });
+  }
+  const auto report = run_selftest(impls, o, f.seeds, std::cerr);
   print_selftest(report, std::cout);
   if (!f.json.empty()) write_selftest_json(report, f.json);
   return report.ok() ? exit_pass : exit_fail;
@@ -37,6 +44,7 @@ subcommand add_selftest(CLI::App& app, const command_line& cmd) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   sub->add_option("--json", f->json, "Write the kill matrix as JSON here");
+  sub->add_option("--kind", f->kind, "Only this kind's mutants and variants");
   sub->add_option("--search", f->search,
                   "Traces of the targeted numeric search per decode property (0: random cases only)")
       ->check(count_in(0, max_cases));

@@ -41,6 +41,7 @@ const char* to_string(capability c) {
     case capability::prefill: return "prefill";
     case capability::rollback: return "rollback";
     case capability::prefix: return "prefix";
+    case capability::extra_keys: return "extra_keys";
   }
   return "?";
 }

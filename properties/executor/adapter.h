@@ -13,6 +13,7 @@
 #include <kvconform/errors.h>
 #include "oracle/numeric/numeric_profile.h"
 #include "properties/executor/subject.h"
+#include "properties/trace/kind_spec.h"
 #include "properties/trace/refusal.h"
 
 namespace kvconform {
@@ -88,6 +89,26 @@ numeric_profile profile_of() {
     return C::profile;
   else
     return {};
+}
+
+/// A type's policies (docs/design.md §2.4), for types that cannot carry a member: specialise with
+/// `static constexpr kvconform::policy value[]`.
+template <class C>
+struct declared_policies {};
+
+/// The policies a type declares (a `declared_policies` specialisation, or a `static constexpr kvconform::policy
+/// policies[]` member); none otherwise: the kind's contract. Checked against its kind by registry_problems.
+template <class C>
+policy_set policies_of() {
+  policy_set out;
+  auto add = [&](const auto& declared) {
+    for (const policy& p : declared) out.declare(p.name, p.choice);
+  };
+  if constexpr (requires { declared_policies<C>::value; })
+    add(declared_policies<C>::value);
+  else if constexpr (requires { C::policies; })
+    add(C::policies);
+  return out;
 }
 
 /// Maps the exception in flight to a refusal; rethrows anything that is not a kvconform::error.
@@ -265,6 +286,7 @@ implementation adapted_implementation(implementation_info info, cache_kind kind,
   static_cast<implementation_info&>(i) = std::move(info);
   i.kind = kind;
   i.profile = profile_of<C>();
+  i.policies = normalised(spec_of(kind), policies_of<C>());
   i.capabilities = capabilities;
   i.make = [](const cache_config& c) { return std::make_unique<Subject>(c); };
   return i;

@@ -154,6 +154,8 @@ class block_pool_subject final : public subject {
   op_outcome apply(const call& c) override {
     if (!Calls::supports(config_)) return unsupported();
     const op& o = c.o;
+    if constexpr (requires { Calls::supports_op(o); })  // an op field the type cannot take (prefix: an extra key)
+      if (!Calls::supports_op(o)) return unsupported();
     if (auto r = sequence_outcome(cache_, handles_, o, [&] { return Calls::create(cache_, o); })) return *r;
     switch (o.kind) {
       case op_kind::append:

@@ -28,14 +28,22 @@ inline constexpr event rollback_shared_event{
     "an accepted rollback leaves the sequence's last block partly filled while another table holds it", true,
     has_rollback};
 
-/// A pool kind's events: its own, then the six speculation events in the order block_pool_probe marks them.
+inline bool keeps_rolled_back(const implementation& i) { return i.policies.is("rollback_blocks", "kept"); }
+inline constexpr event rollback_kept_event{
+    "rollback kept blocks past the end",
+    "an accepted rollback leaves blocks past the sequence's new end in its table (rollback_blocks=kept)", true,
+    keeps_rolled_back};
+
+/// A pool kind's events: its own, then the six speculation events and the kept blocks of a rollback, in the order
+/// block_pool_probe marks them.
 template <std::size_t N>
-constexpr std::array<event, N + 6> with_pool_speculation(const event (&own)[N]) {
-  std::array<event, N + 6> all{};
+constexpr std::array<event, N + 7> with_pool_speculation(const event (&own)[N]) {
+  std::array<event, N + 7> all{};
   std::copy(own, own + N, all.begin());
   const event speculation[] = {rollback_to_empty_event, accept_all_event,      reject_all_event,
-                               chunk_straddles_event,   rollback_across_event, rollback_shared_event};
-  std::copy(speculation, speculation + 6, all.begin() + N);
+                               chunk_straddles_event,   rollback_across_event, rollback_shared_event,
+                               rollback_kept_event};
+  std::copy(speculation, speculation + 7, all.begin() + N);
   return all;
 }
 
@@ -46,8 +54,8 @@ constexpr std::array<event, N + 6> with_pool_speculation(const event (&own)[N]) 
 /// (after every op).
 class block_pool_probe : public event_probe {
  public:
-  /// `speculation`: where rollback to empty, accept-all, reject-all, chunk straddling, rollback across and rollback
-  /// into a shared block stand, in that order.
+  /// `speculation`: where rollback to empty, accept-all, reject-all, chunk straddling, rollback across, rollback
+  /// into a shared block and kept blocks stand, in that order.
   struct indices {
     std::size_t boundary, copy_on_write, refused_full, speculation;
   };
@@ -88,6 +96,7 @@ class block_pool_probe : public event_probe {
     speculation_.after(o, e, size, hit, at_.speculation);
     if (size < before_size_ && (before_size_ - 1) / bs > size / bs) hit.set(at_.speculation + 4);
     if (pool.shares_last_block(o.seq)) hit.set(at_.speculation + 5);
+    if (pool.kept_blocks(o.seq) > 0) hit.set(at_.speculation + 6);
   }
 
   indices at_;

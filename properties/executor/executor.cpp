@@ -71,7 +71,7 @@ void decode_stats::merge(const decode_stats& o) {
 
 session::session(const cache_config& c, const implementation& impl)
     : impl_(impl),
-      model_(make_model(c, impl.profile)),
+      model_(make_model(c, impl.profile, impl.policies)),
       formats_(impl.profile, c),
       events_(config_events(c)),
       refused_(refused_event(c.kind)),
@@ -93,7 +93,9 @@ bool session::fail(std::string check, std::string message) {
   f.op_index = ops_.size() - 1;
   f.op_name = to_string(ops_.back().kind);
   f.check = std::move(check);
-  f.message = std::move(message);
+  // A cache held to declared policies is told which: what it was held to is part of the finding (docs/design.md §2.4).
+  f.message =
+      impl_.policies.empty() ? std::move(message) : with_policies(spec_of(impl_.kind), impl_.policies) + ": " + message;
   if (stopped_early(f)) note_stop_seen();  // a port's wait cut short reports the stop itself
   failure_ = std::move(f);
   return false;
@@ -194,14 +196,15 @@ bool session::step(const op& o) {
   if (!call_implementation([&] { last_ = subject_->apply(inputs.as_call(o)); }, "")) return false;
   if (const auto p = inputs.check()) return fail(p->check, p->message);
   inputs.poison_into(kept_buffers_);
-  if (const auto p = outcome_problem(o, want, last_)) return fail(p->check, p->message);
+  const std::string note = want.note.empty() ? "" : " (" + want.note + ")";
+  if (const auto p = outcome_problem(o, want, last_)) return fail(p->check, p->message + note);
   if (want.accepted && o.kind == op_kind::decode && !check_decodes(want, last_)) return false;
   snapshot expected = model_->observe();
   snapshot observed;
   if (!call_implementation([&] { observed = subject_->observe_against(expected); }, " while observing")) return false;
   if (const auto p = formats_.check_state(expected, observed)) return fail(p->check, p->message);
   if (const std::string d = diff(expected, observed); !d.empty())
-    return fail("state", d + formats_.hint(expected, observed));
+    return fail("state", d + formats_.hint(expected, observed) + note);
   // A prefill's queries attend the rows it appended: judged once the cache has exposed them (integer groups).
   if (want.accepted && o.kind == op_kind::prefill) {
     formats_.substitute(want);

@@ -63,6 +63,8 @@ class session {
   const snapshot& observe();
   /// The implementation under test, for a driver that compares with fresh caches of the same type.
   const implementation& impl() const { return impl_; }
+  /// The model's state after the last op, for a driver that sizes its next op from it.
+  const model& expected() const { return *model_; }
   /// Judges only a sample of the decodes against the oracle, for a long case of the quick profile
   /// (docs/design.md §4.4): the first, about one in four of the others (chosen by `seed`) and the
   /// last, which finish_decodes() judges; the others get their shape checked only.

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "oracle/models/model.h"
@@ -28,8 +29,8 @@ struct fuzz_strategy {
 /// targets all go through these rows.
 struct kind_descriptor {
   const kind_spec& spec;
-  /// The executable specification of a cache of this kind (oracle/models).
-  std::unique_ptr<model> (*make_model)(const cache_config& c, const numeric_profile& p);
+  /// The executable specification of a cache of this kind (oracle/models), holding it to its declared policies.
+  std::unique_ptr<model> (*make_model)(const cache_config& c, const numeric_profile& p, const policy_set& policies);
   /// Appends the kind's properties, in the order the gate runs them.
   void (*add_properties)(std::vector<property>& catalogue);
   fuzz_strategy fuzz;
@@ -42,16 +43,20 @@ struct kind_descriptor {
   std::optional<trace> (*lengthen)(const trace& t, const tensor& k, const tensor& v) = nullptr;
 };
 
-/// A model factory for a kind whose model is a `Model(config, profile)`.
+/// A model factory for a kind whose model is a `Model(config, profile, policies)`, or a `Model(config, profile)` for a
+/// kind without policies.
 template <class Model>
-std::unique_ptr<model> model_of(const cache_config& c, const numeric_profile& p) {
-  return std::make_unique<Model>(c, p);
+std::unique_ptr<model> model_of(const cache_config& c, const numeric_profile& p, const policy_set& policies) {
+  if constexpr (std::is_constructible_v<Model, const cache_config&, const numeric_profile&, const policy_set&>)
+    return std::make_unique<Model>(c, p, policies);
+  else
+    return (void)policies, std::make_unique<Model>(c, p);
 }
 
 /// Every row, in table order (properties/trace/kind_list.h).
 std::span<const kind_descriptor* const> all_kinds();
 const kind_descriptor& kind_of(cache_kind k);
-/// The model for a config and an implementation's profile: the kind's own.
-std::unique_ptr<model> make_model(const cache_config& c, const numeric_profile& p);
+/// The model for a config and an implementation's profile and policies: the kind's own.
+std::unique_ptr<model> make_model(const cache_config& c, const numeric_profile& p, const policy_set& policies = {});
 
 }  // namespace kvconform

@@ -73,12 +73,14 @@ enum class capability : unsigned {
   decode = 1u << 0,
   preempt = 1u << 1,
   sinks = 1u << 2,
-  prefill = 1u << 3,   ///< multi-query causal attention over appended steps
-  rollback = 1u << 4,  ///< dropping the newest steps
-  prefix = 1u << 5,    ///< hybrid: a create finds the blocks live sequences hold for a prefix of its tokens
+  prefill = 1u << 3,     ///< multi-query causal attention over appended steps
+  rollback = 1u << 4,    ///< dropping the newest steps
+  prefix = 1u << 5,      ///< hybrid: a create finds the blocks live sequences hold for a prefix of its tokens
+  extra_keys = 1u << 6,  ///< prefix: a create's extra_key is part of its blocks' chain (docs/kinds/prefix.md)
 };
-inline constexpr capability all_capabilities[] = {capability::decode,  capability::preempt,  capability::sinks,
-                                                  capability::prefill, capability::rollback, capability::prefix};
+inline constexpr capability all_capabilities[] = {capability::decode,    capability::preempt,  capability::sinks,
+                                                  capability::prefill,   capability::rollback, capability::prefix,
+                                                  capability::extra_keys};
 const char* to_string(capability c);
 std::optional<capability> capability_from_string(std::string_view name);
 
@@ -113,6 +115,9 @@ struct implementation_info {
 struct implementation : implementation_info {
   cache_kind kind = cache_kind::flat;
   numeric_profile profile;
+  /// The choices it declares where engines legitimately differ (docs/design.md §2.4), normalised: the model holds
+  /// it to exactly these.
+  policy_set policies;
   capability_set capabilities;
   std::string
       unavailable;  ///< non-empty: the implementation cannot serve its kind at all (every property NOT SUPPORTED)

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -248,7 +249,12 @@ property_run run_commands(const property& p, const implementation& impl, const r
         if (p.drive) return run.drive(config);
         const bool is_long = shape == case_shape::long_case;
         const gen_context ctx = run.context(config, is_long);
-        const Model initial = make_model(config, impl.profile);
+        const Model initial = [&] {
+          if constexpr (std::is_invocable_v<MakeModel, const cache_config&, const numeric_profile&, const policy_set&>)
+            return make_model(config, impl.profile, impl.policies);
+          else
+            return make_model(config, impl.profile);
+        }();
         // RapidCheck asks for a command's generator once more than it draws from (nextEntry), and building
         // one is most of a kind's generation cost: build it only when drawn from, which happens at once.
         const auto lazy = [ctx, op_gen](const Model& m) {

@@ -48,6 +48,7 @@ void numeric_search::passed(const cache_config& config, const std::vector<op>& o
   if (stats.numeric > 0 && stats.worst_op < ops.size() && worse) {
     search::candidate c;
     c.t = search::focus(config, ops, stats.worst_op);
+    c.t.policies = impl_.policies;
     if (search::examine(c, impl_.profile)) keep(std::move(c), stats.worst_ratio);
   }
   if (!first_done_ && passed_ >= std::min(probe_after, o_.cases)) round(first_budget(o_), true);

@@ -190,11 +190,13 @@ rc::Gen<cache_config> reserve_of(rc::Gen<cache_config> configs) {
   });
 }
 
-/// The configs of a rows kind for `impl`: sinks and a reserve where the implementation takes them.
+/// The configs of a rows kind for `impl`: sinks and a reserve where the implementation takes them (a ring that
+/// refuses every rollback once full keeps none: rollback=before_full, docs/kinds/ring.md).
 config_gens configs_for(const implementation& impl, const property& p, bool deep) {
   config_gens c = config_gen(impl.kind, p.long_traces, deep);
   if (impl.capabilities.has(capability::sinks)) c = with_sinks(std::move(c));
-  if (impl.kind == cache_kind::ring && impl.capabilities.has(capability::rollback))
+  if (impl.kind == cache_kind::ring && impl.capabilities.has(capability::rollback) &&
+      !impl.policies.is("rollback", "before_full"))
     c = {reserve_of(std::move(c.ordinary)), reserve_of(std::move(c.long_shapes))};
   return c;
 }
@@ -205,7 +207,9 @@ case_generator rows_cases(rows_model::full rule, rows_mix mix) {
   return [rule, mix](const property& p, const implementation& impl, const run_options& o) {
     return run_commands<rows_model>(
         p, impl, o, configs_for(impl, p, o.deep),
-        [rule](const cache_config& c, const numeric_profile& prof) { return rows_model(c, prof, rule); },
+        [rule](const cache_config& c, const numeric_profile& prof, const policy_set& pol) {
+          return rows_model(c, prof, rule, pol);
+        },
         [rule, mix](const rows_model& m, const gen_context& ctx) {
           return op_gen(
               mix, gen_state{ctx.src, m.config(), rule, m.size(), m.total(), ctx.max_steps, ctx.long_case, m.drafts()},

@@ -46,8 +46,8 @@ std::unique_ptr<fuzz_ops> rows_fuzz_ops(byte_io& io, const cache_config& c, rows
 
 /// The model of a rows kind whose full cache follows `rule` (a kind table row's model factory).
 template <rows_model::full rule>
-std::unique_ptr<model> rows_model_of(const cache_config& c, const numeric_profile& p) {
-  return std::make_unique<rows_model>(c, p, rule);
+std::unique_ptr<model> rows_model_of(const cache_config& c, const numeric_profile& p, const policy_set& policies) {
+  return std::make_unique<rows_model>(c, p, rule, policies);
 }
 /// The fuzz ops of a rows kind whose full cache follows `rule`.
 template <rows_model::full rule>

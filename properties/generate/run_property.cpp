@@ -76,6 +76,19 @@ bool within_limits(const cache_config& c, const implementation& impl) {
   return true;
 }
 
+std::string undeclared(const trace& t, const implementation& impl) {
+  const kind_spec& k = spec_of(t.config.kind);
+  if (const policy_set recorded = normalised(k, t.policies); recorded != impl.policies) {
+    auto named = [](const policy_set& p) {
+      return p.empty() ? std::string("none (the kind's contract)") : p.describe();
+    };
+    return "recorded under the policies " + named(recorded) + "; " + impl.name + " declares " + named(impl.policies);
+  }
+  if (!within_limits(t.config, impl))
+    return "its config (" + describe(t.config) + ") exceeds the sizes " + impl.name + " declares it serves";
+  return "";
+}
+
 namespace {
 /// `configs` with each of `limits` clamped to its limit, so that the limit itself is drawn often; a
 /// clamp that breaks a rule across fields (beam's q_heads a multiple of heads, ring's keep < W) is drawn again.
@@ -154,6 +167,7 @@ bool case_runner::keep_failure(const cache_config& config, session& s) {
   }
   if (!s.failed() || stopped_early(*s.failed())) return false;
   out_.counterexample = trace{config, s.ops(), impl_.name, p_.name, s.failed()->message};
+  out_.counterexample->policies = impl_.policies;
   out_.fail = s.failed();
   return true;
 }

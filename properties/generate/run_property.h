@@ -48,5 +48,9 @@ std::uint64_t property_seed(std::uint64_t run_seed, const std::string& property)
 /// Whether each config size `impl` limits (a port's, docs/port-protocol.md §3) is within its limit: generated
 /// configs are clamped to them, and a search trace lengthened past them is not run.
 bool within_limits(const cache_config& c, const implementation& impl);
+/// Why a saved trace does not hold `impl` to anything: recorded under other policies, or on a config beyond the
+/// sizes it declares ("" when it applies). A capability it no longer declares shows when the trace runs, as an
+/// op it answers not-supported (docs/design.md §2.4).
+std::string undeclared(const trace& t, const implementation& impl);
 
 }  // namespace kvconform

@@ -236,7 +236,7 @@ bool examine(candidate& c, const numeric_profile& p) {
   c.accepted.assign(c.t.ops.size(), 0);
   c.problems.clear();
   if (c.t.ops.empty() || c.t.ops.back().kind != op_kind::decode) return false;
-  const auto m = make_model(c.t.config, p);
+  const auto m = make_model(c.t.config, p, c.t.policies);
   for (std::size_t i = 0; i < c.t.ops.size(); ++i) {
     expectation e = m->apply(c.t.ops[i]);
     c.accepted[i] = e.accepted;

@@ -26,8 +26,8 @@ const kind_descriptor& kind_of(cache_kind k) {
   return *table[i];
 }
 
-std::unique_ptr<model> make_model(const cache_config& c, const numeric_profile& p) {
-  return kind_of(c.kind).make_model(c, p);
+std::unique_ptr<model> make_model(const cache_config& c, const numeric_profile& p, const policy_set& policies) {
+  return kind_of(c.kind).make_model(c, p, policies);
 }
 
 }  // namespace kvconform

@@ -71,6 +71,8 @@ port_hello parse_hello(const nlohmann::json& a) {
     }
     k.capabilities = offer.contains("capabilities") ? capabilities_from(offer["capabilities"], where + ".capabilities")
                                                     : capability_set{capability::decode};
+    if (offer.contains("policies"))
+      k.policies = codec::policies_from(offer["policies"], *kind_from_string(name), where + ".policies");
     if (offer.contains("limits")) k.limits = limits_from(offer["limits"], *kind_from_string(name), where + ".limits");
     h.kinds[name] = k;
   }
@@ -91,6 +93,7 @@ void apply_hello(const port_hello& h, cache_kind kind, implementation& impl) {
   }
   impl.profile = offer->second.profile;
   impl.capabilities = offer->second.capabilities;
+  impl.policies = offer->second.policies;
   impl.config_limits = offer->second.limits;
   if (!h.name.empty()) impl.note = h.name + " (" + impl.note + ")";
 }

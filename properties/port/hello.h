@@ -17,6 +17,7 @@ inline constexpr int port_protocol = 2;
 struct kind_offer {
   numeric_profile profile;
   capability_set capabilities;
+  policy_set policies;                        ///< its declared choices (docs/design.md §2.4), normalised
   std::map<std::string, std::size_t> limits;  ///< the largest config sizes it serves, by field name
 };
 

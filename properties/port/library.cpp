@@ -171,7 +171,9 @@ class library_subject final : public subject {
       case op_kind::rollback:
         if (!f_->rollback) return unsupported();
         return outcome_of(f_->rollback(cache_, handles_.id_of(o.seq), o.count));
-      case op_kind::create: return made(f_->create(cache_, o.tokens.data(), o.tokens.size(), &made_id_));
+      case op_kind::create:
+        if (o.extra_key != 0) return unsupported();  // no create with an extra key (docs/port-protocol.md §12)
+        return made(f_->create(cache_, o.tokens.data(), o.tokens.size(), &made_id_));
       case op_kind::fork: {
         const std::int64_t from = handles_.id_of(o.seq);
         return made(f_->fork(cache_, from, &made_id_));
@@ -339,6 +341,11 @@ void check_functions(const abi& f, const port_hello& h) {
       {capability::rollback, "kvc_rollback", f.rollback != nullptr, 3, kinds::all},
       {capability::decode, "kvc_decode_latent", f.decode_latent != nullptr, 4, kinds::latent},
       {capability::prefill, "kvc_prefill_latent", f.prefill_latent != nullptr, 5, kinds::latent}};
+  for (const auto& [kind, offer] : h.kinds)
+    if (offer.capabilities.has(capability::extra_keys))
+      throw std::invalid_argument("the library declares the capability \"extra_keys\" for the " + kind +
+                                  " kind, which the C ABI cannot carry (kvc_create takes no extra key): serve that "
+                                  "cache as a port over the pipe (docs/port-protocol.md §12)");
   for (const auto& [kind, offer] : h.kinds)
     for (const auto& [cap, function, exported, since, which] : needs) {
       const bool applies = which == kinds::all || (which == kinds::latent) == (kind == "latent");

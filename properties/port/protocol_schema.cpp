@@ -56,6 +56,7 @@ json answer_def() {
       {"properties",
        {{"profile", {{"type", "object"}}},
         {"capabilities", {{"type", "array"}, {"items", {{"enum", capabilities}}}}},
+        {"policies", schema::policies()},
         {"limits", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}, {"minimum", 0}}}}}}}};
   return {{"type", "object"},
           {"required", {"id", "ok"}},

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "properties/trace/file_io.h"
+#include "properties/trace/kind_spec.h"
 #include "properties/trace/utf8.h"
 
 namespace kvconform {
@@ -28,6 +29,22 @@ const implementation* find_impl(const std::vector<const implementation*>& known,
   return it == known.end() ? nullptr : *it;
 }
 
+/// The policies of an implementation field's brackets, "hit_limit=all_but_last duplicates=registered", for `kind`.
+policy_set policies_of(const std::string& text, cache_kind kind, const std::string& where) {
+  policy_set p;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string item = text.substr(at, end - at), name = item.substr(0, item.find('='));
+    at = end + 1;
+    if (item.empty()) continue;
+    if (name.size() == item.size())
+      throw baseline_error(where + ": expected policy=choice in the brackets, got " + in_quotes(item));
+    p.declare(name, item.substr(name.size() + 1));
+  }
+  if (const std::string why = policy_problem(spec_of(kind), p); !why.empty()) throw baseline_error(where + ": " + why);
+  return normalised(spec_of(kind), std::move(p));
+}
+
 /// One line's entry; throws baseline_error naming `where` ("PATH:LINE").
 baseline_entry parse_line(std::string_view line, const std::string& where,
                           const std::vector<const implementation*>& known) {
@@ -36,12 +53,20 @@ baseline_entry parse_line(std::string_view line, const std::string& where,
     throw baseline_error(where + ": expected implementation,property,reason (two commas at least)");
   baseline_entry e{trimmed(line.substr(0, first)), trimmed(line.substr(first + 1, second - first - 1)),
                    trimmed(line.substr(second + 1))};
+  std::string declared;
+  if (const auto open = e.implementation.find('['); open != std::string::npos) {
+    if (e.implementation.back() != ']')
+      throw baseline_error(where + ": expected the policies as [policy=choice ...] after the implementation");
+    declared = e.implementation.substr(open + 1, e.implementation.size() - open - 2);
+    e.implementation = trimmed(e.implementation.substr(0, open));
+  }
   if (e.implementation.empty() || e.property.empty())
     throw baseline_error(where + ": the implementation and the property must not be empty");
   const implementation* impl = find_impl(known, e.implementation);
   if (!impl)
     throw baseline_error(where + ": unknown implementation " + in_quotes(e.implementation) +
                          " (`kvconform list` names the known ones)");
+  e.policies = policies_of(declared, impl->kind, where);
   if (!find_property(e.property, impl->kind))
     throw baseline_error(where + ": " + in_quotes(e.property) + " is not a property of " + in_quotes(e.implementation) +
                          " (a " + to_string(impl->kind) + " implementation)");
@@ -94,6 +119,11 @@ void apply_baseline(std::vector<impl_report>& r, const std::vector<baseline_entr
         return b.implementation == i.impl->name && b.property == p.property;
       });
       if (e == entries.end() || (p.result != status::fail && p.result != status::pass)) continue;  // not judged
+      if (e->policies != i.impl->policies) {  // listed under other policies: it says nothing of these
+        p.skipped.push_back("baseline line " + std::to_string(e->line) + ": listed under the policies " +
+                            (e->policies.empty() ? std::string("none") : e->policies.describe()) + ", not applied");
+        continue;
+      }
       p.baseline = e->reason;
       if (p.result == status::fail) p.result = status::known_failure;
     }
@@ -107,8 +137,8 @@ std::size_t fixed_cells(const std::vector<impl_report>& r) {
 }
 
 std::string baseline_text(const std::vector<impl_report>& r, const std::vector<baseline_entry>& previous) {
-  std::map<std::pair<std::string, std::string>, std::string> lines;  // sorted, each cell once
-  for (const baseline_entry& e : previous) lines[{e.implementation, e.property}] = e.reason;
+  std::map<std::pair<std::string, std::string>, baseline_entry> lines;  // sorted, each cell once
+  for (const baseline_entry& e : previous) lines[{e.implementation, e.property}] = e;
   for (const impl_report& i : r) {
     if (i.impl->name.find_first_of(",\r\n") != std::string::npos || i.impl->name.find('#') == 0)
       throw baseline_error("implementation " + in_quotes(i.impl->name) + ": a name a baseline line cannot hold");
@@ -116,12 +146,13 @@ std::string baseline_text(const std::vector<impl_report>& r, const std::vector<b
       if (!judged(p)) continue;  // the previous entry, if any, stands
       const std::pair cell{i.impl->name, p.property};
       if (p.result == status::pass) lines.erase(cell);
-      if (p.result == status::fail) lines[cell] = reason_of(p);
-      if (p.result == status::known_failure) lines[cell] = p.baseline.value_or(reason_of(p));
+      const std::string reason = p.result == status::fail ? reason_of(p) : p.baseline.value_or(reason_of(p));
+      if (p.result == status::fail || p.result == status::known_failure)
+        lines[cell] = {cell.first, cell.second, reason, 0, i.impl->policies};
     }
   }
   std::vector<baseline_entry> entries;
-  for (const auto& [cell, reason] : lines) entries.push_back({cell.first, cell.second, reason});
+  for (const auto& [cell, entry] : lines) entries.push_back(entry);
   return baseline_file(entries);
 }
 
@@ -129,7 +160,13 @@ std::string baseline_file(const std::vector<baseline_entry>& entries) {
   std::string text =
       "# kvconform baseline: the failures a gate expects, one a line as implementation,property,reason\n"
       "# (`kvconform gate --baseline FILE` reads it; `--write-baseline FILE` writes it from a run).\n";
-  for (const baseline_entry& e : entries) text += e.implementation + "," + e.property + "," + e.reason + "\n";
+  for (const baseline_entry& e : entries) {
+    std::string declared;
+    for (const auto& [name, choice] : e.policies.declared())
+      declared += (declared.empty() ? "" : " ") + name + "=" + choice;
+    text +=
+        e.implementation + (declared.empty() ? "" : " [" + declared + "]") + "," + e.property + "," + e.reason + "\n";
+  }
   return text;
 }
 

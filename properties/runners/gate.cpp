@@ -8,19 +8,23 @@
 #include <iostream>
 
 #include "properties/executor/stop.h"
+#include "properties/generate/run_property.h"
 #include "properties/runners/parallel.h"
 #include "properties/runners/progress.h"
 #include "properties/runners/store.h"
 #include "properties/trace/file_io.h"
+#include "properties/trace/kind_spec.h"
 #include "properties/trace/trace_json.h"
 
 namespace kvconform {
 
 namespace {
 /// The first stored trace for (impl, property) that still fails, if any. The store was checked
-/// before the run; an entry another process left unreadable since is skipped with a warning.
+/// before the run; an entry another process left unreadable since is skipped with a warning. A trace recorded
+/// under what the implementation no longer declares is skipped, its reason kept in `skipped`.
 std::optional<std::pair<stored_trace, verdict>> replay_store(const regression_store& store, const implementation& impl,
-                                                             const property& p, std::ostream& log) {
+                                                             const property& p, std::vector<std::string>& skipped,
+                                                             std::ostream& log) {
   std::vector<stored_trace> stored;
   try {
     stored = store.entries(impl, p);
@@ -28,8 +32,16 @@ std::optional<std::pair<stored_trace, verdict>> replay_store(const regression_st
     log << "  warning: skipped the stored traces of " << impl.name << " / " << p.name << ": " << e.what() << "\n";
   }
   for (stored_trace& s : stored) {
-    const verdict v = check_trace(&p, s.t, impl);
+    std::string why = undeclared(s.t, impl);
+    const verdict v = why.empty() ? check_trace(&p, s.t, impl) : verdict{};
     if (v.fail && stopped_early(*v.fail)) return std::nullopt;  // not run to its end: no verdict
+    // An op the cache no longer offers (a capability it stopped declaring) is no finding either.
+    if (v.fail && v.fail->check == "not-supported") why = v.fail->message;
+    if (!why.empty()) {
+      skipped.push_back(s.path + ": " + why);
+      log << "  skipped stored " << s.path << ": " << why << "\n";
+      continue;
+    }
     log << "  replayed stored " << s.path << ": " << (v.ok() ? "passes now" : "still fails") << "\n";
     if (!v.ok()) return std::pair{std::move(s), v};
   }
@@ -92,7 +104,7 @@ property_report run_cell(const implementation& impl, const property& p, const ga
   } else if (const auto missing = p.needs.missing_from(impl.capabilities)) {
     pr.result = status::not_supported;
     pr.message = std::string("needs capability \"") + to_string(*missing) + "\"";
-  } else if (auto stored = replay_store(store, impl, p, log)) {
+  } else if (auto stored = replay_store(store, impl, p, pr.skipped, log)) {
     pr.result = status::fail, pr.cases = 0, pr.source = stored->first.path;
     pr.fail = stored->second.fail, pr.stats = stored->second.stats;
     pr.counterexample = std::move(stored->first.t), pr.saved_path = stored->first.path;
@@ -135,6 +147,8 @@ std::vector<std::string> registry_problems(const std::vector<implementation>& im
             kind_problem(impl.profile, impl.kind == cache_kind::hybrid, impl.kind == cache_kind::latent);
         !why.empty())
       problems.push_back(impl.name + ": " + why);
+    if (const std::string why = policy_problem(spec_of(impl.kind), impl.policies); !why.empty())
+      problems.push_back(impl.name + " declares an unknown policy: " + why);
     if (impl.group != impl_group::mutant) continue;
     if (impl.killer.empty())
       problems.push_back("mutant " + impl.name + " names no property expected to kill it");

@@ -221,7 +221,8 @@ std::string encode_report(const property_report& r) {
             {"stopped", r.stopped},
             {"seconds", bits(r.seconds)},
             {"search_cases", r.search_cases},
-            {"search_stats", encode_stats(r.search_stats)}};
+            {"search_stats", encode_stats(r.search_stats)},
+            {"skipped", r.skipped}};
   j["coverage"] = {{"traces", r.coverage.traces}, {"hits", r.coverage.hits}};
   j["ratios"] = json::object();
   for (const auto& [label, h] : r.ratios) j["ratios"][label] = h.counts;
@@ -241,7 +242,7 @@ property_report decode_report(const std::string& text) {
   r.stats = decode_stats_of(j["stats"]), r.search_cases = j["search_cases"],
   r.search_stats = decode_stats_of(j["search_stats"]);
   r.message = j["message"], r.saved_path = j["saved_path"], r.replay = j["replay"], r.source = j["source"];
-  r.save_error = j["save_error"], r.stopped = j["stopped"];
+  r.save_error = j["save_error"], r.stopped = j["stopped"], r.skipped = j["skipped"];
   r.seconds = from_bits(j["seconds"]);
   r.coverage.traces = j["coverage"]["traces"], r.coverage.hits = j["coverage"]["hits"].get<std::vector<std::size_t>>();
   for (const auto& [label, counts] : j["ratios"].items()) r.ratios[label].counts = counts;

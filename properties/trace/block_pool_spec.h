@@ -21,13 +21,26 @@ inline constexpr op_spec pool_rollback{op_kind::rollback, field_seq | field_coun
 /// Rows per block: every block-pool kind's config field after num_blocks (its capacity).
 inline constexpr config_field block_size_field{"block_size", &cache_config::block_size, nullptr, "rows per block"};
 
+/// What a pool with rollback does with the blocks past a sequence's new end (docs/kinds/paged.md).
+inline constexpr policy_choice rollback_blocks_choices[] = {
+    {"freed", "the blocks past the new end leave the table at once (last first, as a release)"},
+    {"kept",
+     "the table keeps them until the sequence's release: later appends write into them (a shared or registered one "
+     "replaced first), a fork shares only the blocks that hold rows",
+     "vLLM v1: rejected drafts only lower num_computed_tokens, req_to_blocks never shrinks"},
+};
+inline constexpr policy_spec rollback_blocks_policy{
+    "rollback_blocks", "what a rollback does with the blocks past the new end", rollback_blocks_choices};
+
 /// num_blocks x block_size x (d_k + d_v): the cells of a pool.
 inline double pool_cells(const cache_config& c) { return rows_cells(c) * double(c.block_size); }
 
-/// The spec of a block-pool kind: its ops and config fields, no rule across fields, pool_cells.
+/// The spec of a block-pool kind: its ops, config fields and policies, no rule across fields, pool_cells.
 constexpr kind_spec block_pool_spec(cache_kind kind, const char* name, const char* summary,
-                                    std::span<const op_spec> ops, std::span<const config_field> config) {
-  return {kind, name, summary, ops, config, nullptr, pool_cells};
+                                    std::span<const op_spec> ops, std::span<const config_field> config,
+                                    std::span<const policy_spec> policies = {},
+                                    std::string (*policy_rules)(const policy_set&) = nullptr) {
+  return {kind, name, summary, ops, config, nullptr, pool_cells, 0x1p24, policies, policy_rules};
 }
 
 }  // namespace kvconform

@@ -51,6 +51,10 @@ json tensor_json(const tensor& t);
 tensor tensor_from(const json& j, const std::string& where);
 json config_json(const cache_config& c);
 cache_config config_from(const json& j);
+/// A cache's declared policies as an object {"policy": "choice"} (docs/design.md §2.4), and back: the choices are
+/// checked against the kind's policies (bad() naming the field and what is accepted) and kept normalised.
+json policies_json(const policy_set& p);
+policy_set policies_from(const json& j, cache_kind kind, const std::string& where);
 /// An op with exactly the fields its kind uses ("op" names it).
 json op_json(const op& o, cache_kind kind);
 op op_from(const json& j, cache_kind kind, const std::string& where);

@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "properties/trace/utf8.h"
+
 namespace kvconform {
 
 namespace kinds {
@@ -21,6 +23,51 @@ const op_spec* kind_spec::find(op_kind k) const {
   for (const op_spec& o : ops)
     if (o.kind == k) return &o;
   return nullptr;
+}
+
+std::string policy_set::describe() const {
+  std::string s;
+  for (const auto& [name, choice] : choices_) s += (s.empty() ? "" : ", ") + name + "=" + choice;
+  return s;
+}
+
+const policy_spec* kind_spec::find_policy(std::string_view name) const {
+  for (const policy_spec& p : policies)
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+std::string policy_problem(const kind_spec& k, const policy_set& p) {
+  for (const auto& [name, choice] : p.declared()) {
+    const policy_spec* spec = k.find_policy(name);
+    if (!spec) {
+      std::string known;
+      for (const policy_spec& s : k.policies) known += (known.empty() ? "" : ", ") + std::string(s.name);
+      return "the " + std::string(k.name) + " kind has no policy \"" + valid_utf8(name, 64) + "\" (" +
+             (known.empty() ? "it has none" : "its policies: " + known) + ")";
+    }
+    bool found = false;
+    std::string choices;
+    for (const policy_choice& c : spec->choices) {
+      found = found || choice == c.name;
+      choices += (choices.empty() ? "" : ", ") + std::string(c.name);
+    }
+    if (!found)
+      return std::string(k.name) + " policy " + name + " has no choice \"" + valid_utf8(choice, 64) +
+             "\" (its choices: " + choices + ")";
+  }
+  return k.policy_rules ? k.policy_rules(normalised(k, p)) : "";
+}
+
+policy_set normalised(const kind_spec& k, policy_set p) {
+  for (const policy_spec& s : k.policies)
+    if (!s.choices.empty() && p.is(s.name, s.choices.front().name)) p.erase(s.name);
+  return p;
+}
+
+std::string with_policies(const kind_spec& k, const policy_set& p) {
+  const std::string declared = p.describe();
+  return declared.empty() ? std::string(k.name) : std::string(k.name) + ", " + declared;
 }
 
 std::span<const kind_spec* const> kind_specs() { return table; }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "properties/trace/op_vocabulary.h"
+#include "properties/trace/policy.h"
 #include "properties/trace/trace.h"
 
 namespace kvconform {
@@ -56,9 +57,15 @@ struct kind_spec {
   /// The most cells a config may ask for: max_config_cells (properties/trace/trace_json.h), more only for a
   /// kind whose caches reserve their storage and touch what they write (docs/reliability.md §2).
   double max_cells = 0x1p24;
+  /// The points where engines legitimately differ (docs/design.md §2.4), each with its choices, default first.
+  std::span<const policy_spec> policies = {};
+  /// Rules across policies (a choice that needs another); "" when the declared set is fine.
+  std::string (*policy_rules)(const policy_set&) = nullptr;
 
   /// The op's spec, or nullptr when the kind has no such op.
   const op_spec* find(op_kind k) const;
+  /// The policy's spec, or nullptr when the kind has no such policy.
+  const policy_spec* find_policy(std::string_view name) const;
 };
 
 /// The vocabulary of the rows family (flat, ring, growing): append and decode, prefill and rollback.
@@ -79,6 +86,14 @@ constexpr std::array<config_field, 5> sized_config(const char* capacity) {
 }
 /// capacity x (d_k + d_v): the cells of a cache of one sequence.
 double rows_cells(const cache_config& c);
+
+/// What is wrong with a cache of kind k declaring `p` (a policy the kind lacks, a choice the policy lacks, a rule
+/// across policies), naming what is accepted; "" when nothing is.
+std::string policy_problem(const kind_spec& k, const policy_set& p);
+/// `p` without the choices that are their policy's default (a valid `p`).
+policy_set normalised(const kind_spec& k, policy_set p);
+/// "prefix, duplicates=registered" for a kind and what a cache of it declares; the kind alone when nothing is.
+std::string with_policies(const kind_spec& k, const policy_set& p);
 
 /// The spec of every kind, in table order (properties/trace/kind_list.h).
 std::span<const kind_spec* const> kind_specs();

@@ -19,7 +19,7 @@ inline constexpr op_info op_infos[] = {KVCONFORM_OPS(KVCONFORM_OP_INFO)};
 constexpr const op_info& info_of(op_kind k) { return op_infos[static_cast<std::size_t>(k)]; }
 
 /// An op field's form: what the codec reads and writes and the schemas describe.
-enum class field_type : unsigned char { tensor, optional_tensor, integer, integers };
+enum class field_type : unsigned char { tensor, optional_tensor, integer, integers, optional_integer };
 /// What an op field's integers name: a sequence handle, a layer, a step (a position or a number of steps), rows
 /// (a list of row indices, one per batch row) or tokens (a list, one per step). The fuzz byte format draws each
 /// from its own range (fuzz/byte_trace.cpp); a tensor's is `none`.

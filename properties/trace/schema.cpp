@@ -12,7 +12,7 @@ const json integer = {{"type", "integer"}};
 const json ref_tensor = {{"$ref", "#/$defs/tensor"}};
 
 json field_schema(const op_field_info& f) {
-  json s = f.type == field_type::integer    ? integer
+  json s = f.type == field_type::integer || f.type == field_type::optional_integer ? integer
            : f.type == field_type::integers ? json{{"type", "array"}, {"items", integer}}
                                             : ref_tensor;
   s["description"] = f.meaning;
@@ -69,12 +69,24 @@ json ops(const json& extra, const std::vector<std::string>& extra_required) {
       for (const op_field_info& f : op_fields) {
         if (!(o.fields & f.bit)) continue;
         props[f.name] = field_schema(f);
-        if (f.type != field_type::optional_tensor) required.push_back(f.name);
+        if (f.type != field_type::optional_tensor && f.type != field_type::optional_integer) required.push_back(f.name);
       }
       variants.push_back(
           {{"type", "object"}, {"required", required}, {"properties", props}, {"additionalProperties", false}});
     }
   return {{"anyOf", distinct(variants)}};
+}
+
+json policies() {
+  json props = json::object();
+  for (const kind_spec* k : kind_specs())
+    for (const policy_spec& p : k->policies) {
+      json& s = props[p.name];
+      if (s.empty()) s = {{"description", p.summary}, {"enum", json::array()}};
+      for (const policy_choice& c : p.choices)
+        if (std::find(s["enum"].begin(), s["enum"].end(), c.name) == s["enum"].end()) s["enum"].push_back(c.name);
+    }
+  return {{"type", "object"}, {"properties", props}, {"additionalProperties", false}};
 }
 
 json kind_names() {
@@ -106,6 +118,7 @@ json trace_file() {
             {"property", {{"type", "string"}}},
             {"note", {{"type", "string"}}},
             {"config", {{"$ref", "#/$defs/config"}}},
+            {"policies", policies()},
             {"drive",
              {{"type", "object"},
               {"required", {"seed", "size"}},

@@ -18,6 +18,8 @@ json config();
 /// One of every kind's ops: "op" and exactly the fields the op carries in that kind, plus `extra`
 /// properties (required when named in `extra_required`).
 json ops(const json& extra, const std::vector<std::string>& extra_required);
+/// Declared policies (docs/design.md §2.4): an object naming, for any of the kinds' policies, one of its choices.
+json policies();
 /// The kind names, and the refusal reason names.
 json kind_names();
 json refusal_names();

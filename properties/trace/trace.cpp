@@ -182,9 +182,12 @@ std::string describe(const op& o) {
     if (const op_spec* s = k->find(o.kind)) everywhere &= s->fields, anywhere |= s->fields;
   std::string text[3];  // integers (where), then tensors (what), then lists: "update layer 1 start 0 k(2,3) v(2,3)"
   visit_fields(o, anywhere, [&](const op_field_info& f, const auto& x) {
-    const bool always = (everywhere & f.bit) && f.type != field_type::optional_tensor;
+    const bool always =
+        (everywhere & f.bit) && f.type != field_type::optional_tensor && f.type != field_type::optional_integer;
     if (always || !unset(x))
-      text[f.type == field_type::integer ? 0 : f.type == field_type::integers ? 2 : 1] += field_text(f, x);
+      text[f.type == field_type::integers                                          ? 2
+           : f.type == field_type::tensor || f.type == field_type::optional_tensor ? 1
+                                                                                   : 0] += field_text(f, x);
   });
   return to_string(o.kind) + text[0] + text[1] + text[2];
 }

@@ -14,6 +14,7 @@
 
 #include <kvconform/array_view.h>
 #include "properties/trace/kind_list.h"
+#include "properties/trace/policy.h"
 
 namespace kvconform {
 
@@ -74,7 +75,9 @@ struct tensor {
   X(tokens, integers, tokens, "the token of each step appended, or the prefix a create looks up")                      \
   X(count, integer, step, "the number of newest steps a rollback drops")                                               \
   X(w_uk, tensor, none, "latent: each query head's key up-projection (Hq, d_nope, d_c)")                               \
-  X(w_uv, tensor, none, "latent: each query head's value up-projection (Hq, d_vh, d_c)")
+  X(w_uv, tensor, none, "latent: each query head's value up-projection (Hq, d_vh, d_c)")                               \
+  X(extra_key, optional_integer, tokens,                                                                               \
+    "prefix: a key of the created sequence's chain besides its tokens (an adapter, a tenant's salt); absent: 0, none")
 
 #define KVCONFORM_OP_ENUMERATOR(name, meaning) name,
 enum class op_kind { KVCONFORM_OPS(KVCONFORM_OP_ENUMERATOR) };
@@ -95,6 +98,7 @@ namespace op_field_types {
 using tensor = kvconform::tensor;
 using optional_tensor = kvconform::tensor;
 using integer = std::int64_t;
+using optional_integer = std::int64_t;  ///< absent when 0
 using integers = std::vector<std::int64_t>;
 }  // namespace op_field_types
 
@@ -136,6 +140,9 @@ struct trace {
   std::string implementation;  ///< registry name it failed on, if any
   std::string property;        ///< the property that produced it, if any
   std::string note;            ///< the failure message when saved
+  /// The policies the implementation declared when the trace was saved (docs/design.md §2.4): a cache declaring
+  /// others is not held to it.
+  policy_set policies;
   /// For a trace a driver made (a generation loop): the driver's seed and size, so that replay
   /// runs the driver again and repeats the comparisons it makes beyond the ops themselves.
   std::optional<std::uint64_t> drive_seed;

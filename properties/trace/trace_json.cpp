@@ -74,6 +74,23 @@ json numbers(const std::vector<double>& v) {
   return a;
 }
 
+json policies_json(const policy_set& p) {
+  json j = json::object();
+  for (const auto& [name, choice] : p.declared()) j[valid_utf8(name)] = valid_utf8(choice);
+  return j;
+}
+
+policy_set policies_from(const json& j, cache_kind kind, const std::string& where) {
+  if (!j.is_object()) bad(where, "expected an object of policy choices, e.g. {\"hit_limit\": \"all_but_last\"}");
+  policy_set p;
+  for (const auto& item : j.items()) {
+    if (!item.value().is_string()) bad(where + "." + item.key(), "expected the name of a choice");
+    p.declare(item.key(), item.value().get<std::string>());
+  }
+  if (const std::string why = policy_problem(spec_of(kind), p); !why.empty()) bad(where, why);
+  return normalised(spec_of(kind), std::move(p));
+}
+
 json tensor_json(const tensor& t) { return {{"shape", t.shape}, {"data", numbers(t.data)}}; }
 
 tensor tensor_from(const json& j, const std::string& where) {
@@ -187,7 +204,9 @@ unsigned fields_of(op_kind o, cache_kind kind, const std::string& where) {
 void put(json& j, const op_field_info& f, const tensor& t) {
   if (f.type != field_type::optional_tensor || !t.shape.empty()) j[f.name] = tensor_json(t);
 }
-void put(json& j, const op_field_info& f, std::int64_t x) { j[f.name] = x; }
+void put(json& j, const op_field_info& f, std::int64_t x) {
+  if (f.type != field_type::optional_integer || x != 0) j[f.name] = x;
+}
 void put(json& j, const op_field_info& f, const std::vector<std::int64_t>& xs) { j[f.name] = xs; }
 
 /// One op field from JSON; an absent optional tensor stays empty.
@@ -196,7 +215,8 @@ void take(const json& j, const op_field_info& f, const std::string& where, tenso
     t = tensor_from(field(j, f.name, where), where + "." + f.name);
 }
 void take(const json& j, const op_field_info& f, const std::string& where, std::int64_t& x) {
-  x = integer_from(field(j, f.name, where), where + "." + f.name);
+  if (f.type != field_type::optional_integer || j.contains(f.name))
+    x = integer_from(field(j, f.name, where), where + "." + f.name);
 }
 void take(const json& j, const op_field_info& f, const std::string& where, std::vector<std::int64_t>& xs) {
   xs = integers_from(field(j, f.name, where), where + "." + f.name);
@@ -235,6 +255,7 @@ std::string to_json(const trace& t, int indent) {
   if (!t.property.empty()) j["property"] = valid_utf8(t.property);
   if (!t.note.empty()) j["note"] = valid_utf8(t.note);
   j["config"] = config_json(t.config);
+  if (!t.policies.empty()) j["policies"] = policies_json(t.policies);
   if (t.drive_seed) j["drive"] = {{"seed", *t.drive_seed}, {"size", t.drive_size}};
   json ops = json::array();
   for (const op& o : t.ops) ops.push_back(op_json(o, t.config.kind));
@@ -257,6 +278,7 @@ trace trace_from_tree(const json& j) {
       *dst = j[key].get<std::string>();
     }
   t.config = config_from(field(j, "config", "trace"));
+  if (j.contains("policies")) t.policies = policies_from(j["policies"], t.config.kind, "trace.policies");
   if (j.contains("drive")) {
     const json& d = j["drive"];
     const json& seed = field(d, "seed", "trace.drive");

@@ -24,6 +24,11 @@ for entry in flat:acme-tiny:exact_fill ring:acme-window:ring_window_last_steps p
     grep -qE "^$name +$property +PASS +[1-9]" out.txt || { cat out.txt >&2; fail "no PASS row: $name / $property"; }
   done
 done
+# A policy declared from the outside (docs/design.md §2.4): the window that refuses rollbacks once full passes with
+# rollback=before_full declared, its rollback properties run.
+run 0 consumer/acme_trimmed_gate gate
+contains out.txt " 0 failed"
+grep -qE "^acme-trimmed +refused_rollback_unchanged +PASS +[1-9]" out.txt || fail "no rollbacks run on acme-trimmed"
 # Narrow storage declared: the fp16 and q8_0 caches pass (the q8_0 one shows its block scales), and the hybrid cache
 # whose sliding group alone is fp16.
 for name in half q8 half_sliding; do
@@ -78,7 +83,7 @@ for seed in 1 2 3; do
 done
 
 run 0 ctest --test-dir consumer --output-on-failure
-contains out.txt "100% tests passed, 0 tests failed out of 13"
+contains out.txt "100% tests passed, 0 tests failed out of 14"
 
 # The installed interface: the public headers and internal/, nothing else; the consumer includes only <kvconform/...>.
 installed=$(ls "$prefix/include/kvconform" | tr '\n' ' ')

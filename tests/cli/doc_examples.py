@@ -17,7 +17,8 @@ The conventions a document follows so that its examples are found (nothing else 
   as an inline command below.
 - An inline code span that starts with `{` is JSON: a whole message as above, or a part of one, which must match a
   definition of the protocol schema (a tensor, a stream, a config). `"NAME": {...}` or `NAME = {...}` with NAME a
-  field of a kind's offer in hello (`profile`, `limits`) is that field: a hello offering it for flat must pass.
+  field of a kind's offer in hello (`profile`, `limits`, `policies`) is that field: a hello offering it for flat must
+  pass (policies: for the first kind that has them, which the harness must accept).
 - An inline code span that starts with an element format or an integer group (`f64`, `f32`, `fp16`, `bf16`, `e4m3`,
   `e5m2`, `int8`, `int4`; in JSON quotes or not) is a storage format: a hello declaring it for keys and values
   must pass. One that starts with `storage PRECISION, ` is a profile in words: `kvconform list` must print it.
@@ -42,7 +43,8 @@ DOCS = ["docs/port-protocol.md", "docs/numerics.md", "README.md", "examples/pyth
 # Documented examples the harness must refuse, each with its reason; one it accepts fails the test.
 EXPECTED_FAILURES = {"e4m3 inf": "docs/numerics.md §6 shows it as a declaration §6.1 refuses: e4m3 has no infinity"}
 FORMAT = re.compile(r'^"?((?:f64|f32|fp16|bf16|e4m3|e5m2|int8|int4)(?: [^"]*)?)"?$')
-FIELD = re.compile(r'^(?:"(profile|limits)": |(profile|limits) = )(\{.*\})$')
+FIELD = re.compile(r'^(?:"(profile|limits|policies)": |(profile|limits|policies) = )(\{.*\})$')
+POLICY_KINDS = ("prefix", "paged", "latent", "ring", "hybrid")  # the kinds with policies (docs/design.md §2.4)
 COMMAND = re.compile(r"^(?:(?:\S*/)?kvconform|cmake|ctest)$")
 PY = "/usr/bin/python3"  # Debian's python, with numpy and jsonschema: the first python3 on PATH may be another
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,9 +75,8 @@ def protocol_errors(value, definition):
     return None if error is None else f"{error.message[:200]} (at {'/'.join(map(str, error.absolute_path))})"
 
 
-def hello_passes(where, answer, expected=None):
-    """The harness accepts `answer` as a port's hello: a flat run of one property is NOT SUPPORTED, not exit 2.
-    `expected`: why the harness refuses it today (EXPECTED_FAILURES)."""
+def hello_verdict(answer):
+    """The harness's exit code and last line for `answer` as a port's hello, on a flat run of one property."""
     key = json.dumps(answer, sort_keys=True)
     if key not in verdicts:
         with open("hello.json", "w") as f:
@@ -83,7 +84,13 @@ def hello_passes(where, answer, expected=None):
         run = harness("port", "--kind", "flat", "--property", "seed_worked_example", "--store", "", "--", PY,
                       f"{HERE}/doc_port.py", "hello", "hello.json")
         verdicts[key] = run.returncode, (run.stderr.strip().splitlines() or [run.stdout.strip()])[-1]
-    code, message = verdicts[key]
+    return verdicts[key]
+
+
+def hello_passes(where, answer, expected=None):
+    """The harness accepts `answer` as a port's hello: a flat run of one property is NOT SUPPORTED, not exit 2.
+    `expected`: why the harness refuses it today (EXPECTED_FAILURES)."""
+    code, message = hello_verdict(answer)
     if expected is not None:
         if code == 0:
             passes_unexpectedly.append(f"{where}: passes now ({expected}): remove its mark in EXPECTED_FAILURES")
@@ -144,7 +151,11 @@ def check_inline_json(where, text):
     if not field:
         return check_message(where, value, fragments=True)
     name = field.group(1) or field.group(2)
-    hello_passes(where, {"id": 1, "ok": True, "protocol": 2, "kinds": {"flat": {name: value}}})
+    kinds = POLICY_KINDS if name == "policies" else ("flat",)
+    for kind in kinds:
+        answer = {"id": 1, "ok": True, "protocol": 2, "kinds": {kind: {name: value}}}
+        if name != "policies" or kind == kinds[-1] or hello_verdict(answer)[0] == 0:
+            return hello_passes(where, answer)
 
 
 def check_format(where, text):

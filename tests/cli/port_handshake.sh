@@ -16,6 +16,20 @@ contains err.txt "hello.kinds.flat.profile"
 hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"paged":{"profile":{"sliding_keys":"e4m3"}}}}'
 run 2 "$kvconform" port --kind paged -- "${port[@]}"
 contains err.txt "hello.kinds.paged.profile: sliding_keys and sliding_values are the hybrid kind's"
+# Policies (docs/design.md §2.4): one the kind lacks, a choice its policy lacks, and a broken rule across policies are
+# exit 2 naming what is accepted.
+hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"paged":{"policies":{"hit_limit":"all_but_last"}}}}'
+run 2 "$kvconform" port --kind paged -- "${port[@]}"
+contains err.txt "hello.kinds.paged.policies: the paged kind has no policy \"hit_limit\" (its policies: rollback_blocks)"
+hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"prefix":{"policies":{"duplicates":"merged"}}}}'
+run 2 "$kvconform" port --kind prefix -- "${port[@]}"
+contains err.txt "prefix policy duplicates has no choice \"merged\" (its choices: first, registered, adopted)"
+hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"prefix":{"policies":{"eviction":"leaf"}}}}'
+run 2 "$kvconform" port --kind prefix -- "${port[@]}"
+contains err.txt "prefix policy eviction=leaf needs duplicates=adopted"
+hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"ring":{"policies":{"rollback":7}}}}'
+run 2 "$kvconform" port --kind ring -- "${port[@]}"
+contains err.txt "hello.kinds.ring.policies.rollback: expected the name of a choice"
 # The float32 port serves flat only: ring is not served at all.
 run 0 "$kvconform" port --kind ring -- "${tracked[@]}" "$py" "$ex/numpy_port_f32.py"
 grep -qE "^0 passed, 0 failed, [1-9][0-9]* not supported" out.txt || fail "ring: not every property NOT SUPPORTED"

@@ -23,6 +23,9 @@ class Adapter:
       {CacheFullError: "capacity", ValueError: "shape"}; checked in order with isinstance.
     - `limits`: the largest config sizes the cache serves, declared in hello, e.g. {"capacity": 1024,
       "d_k": 128}; the harness generates no config beyond them (docs/port-protocol.md §3).
+    - `policies`: the choices the cache makes where engines legitimately differ, declared in hello, e.g.
+      {"hit_limit": "all_but_last", "duplicates": "registered"} (docs/design.md §2.4; `kvconform list` prints each
+      kind's policies); the harness holds the cache to exactly those. Empty: the kind's contract.
 
     The constructor receives the config dict of docs/port-protocol.md §4, optional fields filled in;
     every kind's config carries the per-tensor scales "k_scale" and "v_scale" (floats, 1.0 unless the
@@ -40,6 +43,7 @@ class Adapter:
     profile = {}
     refusals = {}
     limits = {}
+    policies = {}
     config_fields = ()  # required config fields of the kind, after "kind"
     config_defaults = SCALES  # optional config fields and their values when absent
     driver = None  # the drivers.Driver subclass that calls it and observes it
@@ -246,16 +250,24 @@ class PrefixAdapter(PagedAdapter):
     registered already. CapacityRefusal when free and evictable blocks together are too few;
     evictable blocks go least recently released first. release(seq): registered blocks stay cached
     and evictable, added from the last to the first. Counters: free_blocks(), evictable_blocks(),
-    hit_rows() (rows every create so far found cached). prefill(seq, k, v, tokens, q) (optional) as
+    hit_rows() (rows every create so far found cached). With `supports_extra_keys = True` (the capability
+    "extra_keys"), create(tokens, extra_key) receives the create's extra key (an adapter, a tenant's salt; 0 for
+    none), part of every block's chain: equal tokens under another key share nothing; without, a create with a key
+    is unsupported and create(tokens) is called. prefill(seq, k, v, tokens, q) (optional) as
     paged's with the tokens; rollback(seq, count) (optional) as paged's, and a registered block it
     leaves partly filled stays registered and unchanged (the next append copies it first).
     """
 
     kind = "prefix"
     supports_preempt = False
+    supports_extra_keys = False
     config_defaults = SCALES
-    ops = dict(PagedAdapter.ops, create=(("tokens",), ()), append=(("seq", "k", "v", "tokens"), ()),
+    ops = dict(PagedAdapter.ops, create=(("tokens",), ("extra_key",)), append=(("seq", "k", "v", "tokens"), ()),
                prefill=(("seq", "k", "v", "tokens", "q"), ()))
+
+    @classmethod
+    def capabilities(cls):
+        return super().capabilities() + (["extra_keys"] if cls.supports_extra_keys else [])
 
     def observed_counters(self):
         return {"free_blocks": self.free_blocks(), "evictable_blocks": self.evictable_blocks(),
@@ -358,13 +370,16 @@ class HybridAdapter(Adapter):
            "append": (("seq", "k", "v", "tokens"), ()), "decode": (("seq", "layer", "q"), ()),
            "prefill": (("seq", "k", "v", "tokens", "q"), ())}
     supports_prefix = False
+    supports_sinks = True  # False for a cache without attention sinks (vLLM's): configs with keep > 0 unsupported
 
     @classmethod
     def capabilities(cls):
-        return super().capabilities() + (["prefix"] if cls.supports_prefix else [])
+        return super().capabilities() + (["prefix"] if cls.supports_prefix else []) + (
+            ["sinks"] if cls.supports_sinks else [])
 
     def supports(self, config):
-        return not config.get("prefix_caching") or self.supports_prefix
+        return (not config.get("prefix_caching") or self.supports_prefix) and (
+            config.get("keep", 0) == 0 or self.supports_sinks)
 
     def observed_counters(self):
         counters = {"free_blocks": self.free_blocks()}

@@ -7,7 +7,7 @@ from . import codec
 from .digest import stream_digest, stream_digests
 from .refusals import Unsupported, reason_of
 
-_INTEGERS = {"seq", "layer", "start", "count"}
+_INTEGERS = {"seq", "layer", "start", "count", "extra_key"}
 _INTEGER_LISTS = {"index", "tokens"}
 _NO_ID = object()  # a handle whose create or fork was refused
 
@@ -180,6 +180,12 @@ class SequenceDriver(Driver):
         self.handles = Handles()
 
     def call(self, op, method, args):
+        if op == "create" and len(args) > 1:  # a prefix create's extra key, for a cache that takes one
+            key = args.pop() or 0
+            if getattr(self.adapter, "supports_extra_keys", False):
+                args.append(key)
+            elif key != 0:
+                raise Unsupported(f"{type(self.adapter).__name__} takes no extra keys (supports_extra_keys)")
         if op in ("create", "fork"):
             if op == "fork":
                 args[0] = self.handles.id_of(args[0])

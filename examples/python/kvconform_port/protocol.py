@@ -132,6 +132,8 @@ class Port:
                 kinds[kind]["profile"] = dict(cls.profile)
             if cls.limits:
                 kinds[kind]["limits"] = dict(cls.limits)
+            if cls.policies:
+                kinds[kind]["policies"] = dict(cls.policies)
         return {"protocol": PROTOCOL, "name": self.name, "digest": self.digest, "kinds": kinds}
 
     def open(self, cache, config):

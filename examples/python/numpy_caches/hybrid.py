@@ -91,7 +91,7 @@ class HybridCache(HybridAdapter):
 
         def found(m):
             return all(tuple(tokens[:(j + 1) * self.bs]) in self.registered[g]
-                       for g in groups for j in range(m) if self.needed(g, j, m * self.bs))
+                       for g in groups for j in range(m) if self.needed(g, j, self.hit_window(m * self.bs)))
         m = len(tokens) // self.bs
         while m > 0 and not found(m):
             m -= 1
@@ -99,9 +99,13 @@ class HybridCache(HybridAdapter):
         for g in groups:
             seq.tables[g] = [None] * m
             for j in range(m):
-                if self.needed(g, j, seq.length):
+                if self.needed(g, j, self.hit_window(seq.length)):
                     seq.tables[g][j] = self.registered[g][tuple(tokens[:(j + 1) * self.bs])]
                     self.refs[seq.tables[g][j]] += 1
+
+    def hit_window(self, n):
+        """The length whose window a hit of n rows holds: its own."""
+        return n
 
     def fork(self, sid):
         seq = self.seqs.get(sid)
@@ -128,10 +132,11 @@ class HybridCache(HybridAdapter):
         if q.ndim != 3 or q.shape != (len(self.plan), n, self.d_k):
             raise ShapeRefusal(f"q must be ({len(self.plan)}, {n}, {self.d_k}), got shape {q.shape}")
         before, span = seq.length, self.window - self.keep
+        held = {g: self.reads(seq, g, before) for g in GROUPS}  # what each layer read before the prefill
         self.extend(seq, k, v, tokens, True)
         outputs, weights = [], []
         for l, (_, _, g, place) in enumerate(self.plan):
-            at = self.reads(g, before) + ([] if g == "cross" else list(range(before, before + n)))
+            at = held[g] + ([] if g == "cross" else list(range(before, before + n)))
             slides = self.windowed(g) and self.window > 0
             for i in range(n):
                 row = before + i
@@ -140,12 +145,16 @@ class HybridCache(HybridAdapter):
                 w = np.zeros(len(at))  # a row the query does not read may lie in a block already given back
                 out, w[live] = attend(*self.rows_at(seq, g, place, np.asarray(at)[live]), q[l, i])
                 outputs.append(out), weights.append(w)
+        self.after_queries(seq)
+        return np.concatenate(outputs), np.concatenate(weights)
+
+    def after_queries(self, seq):
+        """The sliding blocks the window passed, given back once the prefill's queries read them."""
         t = seq.tables["sliding"]
         for j, b in enumerate(t):
             if b is not None and not self.needed("sliding", j, seq.length):
                 self.drop(b)
                 t[j] = None
-        return np.concatenate(outputs), np.concatenate(weights)
 
     def extend(self, seq, k, v, tokens, prefill):
         """Appends k and v's steps to seq; a prefill plans the window at its first query's row, so that the rows its
@@ -159,6 +168,7 @@ class HybridCache(HybridAdapter):
             raise ShapeRefusal(f"{len(tokens)} tokens for {n} steps")
         if n == 0:
             return
+        self.step_start(seq)
         at = seq.length + 1 if prefill else seq.length + n
         plans = {g: self.planned(seq, g, n, at) for g in ("full", "sliding") if any(self.plan[l][2] == g
                                                                                    for l in self.writers)}
@@ -186,6 +196,9 @@ class HybridCache(HybridAdapter):
                     key, b = tuple(seq.tokens[:(j + 1) * self.bs]), seq.tables[g][j]
                     if b is not None and b not in self.prefix_of and key not in self.registered[g]:
                         self.registered[g][key], self.prefix_of[b] = b, (g, key)
+
+    def step_start(self, seq):
+        """Before an append plans (and before it can be refused for room): nothing here."""
 
     def planned(self, seq, g, n, at):
         """(blocks to drop, blocks to take, whether to copy the shared partly filled last block) for n more rows, the
@@ -235,12 +248,14 @@ class HybridCache(HybridAdapter):
         if not isinstance(layer, int) or not 0 <= layer < len(self.plan):
             raise IndexRefusal(f"no layer {layer!r}")
         _, _, g, place = self.plan[layer]
-        return self.rows_at(seq, g, place, self.reads(g, seq.length))
+        return self.rows_at(seq, g, place, self.reads(seq, g, seq.length))
 
-    def reads(self, g, n):
-        """The positions a layer of group g reads in a sequence of n rows (the cross group: the encoder's)."""
-        n, span = self.encoder if g == "cross" else n, self.window - self.keep
-        return [p for p in range(n) if not (self.windowed(g) and self.window and self.keep <= p < n - span)]
+    def reads(self, seq, g, n):
+        """The positions a layer of group g of seq reads at n rows (the cross group: the encoder's), those its blocks
+        hold."""
+        n, span, t = self.encoder if g == "cross" else n, self.window - self.keep, seq.tables[g]
+        return [p for p in range(n) if not (self.windowed(g) and self.window and self.keep <= p and
+                                            (p < n - span or p // self.bs >= len(t) or t[p // self.bs] is None))]
 
     def rows_at(self, seq, g, place, positions):
         blocks = np.asarray([seq.tables[g][p // self.bs] for p in positions], dtype=np.int64)

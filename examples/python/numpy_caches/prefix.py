@@ -17,7 +17,10 @@ class PrefixCache(PoolViews, PrefixAdapter):
     the registered blocks of the longest registered prefix. A registered block no table holds stays
     cached and evictable; an append takes free blocks first, then evicts the least recently released
     (a release adds its blocks from the last to the first). When a block fills under a hash that is
-    registered already, the earlier block stays the cache's entry and the new one is never shared."""
+    registered already, the earlier block stays the cache's entry and the new one is never shared. A create's extra
+    key seeds the chain: equal tokens under another key share nothing."""
+
+    supports_extra_keys = True
 
     def __init__(self, config):
         super().__init__(config)
@@ -33,8 +36,9 @@ class PrefixCache(PoolViews, PrefixAdapter):
         """The hash of a block: its parent's hash and its own tokens."""
         return hashlib.blake2b(parent + b"|" + ",".join(map(str, tokens)).encode(), digest_size=16).digest()
 
-    def create(self, tokens):
-        seq, parent, bs = Sequence(), ROOT, self.block_size
+    def create(self, tokens, extra_key=0):
+        seq, bs = Sequence(), self.block_size
+        parent = seq.root = ROOT if extra_key == 0 else f"key {extra_key}".encode()
         seq.tokens, seq.hashes = [], []
         for start in range(0, len(tokens) - bs + 1, bs):
             parent = self.chain_hash(parent, tokens[start:start + bs])
@@ -55,7 +59,7 @@ class PrefixCache(PoolViews, PrefixAdapter):
         for b in seq.table:
             self.pool.hold(b)
         child = Sequence(seq.table, seq.length)
-        child.tokens, child.hashes = list(seq.tokens), list(seq.hashes)
+        child.tokens, child.hashes, child.root = list(seq.tokens), list(seq.hashes), seq.root
         return self.seqs.add(child)
 
     def release(self, sid):
@@ -118,7 +122,7 @@ class PrefixCache(PoolViews, PrefixAdapter):
     def register_full_blocks(self, seq):
         bs = self.block_size
         for i in range(len(seq.hashes), seq.length // bs):
-            parent = seq.hashes[-1] if seq.hashes else ROOT
+            parent = seq.hashes[-1] if seq.hashes else seq.root
             seq.hashes.append(self.chain_hash(parent, seq.tokens[i * bs:(i + 1) * bs]))
             if seq.hashes[-1] not in self.registry:
                 self.registry[seq.hashes[-1]] = seq.table[i]

@@ -183,11 +183,39 @@ class PortTest(unittest.TestCase):
         self.assertEqual(self.ask(port, "decode", cache=2, q=tensor(1.0, 0.0))["error"], "unsupported")
         self.assertEqual(self.ask(port, "fork", cache=2, seq=0)["error"], "unsupported")
 
+    def test_policies_and_extra_keys_in_hello_and_creates(self):
+        from engine_caches.vllm_prefix import VllmPrefixCache
+        from numpy_caches.paged import PagedCache
+        kinds = self.ask(kp.Port("p", [VllmPrefixCache]), "hello", protocol=2)["kinds"]
+        self.assertEqual(kinds["prefix"]["policies"], {"hit_limit": "all_but_last", "duplicates": "registered",
+                                                       "free_order": "one_queue", "rollback_blocks": "kept"})
+        self.assertIn("extra_keys", kinds["prefix"]["capabilities"])
+        self.assertNotIn("policies", self.ask(kp.Port("p", [PagedCache]), "hello", protocol=2)["kinds"]["paged"])
+        config = {"kind": "prefix", "capacity": 4, "block_size": 1, "d_k": 1, "d_v": 1}
+
+        class Unkeyed(VllmPrefixCache):
+            supports_extra_keys = False
+
+            def create(self, tokens):  # a cache that takes no key is called without one
+                return super().create(tokens, 0)
+        for cls in (VllmPrefixCache, Unkeyed):
+            port = kp.Port("p", [cls])
+            self.ask(port, "open", cache=1, config=config)
+            self.assertTrue(self.ask(port, "create", cache=1, tokens=[1])["ok"])
+            keyed = self.ask(port, "create", cache=1, tokens=[1], extra_key=3)
+            self.assertEqual(keyed.get("error"), None if cls is VllmPrefixCache else "unsupported")
+
     def test_sinks_and_preemption_need_the_capability(self):
         class NoSinks(kp.RingAdapter):
             pass
         answer = self.ask(kp.Port("p", [NoSinks]), "open", cache=1,
                           config={"kind": "ring", "capacity": 3, "keep": 1, "d_k": 1, "d_v": 1})
+        self.assertEqual(answer["error"], "unsupported")
+        from engine_caches.vllm_hybrid import VllmHybridCache  # a hybrid cache without sinks
+        self.assertNotIn("sinks", VllmHybridCache.capabilities())
+        answer = self.ask(kp.Port("p", [VllmHybridCache]), "open", cache=1,
+                          config={"kind": "hybrid", "capacity": 4, "block_size": 1, "d_k": 1, "d_v": 1, "layers": 1,
+                                  "window": 2, "keep": 1})
         self.assertEqual(answer["error"], "unsupported")
 
     def test_refusals_map_from_exception_classes(self):

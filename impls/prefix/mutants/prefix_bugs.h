@@ -47,4 +47,11 @@ struct rollback_writes_registered_rules : prefix_rules {
 };
 using prefix_rollback_writes_registered = basic_prefix<rollback_writes_registered_rules>;
 
+/// prefix-ignores-extra-key: a create's extra key (an adapter, a tenant's salt) is dropped from the chain, so equal
+/// tokens under another tenant's key find its blocks: rows leak between tenants.
+struct ignores_extra_key_rules : prefix_rules {
+  static constexpr bool keyed = false;
+};
+using prefix_ignores_extra_key = basic_prefix<ignores_extra_key_rules>;
+
 }  // namespace kvconform::mutants

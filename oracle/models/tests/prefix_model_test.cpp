@@ -58,3 +58,80 @@ TEST(PrefixModel, AnAppendThatDoesNotFitIsRefusedWithNothingChanged) {
   wrong.tokens.push_back(2);  // two tokens for one step
   EXPECT_EQ(m.apply(wrong).reasons, kv::refuse_shape);
 }
+
+namespace {
+kv::policy_set declared(std::initializer_list<std::pair<const char*, const char*>> choices) {
+  kv::policy_set p;
+  for (const auto& [policy, choice] : choices) p.declare(policy, choice);
+  return p;
+}
+}  // namespace
+
+TEST(PrefixModelPolicies, AllButLastLeavesOutTheBlockOfTheLastToken) {
+  kv::prefix_model m(config(4, 2), {}, declared({{"hit_limit", "all_but_last"}}));
+  m.apply(create()), m.apply(append(0, {1, 2, 3, 4}));
+  m.apply(create({1, 2, 3, 4}));
+  EXPECT_EQ(m.size(1), 2u);  // of two whole blocks, the first
+  EXPECT_TRUE(m.last().hit_stopped_before_last);
+  m.apply(create({1, 2, 3, 4, 5}));
+  EXPECT_EQ(m.size(2), 4u);  // the last token lies past them
+  EXPECT_FALSE(m.last().hit_stopped_before_last);
+}
+
+TEST(PrefixModelPolicies, RegisteredDuplicatesStayCachedAndAreFoundOnceTheFirstIsEvicted) {
+  kv::prefix_model m(config(3, 1), {}, declared({{"duplicates", "registered"}}));
+  m.apply(create()), m.apply(append(0, {1}));
+  m.apply(create()), m.apply(append(1, {1}));  // the same chain: registered too
+  EXPECT_TRUE(m.last().duplicate);
+  m.apply(release(0)), m.apply(release(1));
+  EXPECT_EQ(counter(m.observe(), "evictable_blocks"), 2);  // the duplicate is evictable, not free
+  m.apply(create()), m.apply(append(2, {7, 8}));           // one free block, then the first copy (released first) goes
+  m.apply(create({1}));
+  EXPECT_EQ(m.size(3), 1u);
+  EXPECT_TRUE(m.last().found_second);
+}
+
+TEST(PrefixModelPolicies, AnAdoptedBlockReplacesTheSequencesOwnAndItsRows) {
+  kv::prefix_model m(config(3, 1), {}, declared({{"duplicates", "adopted"}}));
+  m.apply(create()), m.apply(append(0, {1}));
+  m.apply(create());
+  kv::op other = append(1, {1});
+  other.k.data = {42};  // other rows for the same token: the cached block's are adopted
+  m.apply(other);
+  const auto s = m.observe();
+  EXPECT_EQ(s.streams[1].keys.copy(), (std::vector<double>{1}));
+  EXPECT_EQ(s.streams[0].blocks, s.streams[1].blocks);
+  EXPECT_EQ(counter(s, "free_blocks"), 2);
+}
+
+TEST(PrefixModelPolicies, ALeafRunIsEvictedWhole) {
+  kv::prefix_model m(config(4, 1), {}, declared({{"duplicates", "adopted"}, {"eviction", "leaf"}}));
+  m.apply(create()), m.apply(append(0, {1, 2, 3})), m.apply(release(0));  // one run of three blocks
+  m.apply(create());
+  ASSERT_TRUE(m.apply(append(1, {7, 8})).accepted);  // one free block, then the whole run
+  EXPECT_TRUE(m.last().evicted_run);
+  EXPECT_EQ(counter(m.observe(), "free_blocks"), 2);
+  EXPECT_EQ(counter(m.observe(), "evictable_blocks"), 0);
+}
+
+TEST(PrefixModelPolicies, OneQueueEvictsAnOlderCachedBlockBeforeALaterFreeOne) {
+  kv::prefix_model m(config(2, 2), {}, declared({{"free_order", "one_queue"}}));
+  m.apply(create()), m.apply(append(0, {1, 2}));
+  m.apply(create()), m.apply(append(1, {3}));
+  m.apply(release(0)), m.apply(release(1));  // the queue: [1,2]'s block, then the partly filled one
+  m.apply(create()), m.apply(append(2, {5}));
+  EXPECT_TRUE(m.last().evicted_before_free);
+  m.apply(create({1, 2}));
+  EXPECT_EQ(m.size(3), 0u);  // evicted where the default takes the free block
+}
+
+TEST(PrefixModelPolicies, KeptBlocksStayPastARollbackAndTakeTheNextRows) {
+  kv::prefix_model m(config(3, 1), {}, declared({{"rollback_blocks", "kept"}}));
+  m.apply(create()), m.apply(append(0, {1, 2}));
+  m.apply(kv::op{.kind = kv::op_kind::rollback, .seq = 0, .count = 2});
+  EXPECT_EQ(m.kept_blocks(0), 2u);
+  EXPECT_EQ(counter(m.observe(), "free_blocks"), 1);
+  ASSERT_TRUE(m.apply(append(0, {5})).accepted);  // the kept blocks are registered: the first is replaced
+  EXPECT_EQ(counter(m.observe(), "evictable_blocks"), 1);
+  EXPECT_EQ(counter(m.observe(), "free_blocks"), 0);
+}

@@ -40,6 +40,13 @@ concept hybrid_cache = std::constructible_from<C, std::size_t, std::size_t, std:
   { cc.group_blocks(hybrid_group::full) } -> std::convertible_to<std::size_t>;
 };
 
+/// Attention sinks of the sliding layers (config `keep`): a cache without them declares `static constexpr bool sinks =
+/// false` (vLLM's sliding-window manager has none) and is given no sinks; its configs with sinks are NOT SUPPORTED.
+template <class C>
+concept hybrid_sinks = !requires {
+  requires !C::sinks;
+};
+
 /// The optional decode capability: c.decode_step(seq, layer, q) giving a decode result (or a result_like of one).
 template <class C>
 concept hybrid_decoding = requires(const C& cc, hybrid_id_t<C> s, std::size_t l, array_view a) {
@@ -80,7 +87,7 @@ class hybrid_subject final : public subject {
   explicit hybrid_subject(const cache_config& c) : cache_(construct(c)), config_(c) { pass_scales(cache_, c); }
 
   op_outcome apply(const call& c) override {
-    if (config_.prefix_caching && !prefixes) return unsupported();
+    if ((config_.prefix_caching && !prefixes) || (config_.keep > 0 && !hybrid_sinks<C>)) return unsupported();
     const op& o = c.o;
     const std::span<const std::int64_t> tokens(o.tokens);
     auto create = [&] {
@@ -165,6 +172,7 @@ class hybrid_subject final : public subject {
 template <hybrid_cache C>
 implementation make_implementation(implementation_info info) {
   capability_set caps;
+  if (hybrid_sinks<C>) caps.add(capability::sinks);
   if (hybrid_decoding<C>) caps.add(capability::decode);
   if (hybrid_prefixing<C>) caps.add(capability::prefix);
   if (hybrid_prefilling<C>) caps.add(capability::prefill);

@@ -8,6 +8,7 @@
 #include "impls/hybrid/mutants/shared_writes.h"
 #include "impls/hybrid/mutants/stale_format.h"
 #include "impls/hybrid/mutants/stale_layout.h"
+#include "impls/hybrid/policies.h"
 #include "impls/hybrid/variants.h"
 #include "properties/kinds/hybrid/adapter.h"
 #include "properties/runners/builtin.h"
@@ -45,7 +46,21 @@ std::vector<implementation> hybrid_builtins() {
                                  "a sliding block freed one row early"),
       variant<hybrid_highest_first>("hybrid-highest-first", "hands out the highest free block first"),
       variant<hybrid_oldest_freed_first>("hybrid-oldest-freed-first",
-                                         "hands out the block freed longest ago first (a FIFO free list)")};
+                                         "hands out the block freed longest ago first (a FIFO free list)"),
+      variant<declaring<basic_hybrid<hybrid_next_step_rules>, policies::next_step>>(
+          "hybrid-next-step", "the window measured at the next step's row (vLLM)"),
+      mutant<declaring<hybrid, policies::next_step>>("hybrid-declared-next-step-frees-at-append",
+                                                     "hybrid_window_frees_blocks", "declares sliding_free=next_step"),
+      mutant<basic_hybrid<hybrid_next_step_rules>>("hybrid-undeclared-next-step", "hybrid_window_frees_blocks",
+                                                   "frees passed blocks a step later, undeclared"),
+      variant<declaring<basic_hybrid<hybrid_refused_frees_rules>, policies::frees_passed>>(
+          "hybrid-refused-frees-passed", "a refused append still frees the passed blocks (vLLM)"),
+      mutant<declaring<hybrid, policies::frees_passed>>("hybrid-declared-frees-passed-unchanged",
+                                                        "hybrid_window_frees_blocks",
+                                                        "declares refused_append=frees_passed"),
+      mutant<basic_hybrid<hybrid_refused_frees_rules>>("hybrid-undeclared-frees-passed", "hybrid_window_frees_blocks",
+                                                       "a refused append frees passed blocks, undeclared"),
+      variant<hybrid_vllm>("hybrid-vllm", "vLLM v1's sliding-window manager: both its choices, no sinks")};
 }
 
 }  // namespace kvconform::kinds

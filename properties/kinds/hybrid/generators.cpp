@@ -328,9 +328,18 @@ rc::Gen<cache_config> long_layout_gen() {
 
 case_generator hybrid_cases(hybrid_mix mix) {
   return [mix](const property& p, const implementation& impl, const run_options& o) {
+    // Sinks are a capability (docs/kinds/hybrid.md): a cache without them is given none.
+    const auto sinks = [has = impl.capabilities.has(capability::sinks)](rc::Gen<cache_config> g) {
+      return rc::gen::map(std::move(g), [has](cache_config c) {
+        if (!has) c.keep = 0;
+        return c;
+      });
+    };
     return run_commands<hybrid_model>(
-        p, impl, o, {layout_gen(mix.needs, o.deep), long_layout_gen()},
-        [](const cache_config& c, const numeric_profile& prof) { return hybrid_model(c, prof); },
+        p, impl, o, {sinks(layout_gen(mix.needs, o.deep)), sinks(long_layout_gen())},
+        [](const cache_config& c, const numeric_profile& prof, const policy_set& pol) {
+          return hybrid_model(c, prof, pol);
+        },
         [mix](const hybrid_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, p.long_traces ? 4 : 2);
   };
 }

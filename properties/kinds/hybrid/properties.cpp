@@ -107,8 +107,12 @@ enum event_index : std::size_t {
   full_event,
   hit_event,
   limited_event,
-  read_dropped_event
+  read_dropped_event,
+  held_passed_event,
+  refused_freed_event,
+  hit_short_event
 };
+bool next_step(const implementation& i) { return i.policies.is("sliding_free", "next_step"); }
 constexpr event events[] = {
     {"sliding block reused by the full group",
      "an accepted append gives the full group a block while every free block was last the sliding group's", true},
@@ -128,6 +132,17 @@ constexpr event events[] = {
      "an accepted create's hit is shorter than the full or the sliding group alone would give", true, prefixes},
     {"prefill read rows its window then passed",
      "an accepted prefill whose first query read a sliding row outside the window after its last", true, prefills},
+    {"passed blocks held until the next step",
+     "an accepted append leaves sliding blocks its window has passed in the table (sliding_free=next_step)", true,
+     next_step},
+    {"refused append freed passed blocks",
+     "an append refused for capacity gave back the sliding blocks its first row no longer reads "
+     "(refused_append=frees_passed)",
+     true, [](const implementation& i) { return i.policies.is("refused_append", "frees_passed"); }},
+    {"prefix hit held W - 1 rows",
+     "a create's hit left out the block of the window's first row, which the next token no longer reads "
+     "(sliding_free=next_step)",
+     false, [](const implementation& i) { return next_step(i) && prefixes(i); }},
 };
 
 struct probe final : event_probe {
@@ -141,6 +156,9 @@ struct probe final : event_probe {
     const auto& h = model_as<hybrid_model>(m);
     const auto& facts = h.last();
     if (facts.read_then_dropped) hit.set(read_dropped_event);
+    if (facts.held_passed) hit.set(held_passed_event);
+    if (facts.refused_freed) hit.set(refused_freed_event);
+    if (facts.hit_short) hit.set(hit_short_event);
     if (o.kind == op_kind::append || o.kind == op_kind::prefill) {
       if (!e.accepted && e.reasons == refuse_capacity) hit.set(full_event);
       if (facts.one_group_short) hit.set(one_group_event);

@@ -48,6 +48,30 @@ std::string check(const cache_config& c) {
 }
 /// The pool holds block_size positions of its widest group's layers per block.
 double cells(const cache_config& c) { return pool_cells(c) * double(c.layers); }
+
+// The window counts the query's own row: the query at row p reads rows p - W + 1 .. p after the sinks. Engines differ
+// in the row they measure it for (docs/kinds/hybrid.md "Policies").
+constexpr policy_choice sliding_free[] = {
+    {"at_append",
+     "the window is measured at the last row an append writes: the blocks it passes leave the table in that append, "
+     "and a prefix hit holds the W rows the window at its length reads"},
+    {"next_step",
+     "the window is measured at the row the next step writes: an append gives back the blocks that row no longer "
+     "reads before it takes any (so it holds the chunk's peak), and a prefix hit holds the W - 1 rows the next token "
+     "reads",
+     "vLLM v1 (SlidingWindowManager.remove_skipped_blocks at the step's start; find_longest_cache_hit needs "
+     "cdiv(W - 1, block_size) blocks)"},
+};
+constexpr policy_choice refused_append[] = {
+    {"unchanged", "a refused append changes nothing"},
+    {"frees_passed",
+     "a refused append still gives back the sliding blocks the window at its first new row no longer reads",
+     "vLLM v1 (allocate_slots frees skipped blocks before it checks the free count, on purpose)"},
+};
+constexpr policy_spec policies[] = {
+    {"sliding_free", "when the sliding group gives back the blocks its window has passed", sliding_free},
+    {"refused_append", "what a refused append still does", refused_append},
+};
 }  // namespace
 
 extern const kind_spec hybrid_spec = {
@@ -57,6 +81,8 @@ extern const kind_spec hybrid_spec = {
     ops,
     config,
     check,
-    cells};
+    cells,
+    0x1p24,
+    policies};
 
 }  // namespace kvconform::kinds

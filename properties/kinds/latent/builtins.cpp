@@ -9,6 +9,7 @@
 #include "impls/latent/mutants/values_unscaled.h"
 #include "impls/latent/mutants/wrong_head.h"
 #include "impls/latent/variants.h"
+#include "impls/paged/policies.h"
 #include "properties/kinds/latent/adapter.h"
 #include "properties/runners/builtin.h"
 
@@ -39,7 +40,13 @@ std::vector<implementation> latent_builtins() {
       mutant<latent_absorbed_wrong_head>("latent-absorbed-wrong-head", "latent_decode_heads",
                                          "head h's query absorbed with the next head's W_uk"),
       mutant<latent_chunk_without_context>("latent-chunk-without-context", "prefill_chunked_equals_whole",
-                                           "a prefill's queries attend their own chunk only (vLLM #26042)")};
+                                           "a prefill's queries attend their own chunk only (vLLM #26042)"),
+      variant<declaring<basic_latent<latent_kept_rules>, policies::rollback_kept>>(
+          "latent-rollback-kept", "rolled-back blocks kept until the release (vLLM's rejected drafts)"),
+      mutant<declaring<latent, policies::rollback_kept>>("latent-declared-kept-frees", "speculative_rounds",
+                                                         "declares rollback_blocks=kept, frees them"),
+      mutant<basic_latent<latent_kept_rules>>("latent-undeclared-kept", "speculative_rounds",
+                                              "keeps rolled-back blocks, undeclared")};
 }
 
 }  // namespace kvconform::kinds

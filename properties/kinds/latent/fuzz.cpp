@@ -46,7 +46,8 @@ void latent_fuzz_config(byte_io& io, cache_config& c) {
 }
 
 std::unique_ptr<fuzz_ops> latent_fuzz_ops(byte_io& io, const cache_config& c) {
-  return std::make_unique<latent_fuzz>(io, c, false);  // the model follows the state: its problems are not needed
+  return std::make_unique<latent_fuzz>(io, c, policy_set{},
+                                       false);  // the model follows the state: its problems are not needed
 }
 
 }  // namespace kvconform::kinds

@@ -70,7 +70,9 @@ case_generator latent_cases(paged_mix mix) {
         p, impl, o,
         config_gen(p.long_traces, o.deep, mix.decode >= deepseek_decodes,
                    impl.profile.keys.groups ? impl.profile.keys.group : 1),
-        [](const cache_config& c, const numeric_profile& prof) { return latent_model(c, prof, false); },
+        [](const cache_config& c, const numeric_profile& prof, const policy_set& pol) {
+          return latent_model(c, prof, pol, false);
+        },
         [mix, deep = o.deep](const latent_model& m, const gen_context& ctx) {
           return deep ? op_gen<latent_build<true>>(mix, m, ctx) : op_gen<latent_build<false>>(mix, m, ctx);
         },

@@ -33,6 +33,7 @@ std::string check(const cache_config& c) {
 }
 /// num_blocks x block_size x d_k: the rows are all a pool holds.
 double cells(const cache_config& c) { return double(c.capacity) * double(c.block_size) * double(c.d_k); }
+constexpr policy_spec policies[] = {rollback_blocks_policy};
 }  // namespace
 
 extern const kind_spec latent_spec{
@@ -42,6 +43,8 @@ extern const kind_spec latent_spec{
     ops,
     config,
     check,
-    cells};
+    cells,
+    0x1p24,
+    policies};
 
 }  // namespace kvconform::kinds

@@ -6,6 +6,7 @@
 #include "impls/paged/mutants/refcount_per_entry.h"
 #include "impls/paged/mutants/rollback_truncates_shared.h"
 #include "impls/paged/paged.h"
+#include "impls/paged/policies.h"
 #include "properties/kinds/paged/adapter.h"
 #include "properties/runners/builtin.h"
 
@@ -26,7 +27,13 @@ std::vector<implementation> paged_builtins() {
       mutant<paged_block_index_u16>("paged-block-index-u16", "paged_block_accounting",
                                     "block numbers kept in a uint16_t wrap past 2^16 blocks"),
       mutant<paged_rollback_truncates_shared>("paged-rollback-truncates-shared-block", "paged_rollback_sibling_intact",
-                                              "a rollback frees the tail of a block its sibling holds")};
+                                              "a rollback frees the tail of a block its sibling holds"),
+      variant<declaring<basic_paged<paged_kept_rules>, policies::rollback_kept>>(
+          "paged-rollback-kept", "rolled-back blocks kept until the release (vLLM's rejected drafts)"),
+      mutant<declaring<paged, policies::rollback_kept>>("paged-declared-kept-frees", "speculative_rounds",
+                                                        "declares rollback_blocks=kept, frees them"),
+      mutant<basic_paged<paged_kept_rules>>("paged-undeclared-kept", "speculative_rounds",
+                                            "keeps rolled-back blocks, undeclared")};
 }
 
 }  // namespace kvconform::kinds

@@ -62,7 +62,9 @@ case_generator paged_cases(paged_mix mix) {
     const double trace_scale = p.long_traces ? 4 : 2;
     return run_commands<paged_model>(
         p, impl, o, config_gen(preempt, p.long_traces, o.deep, huge_pools(mix, impl)),
-        [](const cache_config& c, const numeric_profile& prof) { return paged_model(c, prof); },
+        [](const cache_config& c, const numeric_profile& prof, const policy_set& pol) {
+          return paged_model(c, prof, pol);
+        },
         [mix](const paged_model& m, const gen_context& ctx) { return op_gen<paged_build>(mix, m, ctx); }, trace_scale);
   };
 }

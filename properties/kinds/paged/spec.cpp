@@ -26,10 +26,11 @@ constexpr config_field config[] = {
     k_scale_field,
     v_scale_field,
 };
+constexpr policy_spec policies[] = {rollback_blocks_policy};
 }  // namespace
 
 extern const kind_spec paged_spec = block_pool_spec(
     cache_kind::paged, "paged", "block pool shared by sequences: fork by reference, copy-on-write, optional preemption",
-    ops, config);
+    ops, config, policies);
 
 }  // namespace kvconform::kinds

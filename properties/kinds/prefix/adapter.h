@@ -37,6 +37,13 @@ concept prefix_prefilling = requires(C& c, prefix_id_t<C> s, array_view a, std::
   requires decode_result_like<unwrapped_t<decltype(c.prefill(s, a, a, t, a))>>;
 };
 
+/// The optional extra keys (capability extra_keys): create(tokens, key) whose key is part of every block's chain, so
+/// that equal tokens under other keys share nothing (docs/kinds/prefix.md).
+template <class C>
+concept prefix_keyed = requires(C& c, std::span<const std::int64_t> t, std::int64_t key) {
+  c.create(t, key);
+};
+
 /// The prefix kind's part of the block-pool adapter (block_pool_subject): the op's tokens passed on.
 template <prefix_cache C>
 struct prefix_calls {
@@ -44,7 +51,13 @@ struct prefix_calls {
   static constexpr bool preempts = false;
   static C construct(const cache_config& c) { return C(c.capacity, c.block_size, c.d_k, c.d_v); }
   static bool supports(const cache_config&) { return true; }
-  static auto create(C& c, const op& o) { return c.create(std::span<const std::int64_t>(o.tokens)); }
+  static bool supports_op(const op& o) { return prefix_keyed<C> || o.extra_key == 0; }
+  static auto create(C& c, const op& o) {
+    if constexpr (prefix_keyed<C>)
+      return c.create(std::span<const std::int64_t>(o.tokens), o.extra_key);
+    else
+      return c.create(std::span<const std::int64_t>(o.tokens));
+  }
   static auto append(C& c, id s, const call& x) {
     return c.append(s, x.k, x.v, std::span<const std::int64_t>(x.o.tokens));
   }
@@ -61,7 +74,9 @@ struct prefix_calls {
 /// A registry entry for a prefix cache type; "decode" when it has it.
 template <prefix_cache C>
 implementation make_implementation(implementation_info info) {
-  return block_pool_implementation<C, prefix_calls<C>>(std::move(info), cache_kind::prefix);
+  capability_set caps;
+  if (prefix_keyed<C>) caps.add(capability::extra_keys);
+  return block_pool_implementation<C, prefix_calls<C>>(std::move(info), cache_kind::prefix, caps);
 }
 
 }  // namespace kvconform

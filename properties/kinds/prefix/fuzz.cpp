@@ -30,7 +30,9 @@ class prefix_fuzz final : public block_pool_fuzz<prefix_model> {
     const auto& history = model_.history();
     if (!history.empty() && io_.range(0, 3, 0) > 0) {
       const auto& from = history[io_.range(0, history.size() - 1, 0)];
-      o.tokens.assign(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(io_.range(0, from.size(), 0)));
+      o.tokens.assign(from.tokens.begin(),
+                      from.tokens.begin() + static_cast<std::ptrdiff_t>(io_.range(0, from.tokens.size(), 0)));
+      o.extra_key = from.extra_key;
     }
     for (std::size_t extra = io_.range(0, 2, 0); extra > 0; --extra)
       o.tokens.push_back(static_cast<std::int64_t>(io_.range(0, 1, 0)));

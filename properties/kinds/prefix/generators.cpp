@@ -98,15 +98,20 @@ prefix_command sequence_command(op_kind kind, std::size_t from_newest, bool stal
 }
 
 /// A create looking up the first `keep` tokens of the `which`-th newest token sequence ever held
-/// (plus `extra` tokens), or `extra` tokens alone when there is none: hits, partial hits and misses.
-prefix_command create_command(std::size_t which, std::size_t keep, std::vector<std::int64_t> extra) {
+/// (plus `extra` tokens), or `extra` tokens alone when there is none: hits, partial hits and misses. Its extra key is
+/// `key`, or that sequence's when `key` is negative.
+prefix_command create_command(std::size_t which, std::size_t keep, std::vector<std::int64_t> extra,
+                              std::int64_t key = 0) {
   return std::make_shared<const deferred_command<prefix_model>>("create", [=](const prefix_model& m) -> made_op {
     op o;
     o.kind = op_kind::create;
+    o.extra_key = std::max<std::int64_t>(key, 0);
     const auto& history = m.history();
     if (!history.empty()) {
       const auto& from = history[history.size() - 1 - which % history.size()];
-      o.tokens.assign(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(std::min(keep, from.size())));
+      o.tokens.assign(from.tokens.begin(),
+                      from.tokens.begin() + static_cast<std::ptrdiff_t>(std::min(keep, from.tokens.size())));
+      if (key < 0) o.extra_key = from.extra_key;
     }
     o.tokens.insert(o.tokens.end(), extra.begin(), extra.end());
     return o;
@@ -143,14 +148,27 @@ void add_appends(choices& c, const prefix_mix& mix, std::size_t live, std::size_
 void add_sequence_ops(choices& c, const prefix_mix& mix, const prefix_model& m, bool can_decode, row_source_ptr src) {
   const std::size_t live = m.live().size(), block = m.config().block_size;
   const auto pick = rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, live + 1));
-  add(c, live == 0 ? std::max(mix.create, 1) : mix.create,  // nothing else can happen before the first sequence
-      rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()),
-                   [](std::uint64_t b) { return create_command(0, 0, tokens_of(b, b % 3)); }));
-  add(c, mix.reuse,
-      rc::gen::apply([](std::size_t which, std::size_t keep,
-                        std::uint64_t b) { return create_command(which, keep, tokens_of(b, b % 2)); },
-                     uniform_in<std::size_t>(0, 4), uniform_in<std::size_t>(0, 3 * block + 2),
-                     rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+  const int creates = live == 0 ? std::max(mix.create, 1) : mix.create;  // nothing else can come first
+  if (mix.keys) {  // a lookup names its sequence's key or another (which must find nothing of that sequence's)
+    const auto key = rc::gen::oneOf(rc::gen::just<std::int64_t>(-1), uniform_in<std::int64_t>(0, 3));
+    add(c, creates,
+        rc::gen::apply([](std::uint64_t b, std::int64_t k) { return create_command(0, 0, tokens_of(b, b % 3), k); },
+                       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), key));
+    add(c, mix.reuse,
+        rc::gen::apply([](std::size_t which, std::size_t keep, std::uint64_t b,
+                          std::int64_t k) { return create_command(which, keep, tokens_of(b, b % 2), k); },
+                       uniform_in<std::size_t>(0, 4), uniform_in<std::size_t>(0, 3 * block + 2),
+                       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), key));
+  } else {
+    add(c, creates, rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), [](std::uint64_t b) {
+          return create_command(0, 0, tokens_of(b, b % 3));
+        }));
+    add(c, mix.reuse,
+        rc::gen::apply([](std::size_t which, std::size_t keep,
+                          std::uint64_t b) { return create_command(which, keep, tokens_of(b, b % 2)); },
+                       uniform_in<std::size_t>(0, 4), uniform_in<std::size_t>(0, 3 * block + 2),
+                       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+  }
   const int decode = can_decode ? mix.decode : 0, bad_decode = can_decode ? mix.bad_decode : 0;
   for (const auto& [weight, which, stale, bad] : {std::tuple{mix.fork, op_kind::fork, false, false},
                                                   {mix.release, op_kind::release, false, false},
@@ -214,6 +232,9 @@ config_gens config_gen(bool long_traces, bool deep) {
 }
 }  // namespace
 
+/// Ends lru_scenario: released whole blocks queued before a free block, then a block's worth taken.
+void queued_free_block(session& s, const cache_config& c, const row_source& src, std::int64_t handle);
+
 void lru_scenario(session& s, const cache_config& c, std::uint64_t seed, std::size_t size) {
   std::mt19937_64 rng(seed);
   const auto classes = all_input_classes();
@@ -243,6 +264,26 @@ void lru_scenario(session& s, const cache_config& c, std::uint64_t seed, std::si
   // Which prefixes are still found says which blocks went.
   for (const auto& t : prefixes)
     if (!create(t)) return;
+  for (std::int64_t h = handle - 1; h < handle + static_cast<std::int64_t>(size); ++h)  // the pool empties
+    if (!release(h)) return;
+  queued_free_block(s, c, src, handle + static_cast<std::int64_t>(size));
+}
+
+void queued_free_block(session& s, const cache_config& c, const row_source& src, std::int64_t handle) {
+  // Whole blocks of one sequence, released before another's partly filled one: a block's worth then takes the free
+  // block, unless the cache takes the oldest unheld block first (free_order=one_queue) and evicts a cached one.
+  const std::size_t bs = c.block_size, first = c.capacity / 2 * bs;
+  if (bs < 2 || c.capacity < 2) return;
+  std::vector<std::int64_t> cached(first, 2000), tail(c.capacity * bs - first - 1, 3000), probe(bs, 4000);
+  auto run = [&](op o) { return s.step(o); };
+  auto create = [&](const std::vector<std::int64_t>& t) { return run(op{.kind = op_kind::create, .tokens = t}); };
+  auto release = [&](std::int64_t h) { return run(op{.kind = op_kind::release, .seq = h}); };
+  const std::int64_t a = handle, b = handle + 1;
+  if (!create({}) || !run(token_append(src, a, {}, cached, 0)) || !create({}) ||
+      !run(token_append(src, b, {}, tail, 0)) || !release(a) || !release(b) || !create({}) ||
+      !run(token_append(src, b + 1, {}, probe, 0)))
+    return;
+  create(cached);
 }
 
 case_generator prefix_cases(prefix_mix mix) {
@@ -251,7 +292,9 @@ case_generator prefix_cases(prefix_mix mix) {
     const double trace_scale = p.long_traces ? 4 : 2;
     return run_commands<prefix_model>(
         p, impl, o, config_gen(p.long_traces, o.deep),
-        [](const cache_config& c, const numeric_profile& prof) { return prefix_model(c, prof); },
+        [](const cache_config& c, const numeric_profile& prof, const policy_set& pol) {
+          return prefix_model(c, prof, pol);
+        },
         [mix](const prefix_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, trace_scale);
   };
 }

@@ -24,6 +24,7 @@ struct prefix_mix {
   int fork = 1;                           ///< a fork of a live sequence
   int release = 1;                        ///< a release of a live sequence
   int stale = 0;                          ///< a release naming a released or never-issued handle
+  bool keys = false;                      ///< creates name extra keys 0 to 2 (a cache with extra_keys)
   pool_speculation_mix speculation = {};  ///< prefills, rollbacks and speculative rounds (behind their capabilities)
 };
 

@@ -83,6 +83,11 @@ void add_prefix_properties(std::vector<property>& ps) {
        .release = 1,
        .speculation = {.rollback = 2, .block_rollback = 6, .shared_rollback = 2}})
       .needs = {capability::rollback};
+  own("prefix_extra_key_isolation",
+      "equal tokens under different extra keys (an adapter, a tenant's salt) never share a block: a create finds only "
+      "the blocks of its own key's chain (needs extra_keys)",
+      {.append = 3, .decode = 1, .create = 2, .reuse = 5, .fork = 1, .release = 2, .keys = true})
+      .needs = {capability::extra_keys};
 }
 
 namespace {
@@ -96,8 +101,21 @@ enum event_index : std::size_t {
   full_event,
   registered_event,
   hit_prefill_event,
+  foreign_key_event,
+  before_last_event,
+  duplicate_registered_event,
+  duplicate_adopted_event,
+  second_copy_event,
+  leaf_event,
+  queue_event,
   speculation_events
 };
+bool keyed(const implementation& i) { return i.capabilities.has(capability::extra_keys); }
+bool all_but_last(const implementation& i) { return i.policies.is("hit_limit", "all_but_last"); }
+bool registers(const implementation& i) { return i.policies.is("duplicates", "registered"); }
+bool adopts(const implementation& i) { return i.policies.is("duplicates", "adopted"); }
+bool leaves(const implementation& i) { return i.policies.is("eviction", "leaf"); }
+bool queues(const implementation& i) { return i.policies.is("free_order", "one_queue"); }
 constexpr auto events = with_pool_speculation({
     {"prefix hit", "a create finds cached blocks of its tokens", true},
     {"evictable block found again", "a create finds a released block that was still cached", true},
@@ -110,6 +128,22 @@ constexpr auto events = with_pool_speculation({
      has_rollback},
     {"prefill after a prefix hit", "an accepted prefill onto a sequence whose rows all came from a create's hit", true,
      prefills},
+    {"tokens cached under another key", "a create whose first block's tokens are registered under another extra key",
+     true, keyed},
+    // One event per policy choice, so that a quick run makes the situation that tells it from the default.
+    {"hit stopped before the last token",
+     "a create of whole blocks, all registered, whose hit leaves out the last (hit_limit=all_but_last)", true,
+     all_but_last},
+    {"duplicate registered", "a block filled under a chain already registered and was registered too", true, registers},
+    {"duplicate adopted", "a block filled under a chain already registered and the table took the cached one", true,
+     adopts},
+    {"duplicate found after the first was evicted",
+     "a create found a block registered while its chain had an earlier one, which was evicted since", false, registers},
+    {"leaf of several blocks evicted", "an append evicted a leaf run of two or more blocks at once (eviction=leaf)",
+     true, leaves},
+    {"evicted while free blocks waited",
+     "an append evicted a registered block while never-registered blocks waited behind it (free_order=one_queue)", true,
+     queues},
 });
 
 /// The pool's events, what creates found and whether an append evicted.
@@ -120,6 +154,7 @@ struct probe final : block_pool_probe {
   void observe(const model& m) override { before_evictable = model_as<prefix_model>(m).evictable_blocks(); }
   void applied(const model& m, const op& o, const expectation& e, event_set& hit) override {
     const auto& pool = model_as<prefix_model>(m);
+    policy_events(pool, hit);
     if (o.kind == op_kind::create && pool.size(pool.handles() - 1) > 0) {
       hit.set(hit_event);
       hit_only.insert(pool.handles() - 1);
@@ -133,6 +168,18 @@ struct probe final : block_pool_probe {
   }
   void appended(const model& m, const op&, const expectation&, event_set& hit) override {
     if (model_as<prefix_model>(m).evictable_blocks() < before_evictable) hit.set(evict_event);
+  }
+  void policy_events(const prefix_model& pool, event_set& hit) const {
+    const auto& f = pool.last();
+    const std::pair<bool, std::size_t> facts[] = {{f.foreign_key_hit, foreign_key_event},
+                                                  {f.hit_stopped_before_last, before_last_event},
+                                                  {f.duplicate, duplicate_registered_event},
+                                                  {f.duplicate, duplicate_adopted_event},
+                                                  {f.found_second, second_copy_event},
+                                                  {f.evicted_run, leaf_event},
+                                                  {f.evicted_before_free, queue_event}};
+    for (const auto& [fact, at] : facts)
+      if (fact) hit.set(at);  // a duplicate is both; which applies is the implementation's
   }
 };
 }  // namespace

@@ -93,8 +93,10 @@ enum event_index : std::size_t {
   sinks_event,
   long_chunk_event,
   at_reserve_event,
+  before_full_event,
   speculation_events
 };
+bool before_full(const implementation& i) { return i.policies.is("rollback", "before_full"); }
 constexpr event events[] = {
     {"exact fill", "an accepted append ends with exactly W steps appended: the window has just filled", true},
     {"ring wrap", "an accepted append evicts rows (the window overflows)", true},
@@ -109,7 +111,10 @@ constexpr event events[] = {
      [](const implementation& i) { return i.capabilities.has(capability::prefill); }},
     {"rollback at exactly the reserve",
      "an accepted rollback of reserve > 0 steps from a full window and reserve: the furthest it may go", true,
-     has_rollback},
+     [](const implementation& i) { return has_rollback(i) && !before_full(i); }},
+    {"rollback refused once full",
+     "a rollback of 0 < n <= T steps refused because W steps are held (rollback=before_full)", true,
+     [](const implementation& i) { return has_rollback(i) && before_full(i); }},
     rollback_to_empty_event,
     accept_all_event,
     reject_all_event,
@@ -125,6 +130,9 @@ struct probe final : event_probe {
     if (o.kind == op_kind::rollback && e.accepted && c.reserve > 0 && o.count == static_cast<std::int64_t>(c.reserve) &&
         rows.size() == c.capacity)  // it held W + reserve rows
       hit.set(at_reserve_event);
+    if (o.kind == op_kind::rollback && !e.accepted && o.count > 0 && o.count <= rows.total() &&
+        rows.total() >= static_cast<std::int64_t>(c.capacity))
+      hit.set(before_full_event);
     if (o.kind == op_kind::prefill && e.accepted && e.problems.size() > c.capacity) hit.set(long_chunk_event);
     if ((o.kind != op_kind::append && o.kind != op_kind::prefill) || !e.accepted) return;
     const std::size_t n = append_steps(o, c.d_k, c.d_v).value_or(0), total = static_cast<std::size_t>(rows.total());

@@ -18,6 +18,19 @@ constexpr config_field config[] = {
     sizes[4],
 };
 std::string check(const cache_config& c) { return c.keep < c.capacity ? "" : "keep must be less than the window"; }
+
+constexpr policy_choice rollback_choices[] = {
+    {"within_reserve",
+     "accepted while every row the window at the earlier step reads is still held: from a full window, by at most "
+     "the reserve",
+     "llama.cpp's SWA cache (its cells beyond the window), transformers' sliding caches with a margin"},
+    {"before_full",
+     "accepted only while the cache holds fewer than W steps; once it has held W, every rollback is refused",
+     "mlx-lm's RotatingKVCache (is_trimmable: offset < max_size)"},
+};
+constexpr policy_spec policies[] = {
+    {"rollback", "which rollbacks a window accepts (docs/kinds/ring.md)", rollback_choices},
+};
 }  // namespace
 
 extern const kind_spec ring_spec = {
@@ -27,6 +40,8 @@ extern const kind_spec ring_spec = {
     rows_ops,
     config,
     check,
-    [](const cache_config& c) { return double(c.capacity + c.reserve) * double(c.d_k + c.d_v); }};
+    [](const cache_config& c) { return double(c.capacity + c.reserve) * double(c.d_k + c.d_v); },
+    0x1p24,
+    policies};
 
 }  // namespace kvconform::kinds

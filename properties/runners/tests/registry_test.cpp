@@ -40,6 +40,25 @@ TEST(Registry, AMisspeltOrForeignKillerIsAProblem) {
   EXPECT_NE(problems[3].find("two implementations"), std::string::npos);
 }
 
+TEST(Registry, APolicyTheKindLacksOrAChoiceItsPolicyLacksIsAProblem) {
+  auto with = [](const char* name, const char* policy, const char* choice) {
+    kv::implementation i = kv::make_implementation<kv::flat>({name, kv::impl_group::reference, ""});
+    i.policies.declare(policy, choice);
+    return i;
+  };
+  const auto problems = kv::registry_problems({with("a", "hit_limit", "all"), with("b", "rollback", "never")});
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[0].find("the flat kind has no policy \"hit_limit\" (it has none)"), std::string::npos);
+  EXPECT_NE(problems[1].find("no policy \"rollback\""), std::string::npos);
+  kv::implementation ring = kv::make_implementation<kv::flat>({"r", kv::impl_group::reference, ""});
+  ring.kind = kv::cache_kind::ring, ring.policies.declare("rollback", "never");
+  const auto ring_problems = kv::registry_problems({ring});
+  ASSERT_EQ(ring_problems.size(), 1u);
+  EXPECT_NE(ring_problems[0].find("ring policy rollback has no choice \"never\" (its choices: within_reserve, "
+                                  "before_full)"),
+            std::string::npos);
+}
+
 namespace {
 /// A flat implementation with its decode capability taken away.
 template <class C>

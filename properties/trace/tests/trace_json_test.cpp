@@ -204,3 +204,22 @@ TEST(Digest, MatchesTheProtocolsTestValue) {
   s.values = {0.0};  // the sign bit of a zero counts, as rows compare bit for bit
   EXPECT_NE(kv::digest_hex(kv::stream_digest(s)), "6df79e60fda6e4c9");
 }
+
+TEST(TraceJson, PoliciesAndAnExtraKeyRoundTripAndADefaultChoiceIsDropped) {
+  kv::trace t;
+  t.config = {kv::cache_kind::prefix, 4, 1, 1};
+  t.config.block_size = 2;
+  t.policies.declare("hit_limit", "all_but_last");
+  t.policies.declare("eviction", "block");  // the default: declaring it is declaring nothing
+  t.ops = {kv::op{.kind = kv::op_kind::create, .tokens = {1, 2}, .extra_key = 7},
+           kv::op{.kind = kv::op_kind::create, .tokens = {1}}};
+  const std::string text = kv::to_json(t);
+  EXPECT_EQ(text.find("\"extra_key\": 0"), std::string::npos);  // absent when 0
+  const kv::trace back = kv::trace_from_json(text);
+  EXPECT_EQ(back.policies.describe(), "hit_limit=all_but_last");
+  EXPECT_EQ(back.ops[0].extra_key, 7);
+  EXPECT_EQ(back.ops[1].extra_key, 0);
+  std::string foreign = text;
+  foreign.replace(foreign.find("all_but_last"), 12, "everything");
+  expect_rejected(foreign, "trace.policies: prefix policy hit_limit has no choice \"everything\"");
+}

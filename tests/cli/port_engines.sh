@@ -1,0 +1,19 @@
+# Caches written to real engines' designs (examples/python/engine_caches/, docs/design.md §2.4) pass every property of
+# their kind they run on seeds 1 to 3 when they declare the policies the engine chose, and fail without each (one
+# left out at a time, or a pair a rule ties together). Usage: port_engines.sh KVCONFORM ROOT CACHE KIND CASES
+# POLICY[+POLICY]...
+source "$(dirname "$0")/port_python_lib.sh"
+cache=$3 kind=$4 cases=$5
+shift 5
+engine=("${tracked[@]}" "$py" "$ex/engine_port.py" "$cache")
+for seed in 1 2 3; do
+  run 0 "$kvconform" port --kind "$kind" --seed "$seed" --cases "$cases" -- "${engine[@]}"
+  contains out.txt " 0 failed, 0 not supported"
+done
+for left_out in "$@"; do
+  undeclare=()
+  for policy in ${left_out//+/ }; do undeclare+=(--undeclare "$policy"); done
+  run 1 "$kvconform" port --kind "$kind" --cases "$cases" --store "" -- "${engine[@]}" "${undeclare[@]}"
+  contains out.txt "FAIL port / "
+done
+no_leftovers
