@@ -2,14 +2,15 @@
 (docs/design.md §2.4); `--undeclare POLICY` leaves one declaration out, to show that the gate then fails.
 
 Usage: /usr/bin/python3 engine_port.py CACHE [--undeclare POLICY]... [--no-digest]
-CACHE: vllm-prefix, sglang-prefix, vllm-hybrid, mlx-ring.
+CACHE: vllm-prefix, vllm-prefix-eagle, sglang-prefix, vllm-hybrid, mlx-ring.
 """
 import sys
 
 from kvconform_port import serve
 from engine_caches import mlx_ring, sglang_prefix, vllm_hybrid, vllm_prefix
 
-CACHES = {"vllm-prefix": vllm_prefix.VllmPrefixCache, "sglang-prefix": sglang_prefix.SglangPrefixCache,
+CACHES = {"vllm-prefix": vllm_prefix.VllmPrefixCache, "vllm-prefix-eagle": vllm_prefix.VllmEaglePrefixCache,
+          "sglang-prefix": sglang_prefix.SglangPrefixCache,
           "vllm-hybrid": vllm_hybrid.VllmHybridCache, "mlx-ring": mlx_ring.MlxRotatingCache}
 
 

@@ -17,6 +17,7 @@ BUGS = {
     "paged-fork-without-cow": paged.ForkWithoutCowPaged,
     "paged-rollback-truncates-shared-block": paged.RollbackClearsSharedPaged,
     "prefix-hash-without-parent": prefix.HashWithoutParentPrefix,
+    "prefix-ignores-extra-key": prefix.IgnoresExtraKeyPrefix,
     "prefix-rollback-writes-registered-block": prefix.RollbackWritesRegisteredPrefix,
     "beam-reorder-aliases": beam.ReorderAliasesBeam,
     "beam-prefill-top-left": beam.PrefillTopLeftBeam,

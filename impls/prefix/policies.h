@@ -9,6 +9,9 @@ namespace kvconform {
 struct prefix_all_but_last_rules : prefix_rules {
   static constexpr bool all_but_last = true;
 };
+struct prefix_all_but_last_block_rules : prefix_all_but_last_rules {
+  static constexpr bool drop_last_hit = true;
+};
 struct prefix_registered_rules : prefix_rules {
   static constexpr prefix_duplicates duplicates = prefix_duplicates::registered;
 };
@@ -36,6 +39,7 @@ struct prefix_sglang_rules : prefix_leaf_rules {
 
 namespace policies {
 inline constexpr policy all_but_last[] = {{"hit_limit", "all_but_last"}};
+inline constexpr policy all_but_last_block[] = {{"hit_limit", "all_but_last_block"}};
 inline constexpr policy registered[] = {{"duplicates", "registered"}};
 inline constexpr policy adopted[] = {{"duplicates", "adopted"}};
 inline constexpr policy leaf[] = {{"duplicates", "adopted"}, {"eviction", "leaf"}};

@@ -52,8 +52,8 @@ struct prefix_rules {
   static constexpr bool keyed = true;
 
   // The policies (docs/kinds/prefix.md "Policies"); a cache of other choices declares them.
-  /// hit_limit=all_but_last: a hit never covers a create's last token.
-  static constexpr bool all_but_last = false;
+  /// hit_limit=all_but_last: a hit never covers a create's last token; all_but_last_block: nor its last matched block.
+  static constexpr bool all_but_last = false, drop_last_hit = false;
   /// duplicates: a block that fills under a chain already registered is left alone, registered too, or adopted.
   static constexpr prefix_duplicates duplicates = prefix_duplicates::first;
   /// eviction=leaf: whole least recently used leaves of the radix tree go (prefix_tree.h).
@@ -102,12 +102,14 @@ class basic_prefix {
       const std::uint64_t h = Rules::block_hash(s.hashes.empty() ? s.seed : s.hashes.back(), tokens.subspan(at, n));
       const auto hit = cached_.find(h);
       if (hit == cached_.end() || hit->second.empty()) break;
-      use(hit->second.front());  // the earliest registered still cached
-      s.blocks.push_back(hit->second.front()), s.hashes.push_back(h);
+      s.blocks.push_back(hit->second.front()), s.hashes.push_back(h);  // the earliest registered still cached
       s.tokens.insert(s.tokens.end(), tokens.begin() + static_cast<std::ptrdiff_t>(at),
                       tokens.begin() + static_cast<std::ptrdiff_t>(at + n));
       at += n;
     }
+    if (Rules::drop_last_hit && !s.blocks.empty())  // EAGLE's drafter needs the last block's states again
+      s.blocks.pop_back(), s.hashes.pop_back(), s.tokens.resize(s.blocks.size() * block_size_);
+    for (std::size_t b : s.blocks) use(b);
     if (Rules::leaf_eviction) tree_.touch(s.blocks);
     if (Rules::leaf_eviction && !s.blocks.empty()) tree_.cut_after(s.blocks.back());  // a hit ending inside a run
     hit_rows_ += s.tokens.size();

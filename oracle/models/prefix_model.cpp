@@ -8,7 +8,8 @@ namespace kvconform {
 
 prefix_model::prefix_model(const cache_config& c, const numeric_profile& p, const policy_set& policies)
     : block_pool_model(c, p, policies),
-      all_but_last_(policies.is("hit_limit", "all_but_last")),
+      all_but_last_(!policies.choice("hit_limit").empty()),
+      drop_last_hit_(policies.is("hit_limit", "all_but_last_block")),
       one_queue_(policies.is("free_order", "one_queue")),
       leaf_(policies.is("eviction", "leaf")),
       duplicates_(policies.is("duplicates", "registered") ? duplicate_rule::registered
@@ -74,9 +75,12 @@ void prefix_model::create(const op& o) {
         registered_.find({o.extra_key, {o.tokens.begin(), o.tokens.begin() + static_cast<std::ptrdiff_t>(end)}});
     return it == registered_.end() ? std::int64_t{-1} : it->second.front();  // the earliest still registered
   };
-  for (std::size_t end = bs; end <= limit; end += bs) {
-    const std::int64_t b = found(end);
-    if (b < 0) break;
+  std::vector<std::int64_t> hits;
+  for (std::size_t end = bs; end <= n && found(end) >= 0; end += bs) hits.push_back(found(end));
+  const std::size_t registered = hits.size();
+  hits.resize(std::min(hits.size(), limit / bs));
+  if (drop_last_hit_ && !hits.empty()) hits.pop_back();  // vLLM with EAGLE: never held, so never touched
+  for (std::int64_t b : hits) {
     const cached_block& c = cached_.at(b);
     if (hold(b)) revive(b);
     s.blocks.push_back(b);
@@ -84,7 +88,7 @@ void prefix_model::create(const op& o) {
     last_.found_second = last_.found_second || c.duplicate;  // its chain's earlier blocks were evicted
   }
   const std::size_t hit = s.rows.size();
-  last_.hit_stopped_before_last = all_but_last_ && n % bs == 0 && hit + bs == n && found(n) >= 0;
+  last_.hit_stopped_before_last = hits.size() < registered;
   keys_.insert(o.extra_key);
   for (std::int64_t k : keys_)  // a cache that ignored the key would find the first block under another one
     if (k != o.extra_key && n >= bs &&

@@ -39,7 +39,7 @@ class prefix_model final : public block_pool_model {
   std::size_t evictable_blocks() const { return evictable_count_; }
   /// What the last op did that tells the policies apart, for the coverage probe.
   struct facts {
-    bool hit_stopped_before_last = false;  ///< hit_limit=all_but_last kept a create from its last whole block
+    bool hit_stopped_before_last = false;  ///< hit_limit kept a create's hit shorter than its registered prefix
     bool duplicate = false;                ///< a block filled under a chain registered already
     bool found_second = false;             ///< a create found a duplicate whose first copy was evicted
     bool evicted_run = false;              ///< eviction=leaf evicted a leaf of two or more blocks at once
@@ -103,7 +103,7 @@ class prefix_model final : public block_pool_model {
   void settle();
   bool evictable_leaf(std::int64_t r) const;
 
-  bool all_but_last_, one_queue_, leaf_;
+  bool all_but_last_, drop_last_hit_, one_queue_, leaf_;
   enum class duplicate_rule { first, registered, adopted } duplicates_;
   std::map<chain, std::vector<std::int64_t>> registered_;  // chain -> its blocks, earliest first
   std::map<std::int64_t, cached_block> cached_;            // registered block -> its chain and rows

@@ -83,13 +83,20 @@ class VllmPrefixCache(PrefixAdapter):
                 self.free_queue[block.block_id] = None  # the tail, cached or not (before PR #42656)
 
     # The ops.
-    def create(self, tokens, extra_key):
-        req = Request(extra_key)
-        for h in self.block_hashes(list(tokens[:max(len(tokens) - 1, 0)]), extra_key):  # the last token recomputed
+    def find_longest_cache_hit(self, hashes):
+        """The earliest cached block of each hash, up to the first hash none holds."""
+        hits = []
+        for h in hashes:
             entry = self.cached.get(h)
             if not entry:
                 break
-            block = next(iter(entry.values()))
+            hits.append((h, next(iter(entry.values()))))
+        return hits
+
+    def create(self, tokens, extra_key):
+        req = Request(extra_key)
+        for h, block in self.find_longest_cache_hit(self.block_hashes(list(tokens[:max(len(tokens) - 1, 0)]),
+                                                                      extra_key)):  # the last token recomputed
             self.touch(block)
             req.blocks.append(block)
             req.hashes.append(h)
@@ -195,3 +202,13 @@ class VllmPrefixCache(PrefixAdapter):
 
     def hit_rows(self):
         return self.hits
+
+
+class VllmEaglePrefixCache(VllmPrefixCache):
+    """vLLM v1 serving EAGLE drafts: FullAttentionManager.find_longest_cache_hit drops the last matched block too (the
+    drafter needs the hidden states of the last block's tokens again)."""
+
+    policies = dict(VllmPrefixCache.policies, hit_limit="all_but_last_block")
+
+    def find_longest_cache_hit(self, hashes):
+        return super().find_longest_cache_hit(hashes)[:-1]

@@ -1,5 +1,6 @@
 """A numpy prefix cache (prefix kind): full blocks found by hash chain, kept after release, evicted LRU; and a twin
-hashing a block without its parent, and one writing into a registered block after a rollback."""
+hashing a block without its parent, one ignoring a create's extra key, and one writing into a registered block after
+a rollback."""
 import collections
 import hashlib
 
@@ -151,6 +152,14 @@ class HashWithoutParentPrefix(PrefixCache):
 
     def chain_hash(self, parent, tokens):
         return super().chain_hash(ROOT, tokens)
+
+
+class IgnoresExtraKeyPrefix(PrefixCache):
+    """Seeded bug (docs/mutants.md, prefix-ignores-extra-key): a create's extra key is left out of the chain, so equal
+    tokens under another tenant's key find its blocks."""
+
+    def create(self, tokens, extra_key=0):
+        return super().create(tokens)
 
 
 class RollbackWritesRegisteredPrefix(PrefixCache):

@@ -7,26 +7,23 @@
 
 namespace kvconform::kinds {
 
-std::vector<implementation> prefix_builtins() {
-  using namespace mutants;
+namespace {
+/// The policies (docs/kinds/prefix.md): each choice declared and made, declared and not made, made undeclared.
+std::vector<implementation> policy_builtins() {
   return {
-      reference<prefix>("prefix", "prefix caching over a block pool, LRU eviction; double, two-pass softmax"),
-      mutant<prefix_hash_without_parent>("prefix-hash-without-parent", "prefix_hits_longest_prefix", "own tokens only"),
-      mutant<prefix_partial_block_shared>("prefix-partial-block-shared", "prefix_hits_longest_prefix", "a partial hit"),
-      mutant<prefix_evicts_referenced>("prefix-evicts-referenced", "prefix_referenced_never_evicted", "held evicted"),
-      mutant<prefix_lru_not_refreshed>("prefix-lru-not-refreshed", "prefix_eviction_lru", "LRU kept on reuse"),
-      mutant<prefix_stale_hash>("prefix-stale-hash", "prefix_eviction_lru", "hash kept on eviction"),
-      mutant<prefix_rollback_writes_registered>("prefix-rollback-writes-registered-block",
-                                                "prefix_rollback_keeps_registered", "writes a registered block"),
-      mutant<prefix_ignores_extra_key>("prefix-ignores-extra-key", "prefix_extra_key_isolation",
-                                       "equal tokens under another tenant's key hit"),
-      // The policies (docs/kinds/prefix.md): each choice declared and made, declared and not made, made undeclared.
       variant<declaring<basic_prefix<prefix_all_but_last_rules>, policies::all_but_last>>(
           "prefix-hit-all-but-last", "a hit never covers the last token (vLLM, SGLang)"),
       mutant<declaring<prefix, policies::all_but_last>>("prefix-declared-all-but-last-hits-all", "prefix_eviction_lru",
                                                         "declares hit_limit, hits all"),
       mutant<basic_prefix<prefix_all_but_last_rules>>("prefix-undeclared-all-but-last", "prefix_eviction_lru",
                                                       "stops before the last token, undeclared"),
+      variant<declaring<basic_prefix<prefix_all_but_last_block_rules>, policies::all_but_last_block>>(
+          "prefix-hit-all-but-last-block", "a hit never covers the last token nor its last matched block (EAGLE)"),
+      mutant<declaring<basic_prefix<prefix_all_but_last_rules>, policies::all_but_last_block>>(
+          "prefix-declared-all-but-last-block-keeps-it", "prefix_eviction_lru",
+          "declares hit_limit=all_but_last_block, keeps its last matched block"),
+      mutant<basic_prefix<prefix_all_but_last_block_rules>>(
+          "prefix-undeclared-all-but-last-block", "prefix_eviction_lru", "drops its last matched block, undeclared"),
       variant<declaring<basic_prefix<prefix_registered_rules>, policies::registered>>(
           "prefix-duplicates-registered", "every full block registered (vLLM)"),
       mutant<declaring<prefix, policies::registered>>("prefix-declared-registered-keeps-first",
@@ -63,6 +60,25 @@ std::vector<implementation> prefix_builtins() {
       variant<declaring<basic_prefix<prefix_sglang_rules>, policies::sglang_prefix>>(
           "prefix-sglang", "every choice SGLang's radix cache makes: hit_limit, duplicates, eviction"),
   };
+}
+}  // namespace
+
+std::vector<implementation> prefix_builtins() {
+  using namespace mutants;
+  std::vector<implementation> all = {
+      reference<prefix>("prefix", "prefix caching over a block pool, LRU eviction; double, two-pass softmax"),
+      mutant<prefix_hash_without_parent>("prefix-hash-without-parent", "prefix_hits_longest_prefix", "own tokens only"),
+      mutant<prefix_partial_block_shared>("prefix-partial-block-shared", "prefix_hits_longest_prefix", "a partial hit"),
+      mutant<prefix_evicts_referenced>("prefix-evicts-referenced", "prefix_referenced_never_evicted", "held evicted"),
+      mutant<prefix_lru_not_refreshed>("prefix-lru-not-refreshed", "prefix_eviction_lru", "LRU kept on reuse"),
+      mutant<prefix_stale_hash>("prefix-stale-hash", "prefix_eviction_lru", "hash kept on eviction"),
+      mutant<prefix_rollback_writes_registered>("prefix-rollback-writes-registered-block",
+                                                "prefix_rollback_keeps_registered", "writes a registered block"),
+      mutant<prefix_ignores_extra_key>("prefix-ignores-extra-key", "prefix_extra_key_isolation",
+                                       "equal tokens under another tenant's key hit"),
+  };
+  for (implementation& i : policy_builtins()) all.push_back(std::move(i));
+  return all;
 }
 
 }  // namespace kvconform::kinds

@@ -111,7 +111,7 @@ enum event_index : std::size_t {
   speculation_events
 };
 bool keyed(const implementation& i) { return i.capabilities.has(capability::extra_keys); }
-bool all_but_last(const implementation& i) { return i.policies.is("hit_limit", "all_but_last"); }
+bool all_but_last(const implementation& i) { return !i.policies.choice("hit_limit").empty(); }
 bool registers(const implementation& i) { return i.policies.is("duplicates", "registered"); }
 bool adopts(const implementation& i) { return i.policies.is("duplicates", "adopted"); }
 bool leaves(const implementation& i) { return i.policies.is("eviction", "leaf"); }
@@ -132,7 +132,9 @@ constexpr auto events = with_pool_speculation({
      true, keyed},
     // One event per policy choice, so that a quick run makes the situation that tells it from the default.
     {"hit stopped before the last token",
-     "a create of whole blocks, all registered, whose hit leaves out the last (hit_limit=all_but_last)", true,
+     "a create whose hit the policy kept shorter than its registered prefix (hit_limit=all_but_last or "
+     "all_but_last_block)",
+     true,
      all_but_last},
     {"duplicate registered", "a block filled under a chain already registered and was registered too", true, registers},
     {"duplicate adopted", "a block filled under a chain already registered and the table took the cached one", true,

@@ -28,6 +28,8 @@ constexpr policy_choice hit_limit[] = {
     {"all", "a create finds the longest registered prefix of all its tokens"},
     {"all_but_last", "of all its tokens but the last, which is computed again for its logits",
      "vLLM v1 (get_computed_blocks: max_cache_hit_length = num_tokens - 1), SGLang (Req._compute_max_prefix_len)"},
+    {"all_but_last_block", "of all its tokens but the last, less the last block it matches, computed again too",
+     "vLLM v1 with EAGLE drafts (FullAttentionManager.find_longest_cache_hit drops the last matched block)"},
 };
 constexpr policy_choice duplicates[] = {
     {"first", "a block that fills under a chain already registered is not registered: the first block stays the entry"},
