@@ -17,7 +17,7 @@ void list_policies(const kind_spec& k) {
     for (const policy_choice& c : p.choices) std::cout << (&c == &p.choices.front() ? " " : " | ") << c.name;
     std::cout << "\n      " << p.summary << "\n";
     for (const policy_choice& c : p.choices)
-      std::cout << "      " << c.name << ": " << c.summary << (*c.engines ? std::string(" (") + c.engines + ")" : "")
+      std::cout << "      " << c.name << ": " << c.summary << (*c.engines ? std::string("; engines: ") + c.engines : "")
                 << "\n";
   }
 }

@@ -2,10 +2,12 @@
 the runs one insert added, a match capped before the last token, duplicates adopted from the tree, and eviction of
 whole least recently used leaves; with the glue a port adds (a fork by copy-on-write, refusals that change nothing,
 each node held whole or not at all, as a lock on a node split where a request's rows end)."""
-from kvconform_port import CapacityRefusal, PrefixAdapter, ShapeRefusal
+from kvconform_port import CapacityRefusal, PrefixAdapter
 
 from numpy_caches.blocks import BlockPool, Sequences
-from numpy_caches.common import attend, causal, queries, rollback_count, steps
+from numpy_caches.common import rollback_count, token_steps
+
+from .views import TableViews
 
 
 class TreeNode:
@@ -22,7 +24,7 @@ class Request:
         self.pages, self.tokens, self.length, self.extra_key = [], [], 0, extra_key
 
 
-class SglangPrefixCache(PrefixAdapter):
+class SglangPrefixCache(TableViews, PrefixAdapter):
     """The choices SGLang makes (python/sglang/srt/mem_cache/radix_cache.py, managers/schedule_batch.py): a match
     covers at most len - 1 tokens (Req._compute_max_prefix_len); after each append the request's full pages are
     inserted and those the tree had already are freed, the request's table re-pointed at the tree's
@@ -65,35 +67,30 @@ class SglangPrefixCache(PrefixAdapter):
     def child_key(self, node):
         return node.extra_key, node.key[0]
 
-    def match_prefix(self, pages, extra_key):
-        """The tree's pages for the longest matched prefix of `pages`, stamping every node it visits, splitting the
-        one the match ends inside."""
-        stamp, node, value = self.tick(), self.root, []
-        while pages and (extra_key, pages[0]) in node.children:
-            child = node.children[(extra_key, pages[0])]
+    def walk(self, pages, extra_key):
+        """The longest prefix of `pages` the tree holds (match_prefix and insert alike): every node visited stamped
+        now, the one the match ends inside split there. Returns the last node, the tree's pages and the pages
+        matched."""
+        stamp, node, tree_pages, matched = self.tick(), self.root, [], 0
+        while matched < len(pages) and (extra_key, pages[matched]) in node.children:
+            child = node.children[(extra_key, pages[matched])]
             child.last_access_time = stamp
             n = 0
-            while n < min(len(child.key), len(pages)) and child.key[n] == pages[n]:
-                n += 1
-            if n < len(child.key):
-                child = self.split(child, n)
-            value += child.value
-            node, pages = child, pages[n:]
-        return value
-
-    def insert(self, pages, values, extra_key):
-        """The pages already in the tree for `pages` (their prefix there), the rest added as one new leaf."""
-        stamp, node, tree_pages = self.tick(), self.root, []
-        while pages and (extra_key, pages[0]) in node.children:
-            child = node.children[(extra_key, pages[0])]
-            child.last_access_time = stamp
-            n = 0
-            while n < min(len(child.key), len(pages)) and child.key[n] == pages[n]:
+            while n < len(child.key) and matched + n < len(pages) and child.key[n] == pages[matched + n]:
                 n += 1
             if n < len(child.key):
                 child = self.split(child, n)
             tree_pages += child.value
-            node, pages, values = child, pages[n:], values[n:]
+            node, matched = child, matched + n
+        return node, tree_pages, matched
+
+    def match_prefix(self, pages, extra_key):
+        return self.walk(pages, extra_key)[1]
+
+    def insert(self, pages, values, extra_key):
+        """The pages already in the tree for `pages` (their prefix there), the rest added as one new leaf."""
+        node, tree_pages, matched = self.walk(pages, extra_key)
+        pages, values = pages[matched:], values[matched:]
         if pages:
             leaf = TreeNode(node, pages, values, self.tick(), extra_key)
             node.children[(extra_key, pages[0])] = leaf
@@ -173,13 +170,7 @@ class SglangPrefixCache(PrefixAdapter):
         return sum(1 for p, node in self.node_of.items() if self.refs[p] == 0)
 
     def append(self, sid, k, v, tokens):
-        try:
-            k, v = steps(k, v, self.d_k, self.d_v)
-            if len(tokens) != k.shape[0]:
-                raise ShapeRefusal(f"{len(tokens)} tokens for {k.shape[0]} steps")
-        except ShapeRefusal:
-            self.requests.get(sid)
-            raise
+        k, v = token_steps(k, v, tokens, self.d_k, self.d_v, lambda: self.requests.get(sid))
         req, n = self.requests.get(sid), k.shape[0]
         if n == 0:
             return
@@ -214,28 +205,12 @@ class SglangPrefixCache(PrefixAdapter):
                 self.unref([req.pages[i]])
                 req.pages[i] = p
 
-    def prefill(self, sid, k, v, tokens, q):
-        before = self.requests.get(sid).length
-        queries(q, k.shape[0] if k.ndim == 2 else 1, self.d_k)
-        self.append(sid, k, v, tokens)
-        return causal(attend, *self.rows(sid), q, before)
+    # What the harness observes (TableViews reads the rows through these).
+    def table(self, sid):
+        return self.requests.get(sid).pages
 
-    # What the harness observes.
-    def rows(self, sid):
-        req = self.requests.get(sid)
-        return self.pool.rows(req.pages, req.length)
-
-    def decode(self, sid, q):
-        return attend(*self.rows(sid), q)
-
-    def keys(self, sid):
-        return self.rows(sid)[0]
-
-    def values(self, sid):
-        return self.rows(sid)[1]
-
-    def block_table(self, sid):
-        return list(self.requests.get(sid).pages)
+    def length(self, sid):
+        return self.requests.get(sid).length
 
     def ref_counts(self):
         return {p: r for p, r in enumerate(self.refs) if r > 0}

@@ -4,10 +4,12 @@ drafts kept by their request) and the glue a port adds (a fork by copy-on-write,
 import collections
 import hashlib
 
-from kvconform_port import CapacityRefusal, PrefixAdapter, ShapeRefusal
+from kvconform_port import CapacityRefusal, PrefixAdapter
 
 from numpy_caches.blocks import BlockPool, Sequences
-from numpy_caches.common import attend, causal, queries, rollback_count, steps
+from numpy_caches.common import rollback_count, token_steps
+
+from .views import TableViews
 
 
 class Block:
@@ -25,7 +27,7 @@ class Request:
         self.blocks, self.tokens, self.hashes, self.salt, self.length = [], [], [], salt, 0
 
 
-class VllmPrefixCache(PrefixAdapter):
+class VllmPrefixCache(TableViews, PrefixAdapter):
     """The choices vLLM v1 makes (vllm/v1/core/block_pool.py, kv_cache_manager.py) before PR #42656: a hit covers at
     most num_tokens - 1 tokens (get_computed_blocks); every full block is cached even when its hash is cached already
     (BlockHashToBlockMap keeps duplicates, NOTE #1) and a lookup takes the earliest still cached; every freed block
@@ -130,13 +132,7 @@ class VllmPrefixCache(PrefixAdapter):
         return (j + 1) * self.bs > req.length and (block.ref_cnt > 1 or block.block_hash is not None)
 
     def append(self, sid, k, v, tokens):
-        try:
-            k, v = steps(k, v, self.d_k, self.d_v)
-            if len(tokens) != k.shape[0]:
-                raise ShapeRefusal(f"{len(tokens)} tokens for {k.shape[0]} steps")
-        except ShapeRefusal:
-            self.requests.get(sid)  # an unknown sequence is refused as such first
-            raise
+        k, v = token_steps(k, v, tokens, self.d_k, self.d_v, lambda: self.requests.get(sid))
         req, n = self.requests.get(sid), k.shape[0]
         if n == 0:
             return
@@ -151,7 +147,7 @@ class VllmPrefixCache(PrefixAdapter):
             self.pool.copy(old.block_id, req.blocks[j].block_id)
             self.free_blocks_of([old])
         req.blocks += fresh
-        self.pool.write(self.table(req), req.length, k, v)
+        self.pool.write([b.block_id for b in req.blocks], req.length, k, v)
         req.length += n
         req.tokens += list(tokens)
         self.cache_full_blocks(req)
@@ -165,31 +161,12 @@ class VllmPrefixCache(PrefixAdapter):
             block.block_hash = h
             self.cached.setdefault(h, {})[block.block_id] = block
 
-    def prefill(self, sid, k, v, tokens, q):
-        before = self.requests.get(sid).length
-        queries(q, k.shape[0] if k.ndim == 2 else 1, self.d_k)
-        self.append(sid, k, v, tokens)
-        return causal(attend, *self.rows(sid), q, before)
+    # What the harness observes (TableViews reads the rows through these).
+    def table(self, sid):
+        return [block.block_id for block in self.requests.get(sid).blocks]
 
-    # What the harness observes.
-    def table(self, req):
-        return [block.block_id for block in req.blocks]
-
-    def rows(self, sid):
-        req = self.requests.get(sid)
-        return self.pool.rows(self.table(req), req.length)
-
-    def decode(self, sid, q):
-        return attend(*self.rows(sid), q)
-
-    def keys(self, sid):
-        return self.rows(sid)[0]
-
-    def values(self, sid):
-        return self.rows(sid)[1]
-
-    def block_table(self, sid):
-        return self.table(self.requests.get(sid))
+    def length(self, sid):
+        return self.requests.get(sid).length
 
     def ref_counts(self):
         return {b.block_id: b.ref_cnt for b in self.blocks if b.ref_cnt > 0}

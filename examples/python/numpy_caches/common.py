@@ -20,6 +20,19 @@ def steps(k, v, d_k, d_v):
     return k, v
 
 
+def token_steps(k, v, tokens, d_k, d_v, live):
+    """A prefix append's k and v as 2-D arrays, one token per step; ShapeRefusal otherwise, once `live()` has refused
+    an unknown sequence as such (that refusal comes first)."""
+    try:
+        k, v = steps(k, v, d_k, d_v)
+        if len(tokens) != k.shape[0]:
+            raise ShapeRefusal(f"{len(tokens)} tokens for {k.shape[0]} steps")
+    except ShapeRefusal:
+        live()
+        raise
+    return k, v
+
+
 def attend(keys, values, q):
     """s = K q / sqrt(d_k), w = softmax(s) (maximum subtracted), output = w V: two passes, in the
     precision of `keys` (q is rounded to it first, as a cache that stores that format would)."""

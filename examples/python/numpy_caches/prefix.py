@@ -4,10 +4,10 @@ a rollback."""
 import collections
 import hashlib
 
-from kvconform_port import CapacityRefusal, PrefixAdapter, ShapeRefusal
+from kvconform_port import CapacityRefusal, PrefixAdapter
 
 from .blocks import BlockPool, PoolViews, Sequence, Sequences
-from .common import steps
+from .common import token_steps
 
 ROOT = b""  # the parent hash of a sequence's first block
 
@@ -93,13 +93,7 @@ class PrefixCache(PoolViews, PrefixAdapter):
         del seq.tokens[seq.length:], seq.hashes[seq.length // self.block_size:]
 
     def append(self, sid, k, v, tokens):
-        try:
-            k, v = steps(k, v, self.d_k, self.d_v)
-            if len(tokens) != k.shape[0]:
-                raise ShapeRefusal(f"{len(tokens)} tokens for {k.shape[0]} steps")
-        except ShapeRefusal:
-            self.seqs.get(sid)  # an unknown sequence is refused as such first
-            raise
+        k, v = token_steps(k, v, tokens, self.d_k, self.d_v, lambda: self.seqs.get(sid))
         seq = self.seqs.get(sid)
         if k.shape[0] == 0:
             return

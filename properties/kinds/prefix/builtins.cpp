@@ -33,9 +33,9 @@ std::vector<implementation> policy_builtins() {
                                                     "registers duplicates, undeclared"),
       variant<declaring<basic_prefix<prefix_adopted_rules>, policies::adopted>>(
           "prefix-duplicates-adopted", "the cached block adopted in place of a duplicate (SGLang)"),
-      mutant<declaring<prefix, policies::adopted>>("prefix-declared-adopted-keeps-own", "order_preserved",
-                                                   "declares duplicates=adopted"),
-      mutant<basic_prefix<prefix_adopted_rules>>("prefix-undeclared-adopted", "order_preserved",
+      mutant<declaring<prefix, policies::adopted>>("prefix-declared-adopted-keeps-own",
+                                                   "prefix_rollback_keeps_registered", "declares duplicates=adopted"),
+      mutant<basic_prefix<prefix_adopted_rules>>("prefix-undeclared-adopted", "prefix_rollback_keeps_registered",
                                                  "adopts cached blocks, undeclared"),
       variant<declaring<basic_prefix<prefix_leaf_rules>, policies::leaf>>(
           "prefix-leaf-eviction", "whole least recently used leaves of the radix tree evicted (SGLang)"),

@@ -149,8 +149,9 @@ void add_sequence_ops(choices& c, const prefix_mix& mix, const prefix_model& m, 
   const std::size_t live = m.live().size(), block = m.config().block_size;
   const auto pick = rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, live + 1));
   const int creates = live == 0 ? std::max(mix.create, 1) : mix.create;  // nothing else can come first
-  if (mix.keys) {  // a lookup names its sequence's key or another (which must find nothing of that sequence's)
-    const auto key = rc::gen::oneOf(rc::gen::just<std::int64_t>(-1), uniform_in<std::int64_t>(0, 3));
+  if (mix.keys) {  // a lookup names its sequence's key, or more often another (which must find nothing of its)
+    const auto key = rc::gen::weightedOneOf<std::int64_t>(
+        {{1, rc::gen::just<std::int64_t>(-1)}, {3, uniform_in<std::int64_t>(0, 3)}});
     add(c, creates,
         rc::gen::apply([](std::uint64_t b, std::int64_t k) { return create_command(0, 0, tokens_of(b, b % 3), k); },
                        rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), key));

@@ -44,7 +44,7 @@ constexpr policy_choice eviction[] = {
     {"block", "an append evicts the least recently released evictable blocks, one block at a time"},
     {"leaf",
      "an append evicts whole leaves of the radix tree, least recently used first: the blocks one append registered, "
-     "split where a create's hit or another chain branched off",
+     "split where a create's hit, another chain or a sequence's full blocks end",
      "SGLang (RadixCache.evict, LRU by last_access_time)"},
 };
 constexpr policy_choice free_order[] = {
