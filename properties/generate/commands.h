@@ -245,9 +245,10 @@ property_run run_commands(const property& p, const implementation& impl, const r
       p, o,
       [&] {
         if (run.done() || run.stopped()) return;
-        const auto [shape, config] = *drawn;
+        const auto drawn_case = *drawn;
+        const cache_config& config = drawn_case.second;  // not a structured binding: lambdas below capture it
         if (p.drive) return run.drive(config);
-        const bool is_long = shape == case_shape::long_case;
+        const bool is_long = drawn_case.first == case_shape::long_case;
         const gen_context ctx = run.context(config, is_long);
         const Model initial = [&] {
           if constexpr (std::is_invocable_v<MakeModel, const cache_config&, const numeric_profile&, const policy_set&>)
@@ -264,7 +265,7 @@ property_run run_commands(const property& p, const implementation& impl, const r
             return op_gen(m, ctx)(r, size);
           });
         };
-        const auto list = case_commands(rc::state::gen::commands(initial, lazy), shape, trace_scale);
+        const auto list = case_commands(rc::state::gen::commands(initial, lazy), drawn_case.first, trace_scale);
         typename decltype(list)::ValueType commands;
         try {
           commands = *list;
