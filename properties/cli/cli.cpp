@@ -63,7 +63,8 @@ std::vector<std::string> take_port_command(int& argc, char** argv) {
 }  // namespace
 }  // namespace cli
 
-int run_cli(int argc, char** argv, const std::vector<implementation>& impls, const std::string& description) {
+int run_cli(int argc, char** argv, const std::vector<implementation>& impls, const std::string& description,
+            const std::string& left_out) {
   using namespace cli;
   if (const auto problems = registry_problems(impls); !problems.empty()) {
     for (const std::string& p : problems) std::cerr << "kvconform: " << p << "\n";
@@ -74,7 +75,7 @@ int run_cli(int argc, char** argv, const std::vector<implementation>& impls, con
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGXFSZ, SIG_IGN);
   install_stop_handlers();
-  const command_line cmd(impls, argc > 0 ? argv[0] : "kvconform");
+  const command_line cmd(impls, argc > 0 ? argv[0] : "kvconform", left_out);
   CLI::App app{description};
   app.require_subcommand(1);
   std::vector<std::string> port_command = take_port_command(argc, argv);

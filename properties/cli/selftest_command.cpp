@@ -1,4 +1,5 @@
 // `kvconform selftest`: every mutant killed and every valid variant passing, as a kill matrix.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -19,14 +20,17 @@ struct selftest_flags {
 int selftest(const command_line& cmd, const selftest_flags& f) {
   run_options o = profile_options(f.profile);
   if (f.search) o.search = *f.search;
-  announce_seed(o.seed);
-  std::cerr << "kvconform selftest: profile " << f.profile << ", " << f.seeds << " seeds per mutant\n";
   std::vector<implementation> impls = cmd.impls();
   if (!f.kind.empty()) {
     const auto kind = kind_from_string(f.kind);
     if (!kind) throw usage_error("--kind " + f.kind + ": unknown kind (known: " + kind_names() + ")");
     std::erase_if(impls, [&](const implementation& i) { return i.kind != *kind; });
   }
+  if (std::none_of(impls.begin(), impls.end(), [](const implementation& i) { return i.group != impl_group::reference; }))
+    throw usage_error("selftest: no mutants or valid variants to run" +
+                      (cmd.left_out().empty() ? std::string() : ": " + cmd.left_out()));
+  announce_seed(o.seed);
+  std::cerr << "kvconform selftest: profile " << f.profile << ", " << f.seeds << " seeds per mutant\n";
   const auto report = run_selftest(impls, o, f.seeds, std::cerr);
   print_selftest(report, std::cout);
   if (!f.json.empty()) write_selftest_json(report, f.json);

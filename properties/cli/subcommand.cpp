@@ -10,7 +10,8 @@ const implementation& command_line::named(const std::string& name) const {
     if (i.name == name) return i;
   std::string names;
   for (const auto& i : impls_) names += (names.empty() ? "" : ", ") + i.name;
-  throw usage_error("unknown implementation \"" + name + "\" (known: " + names + ")");
+  throw usage_error("unknown implementation \"" + name + "\" (known: " + names + ")" +
+                    (left_out_.empty() ? "" : "; " + left_out_));
 }
 
 std::string shell_words(const std::vector<std::string>& words) {

@@ -26,17 +26,19 @@ struct usage_error : std::runtime_error {
 /// One runner's command line: the implementations it knows and the name it was run by.
 class command_line {
  public:
-  command_line(const std::vector<implementation>& impls, std::string runner)
-      : impls_(impls), runner_(std::move(runner)) {}
+  command_line(const std::vector<implementation>& impls, std::string runner, std::string left_out = {})
+      : impls_(impls), runner_(std::move(runner)), left_out_(std::move(left_out)) {}
   const std::vector<implementation>& impls() const { return impls_; }
   /// The implementation called `name`; a usage error that lists the known names otherwise.
   const implementation& named(const std::string& name) const;
+  /// What this build leaves out and how to build it (run_cli), or empty.
+  const std::string& left_out() const { return left_out_; }
   /// How the runner was called (argv[0]), so that a replay hint names the runner actually run.
   const std::string& runner() const { return runner_; }
 
  private:
   const std::vector<implementation>& impls_;
-  std::string runner_;
+  std::string runner_, left_out_;
 };
 
 /// The shell-quoted words of a command line, for a replay hint.

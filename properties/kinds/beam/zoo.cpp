@@ -1,4 +1,4 @@
-// The built-in beam caches: the reference and its mutants (docs/mutants.md).
+// The beam zoo: mutants (docs/mutants.md).
 #include "impls/beam/beam.h"
 #include "impls/beam/mutants/bf16_truncate.h"
 #include "impls/beam/mutants/mask_sentinel.h"
@@ -11,13 +11,9 @@
 
 namespace kvconform::kinds {
 
-std::vector<implementation> beam_builtins() {
+std::vector<implementation> beam_zoo() {
   using namespace mutants;
-  return {reference<beam>(
-              "beam", "layers x batch x kv heads, prefill, rollback, reorder, GQA, masks; double, two-pass softmax"),
-          reference<beam_stored<formats::fp16>>("beam-fp16", "beam, keys and values stored in fp16"),
-          mutant<beam_bf16_truncate>("beam-bf16-truncate", "order_preserved", "bf16 by truncation, not rounding"),
-          reference<beam_stored<formats::bf16>>("beam-bf16", "beam, keys and values stored in bf16"),
+  return {mutant<beam_bf16_truncate>("beam-bf16-truncate", "order_preserved", "bf16 by truncation, not rounding"),
           mutant<beam_reorder_layer0_only>("beam-reorder-layer0-only", "beam_reorder_gathers", "transformers #46612"),
           mutant<beam_reorder_aliases>("beam-reorder-aliases", "beam_reorder_gathers", "repeated rows share storage"),
           mutant<beam_truncate_stale_length>("beam-truncate-stale-length", "beam_rollback_truncates", "a stale length"),

@@ -1,4 +1,4 @@
-// The built-in flat caches: the reference and its mutants (docs/mutants.md) and valid variants.
+// The flat zoo: mutants and valid variants (docs/mutants.md).
 #include "impls/flat/flat.h"
 #include "impls/flat/mutants/counter_before_check.h"
 #include "impls/flat/mutants/format_bugs.h"
@@ -22,22 +22,6 @@
 namespace kvconform::kinds {
 
 namespace {
-std::vector<implementation> reference_list() {
-  return {
-      reference<flat>("flat", "fixed-capacity cache, double, two-pass softmax"),
-      reference<flat_stored<formats::f32>>("flat-f32-storage", "flat, keys and values stored in f32"),
-      reference<flat_stored<formats::fp16>>("flat-fp16", "flat, keys and values stored in fp16"),
-      reference<flat_stored<formats::bf16>>("flat-bf16", "flat, keys and values stored in bf16"),
-      reference<flat_stored<formats::e4m3>>("flat-e4m3", "flat, keys and values stored in fp8 e4m3 (NaN on overflow)"),
-      reference<flat_stored<formats::e5m2>>("flat-e5m2", "flat, keys and values stored in fp8 e5m2"),
-      reference<flat_stored<formats::q8_0>>("flat-q8_0", "flat, llama.cpp-style q8_0 blocks of 32"),
-      reference<flat_stored<formats::q4_1>>("flat-q4_1", "flat, llama.cpp-style q4_1 blocks of 32 with a minimum"),
-      reference<flat_stored<kivi_keys, kivi_values>>("flat-kivi",
-                                                     "flat, KIVI-style int4: keys per channel, values per "
-                                                     "token, fp16 residual of 8 tokens"),
-  };
-}
-
 std::vector<implementation> mutant_list() {
   using namespace mutants;
   constexpr const char *refused = "refused_append_unchanged", *bound = "decode_within_bound";
@@ -99,9 +83,9 @@ std::vector<implementation> variant_list() {
 }
 }  // namespace
 
-std::vector<implementation> flat_builtins() {
-  std::vector<implementation> all = reference_list();
-  for (const auto& part : {mutant_list(), variant_list()}) all.insert(all.end(), part.begin(), part.end());
+std::vector<implementation> flat_zoo() {
+  std::vector<implementation> all = mutant_list();
+  for (implementation& i : variant_list()) all.push_back(std::move(i));
   return all;
 }
 

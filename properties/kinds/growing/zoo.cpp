@@ -1,4 +1,4 @@
-// The built-in growing caches: the reference and its mutant (docs/mutants.md).
+// The growing zoo: its mutant (docs/mutants.md).
 #include "impls/growing/growing.h"
 #include "impls/growing/mutants/doubles.h"
 #include "properties/kinds/growing/adapter.h"
@@ -6,10 +6,9 @@
 
 namespace kvconform::kinds {
 
-std::vector<implementation> growing_builtins() {
+std::vector<implementation> growing_zoo() {
   using namespace mutants;
-  return {reference<growing>("growing", "no capacity, storage in whole steps; double, two-pass softmax"),
-          mutant<growing_doubles>("growing-doubles", "growing_memory_follows_rule", "doubles instead of stepping")};
+  return {mutant<growing_doubles>("growing-doubles", "growing_memory_follows_rule", "doubles instead of stepping")};
 }
 
 }  // namespace kvconform::kinds

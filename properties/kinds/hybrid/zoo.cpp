@@ -1,4 +1,4 @@
-// The built-in hybrid caches: the reference, its mutants and valid variants (docs/mutants.md).
+// The hybrid zoo: mutants and valid variants (docs/mutants.md).
 #include "impls/hybrid/formats.h"
 #include "impls/hybrid/mutants/cross_windowed.h"
 #include "impls/hybrid/mutants/frees_early.h"
@@ -15,19 +15,10 @@
 
 namespace kvconform::kinds {
 
-std::vector<implementation> hybrid_builtins() {
+std::vector<implementation> hybrid_zoo() {
   using namespace mutants;
   using namespace variants;
   return {
-      reference<hybrid>("hybrid",
-                        "full, sliding, shared and cross layers over one block pool with fork and copy-on-write; "
-                        "double, two-pass softmax"),
-      reference<hybrid_stored<formats::e4m3_scaled>>("hybrid-e4m3",
-                                                     "hybrid, vLLM-style fp8 e4m3 with per-tensor scales, "
-                                                     "saturating, in every group"),
-      reference<hybrid_grouped<formats::bf16, formats::bf16, formats::e4m3_scaled, formats::e4m3_scaled>>(
-          "hybrid-bf16-sliding-e4m3",
-          "hybrid, full and cross groups in bf16, the sliding group in fp8 e4m3 with per-tensor scales (vLLM #47574)"),
       mutant<hybrid_global_windowed>("hybrid-global-layers-windowed", "hybrid_window_frees_blocks",
                                      "the window applied to full layers (vLLM #51756)"),
       mutant<hybrid_stale_layout>("hybrid-reused-block-stale-layout", "hybrid_freed_blocks_reused",

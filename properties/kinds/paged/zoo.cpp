@@ -1,4 +1,4 @@
-// The built-in paged caches: the reference and its mutants (docs/mutants.md).
+// The paged zoo: mutants and the kept-rollback variant (docs/mutants.md).
 #include "impls/paged/mutants/block_index_u16.h"
 #include "impls/paged/mutants/e4m3_nan_overflow.h"
 #include "impls/paged/mutants/fork_without_cow.h"
@@ -12,13 +12,9 @@
 
 namespace kvconform::kinds {
 
-std::vector<implementation> paged_builtins() {
+std::vector<implementation> paged_zoo() {
   using namespace mutants;
   return {
-      reference<paged>("paged", "block pool with fork, copy-on-write and preemption; double, two-pass softmax"),
-      reference<paged_stored<formats::e4m3_scaled>>("paged-e4m3",
-                                                    "paged, vLLM-style fp8 e4m3 with per-tensor "
-                                                    "scales, saturating"),
       mutant<paged_e4m3_nan_overflow>("paged-e4m3-nan-overflow", "order_preserved",
                                       "e4m3 NaN where saturation is declared"),
       mutant<paged_leak_on_refusal>("paged-leak-on-refusal", "refused_append_unchanged", "a refusal leaks"),

@@ -1,4 +1,4 @@
-// The built-in prefix caches: the reference and its mutants (docs/mutants.md).
+// The prefix zoo: mutants and the policy variants (docs/mutants.md).
 #include "impls/prefix/mutants/prefix_bugs.h"
 #include "impls/prefix/policies.h"
 #include "impls/prefix/prefix.h"
@@ -9,7 +9,7 @@ namespace kvconform::kinds {
 
 namespace {
 /// The policies (docs/kinds/prefix.md): each choice declared and made, declared and not made, made undeclared.
-std::vector<implementation> policy_builtins() {
+std::vector<implementation> policy_zoo() {
   return {
       variant<declaring<basic_prefix<prefix_all_but_last_rules>, policies::all_but_last>>(
           "prefix-hit-all-but-last", "a hit never covers the last token (vLLM, SGLang)"),
@@ -63,10 +63,9 @@ std::vector<implementation> policy_builtins() {
 }
 }  // namespace
 
-std::vector<implementation> prefix_builtins() {
+std::vector<implementation> prefix_zoo() {
   using namespace mutants;
   std::vector<implementation> all = {
-      reference<prefix>("prefix", "prefix caching over a block pool, LRU eviction; double, two-pass softmax"),
       mutant<prefix_hash_without_parent>("prefix-hash-without-parent", "prefix_hits_longest_prefix", "own tokens only"),
       mutant<prefix_partial_block_shared>("prefix-partial-block-shared", "prefix_hits_longest_prefix", "a partial hit"),
       mutant<prefix_evicts_referenced>("prefix-evicts-referenced", "prefix_referenced_never_evicted", "held evicted"),
@@ -77,7 +76,7 @@ std::vector<implementation> prefix_builtins() {
       mutant<prefix_ignores_extra_key>("prefix-ignores-extra-key", "prefix_extra_key_isolation",
                                        "equal tokens under another tenant's key hit"),
   };
-  for (implementation& i : policy_builtins()) all.push_back(std::move(i));
+  for (implementation& i : policy_zoo()) all.push_back(std::move(i));
   return all;
 }
 

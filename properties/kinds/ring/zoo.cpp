@@ -1,4 +1,4 @@
-// The built-in ring caches: the reference and its mutants (docs/mutants.md).
+// The ring zoo: mutants and the mlx-lm rollback variant (docs/mutants.md).
 #include "impls/ring/mutants/bulk_keeps_first.h"
 #include "impls/ring/mutants/group_shift.h"
 #include "impls/ring/mutants/head_off_by_one.h"
@@ -11,11 +11,9 @@
 
 namespace kvconform::kinds {
 
-std::vector<implementation> ring_builtins() {
+std::vector<implementation> ring_zoo() {
   using namespace mutants;
   return {
-      reference<ring>("ring", "sliding window of W rows with optional sinks, double, two-pass softmax"),
-      reference<ring_stored<formats::q8_0>>("ring-q8_0", "ring, llama.cpp-style q8_0 blocks of 32"),
       mutant<ring_q8_group_shift>("ring-q8-group-shift", "order_preserved", "group boundaries shifted by one"),
       mutant<ring_head_off_by_one>("ring-head-off-by-one", "ring_window_last_steps", "transformers #47708"),
       mutant<ring_bulk_keeps_first>("ring-bulk-keeps-first", "ring_window_last_steps", "mlx-examples #1093"),
