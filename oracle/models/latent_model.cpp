@@ -134,11 +134,17 @@ void latent_model::judge(const op& o, std::vector<latent_head> heads, expectatio
   e.streams.assign(e.problems.size(), stream);
   if (!profile_.keys.groups) return;
   // Integer groups: a decode is judged over the rows the cache exposes (docs/numerics.md §6), each head materialised
-  // again from them.
-  auto kept = std::make_shared<std::vector<latent_head>>(std::move(heads));
+  // again from them, unless they are the model's rows bit for bit (as a cache that quantises alike exposes them).
+  auto kept = std::make_shared<std::pair<std::vector<latent_head>, std::vector<attention_problem>>>(std::move(heads),
+                                                                                                     e.problems);
   e.rematerialise = [kept](const shared_doubles& rows) {
-    for (latent_head& h : *kept) h.rows.assign(rows.begin(), rows.end());
-    return materialise_all(*kept);
+    auto& [hs, problems] = *kept;
+    const bool same = std::all_of(hs.begin(), hs.end(), [&](const latent_head& h) {
+      return h.rows.size() == rows.size() && std::memcmp(h.rows.data(), rows.data(), rows.size() * sizeof(double)) == 0;
+    });
+    if (same) return problems;
+    for (latent_head& h : hs) h.rows.assign(rows.begin(), rows.end());
+    return materialise_all(hs);
   };
 }
 

@@ -111,6 +111,11 @@ bool dd_fma_kernels_available() {
 #endif
 }
 
+ddouble dot_dd(const double* a, const double* b, std::size_t d, dd_kernels choice) {
+  static const kernels automatic = pick(dd_kernels::automatic);
+  return (choice == dd_kernels::automatic ? automatic : pick(choice)).dot(a, b, d);
+}
+
 dd_oracle_result attention_oracle_dd(const attention_problem& p, dd_kernels choice) {
   const kernels k = pick(choice);
   dd_oracle_result r;

@@ -31,4 +31,7 @@ bool dd_fma_kernels_available();
 /// of at most a few denorm_min (the reason check_decode keeps float128 for profiles without FTZ).
 dd_oracle_result attention_oracle_dd(const attention_problem& p, dd_kernels kernels = dd_kernels::automatic);
 
+/// sum_j a_j b_j by the oracle's score kernel: exact products summed in four double-double lanes, then combined.
+dd::ddouble dot_dd(const double* a, const double* b, std::size_t d, dd_kernels kernels = dd_kernels::automatic);
+
 }  // namespace kvconform
