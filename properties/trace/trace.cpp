@@ -93,10 +93,13 @@ double row_data::operator[](std::size_t i) const {
 std::vector<double> row_data::copy(std::size_t begin, std::size_t n) const {
   std::vector<double> out;
   const std::size_t end = n > size_ - std::min(begin, size_) ? size_ : begin + n;
-  std::size_t at = 0;
+  if (begin >= end) return out;
+  out.reserve(end - begin);
+  std::size_t at = 0;  // where the piece starts
   for (const auto& piece : pieces_) {
-    for (std::size_t i = 0; i < piece.size(); ++i, ++at)
-      if (at >= begin && at < end) out.push_back(piece[i]);
+    const std::size_t from = std::max(begin, at), to = std::min(end, at + piece.size());
+    if (from < to) out.insert(out.end(), piece.begin() + (from - at), piece.begin() + (to - at));
+    at += piece.size();
     if (at >= end) break;
   }
   return out;
