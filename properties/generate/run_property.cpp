@@ -117,19 +117,18 @@ rc::Gen<std::pair<case_shape, cache_config>> case_runner::configs(config_gens ge
     return within(std::move(g), impl_.config_limits);
   };
   const auto long_size = long_case_size(p_, o_);
-  // Cases of the long and the production size drawn so far: the quick profile's sizes cycle twice and more, and only
-  // the first of each is long or production (a generator runs once per case; shrinking reuses what it drew).
-  auto seen_long = std::make_shared<int>(0), seen_production = std::make_shared<int>(0);
+  // Cases of the long size drawn so far: the quick profile's sizes cycle twice and more, and only the
+  // first of them is long (a generator runs once per case; shrinking reuses what it drew).
+  auto seen = std::make_shared<int>(0);
   return rc::gen::withSize([ordinary = fitted(std::move(gens.ordinary), false),
-                            long_shapes = fitted(std::move(gens.long_shapes), true), long_size, seen_long,
-                            seen_production, every = o_.deep, shapes = o_.production_shapes](int size) {
-    const bool is_long = long_size == size && (every || (*seen_long)++ == 0);
-    const bool production = shapes && production_case(size) && (every || (*seen_production)++ == 0);
-    const case_shape shape = is_long      ? case_shape::long_case
-                             : production ? case_shape::production
-                                          : case_shape::ordinary;
-    // A production size that is not a production case is drawn as the next one.
-    return rc::gen::map(rc::gen::resize(size + (production_size(size) && !production), is_long ? long_shapes : ordinary),
+                            long_shapes = fitted(std::move(gens.long_shapes), true), long_size, seen, every = o_.deep,
+                            shapes = o_.production_shapes](int size) {
+    const bool is_long = long_size == size && (every || (*seen)++ == 0);
+    const case_shape shape = is_long                           ? case_shape::long_case
+                             : shapes && production_case(size) ? case_shape::production
+                                                               : case_shape::ordinary;
+    // Without production shapes a production size is drawn as the next one.
+    return rc::gen::map(rc::gen::resize(size + (!shapes && production_size(size)), is_long ? long_shapes : ordinary),
                         [shape](cache_config c) {
                           return std::pair{shape, std::move(c)};
                         });

@@ -22,8 +22,8 @@ inline constexpr std::size_t production_groups[] = {5, 7, 8};
 enum class case_shape { ordinary, production, long_case };
 
 /// Whether a case of this RapidCheck size draws production shapes: size 1. Sizes cycle through
-/// 0 .. max_size, so that is about ten cases of a deep run (1000 up to 100); the quick profile takes only the
-/// first of its two (100 cases up to size 40), its second case, and draws the other as size 2.
+/// 0 .. max_size, so that is two cases of a quick run (100 cases up to size 40), the first its
+/// second, and about ten of a deep one (1000 up to 100).
 constexpr bool production_size(int size) { return size == 1; }
 /// Whether a case of this size is a production case: production_size, unless a test disabled them
 /// (generator_disabled("production-shapes"), docs/design.md §4.6).
