@@ -4,22 +4,21 @@
 # (needs the fuzz preset: cmake --preset fuzz && cmake --build --preset fuzz)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${KVCONFORM_FUZZ_BIN:-$here/../build-fuzz/fuzz}
+. "$here/targets.sh"
+bin=$fuzz_bin
 seconds=${1:-600}
 jobs=${2:-$(nproc)}
 shift $(($# < 2 ? $# : 2))
 results=${KVCONFORM_CAMPAIGN_DIR:-$here/../kvconform-campaign}
+select_targets "$@" || exit 2
 mkdir -p "$results"
-[ -f "$bin/fuzz_targets.txt" ] || { echo "missing $bin/fuzz_targets.txt: build the fuzz preset first"; exit 2; }
-targets=${*:-$(cat "$bin/fuzz_targets.txt")}
-for t in $targets; do
-  grep -qx "$t" "$bin/fuzz_targets.txt" || { echo "unknown target $t: see $bin/fuzz_targets.txt"; exit 2; }
-  [ -x "$bin/$t" ] || { echo "missing $bin/$t: build the fuzz preset first"; exit 2; }
+for t in "${targets[@]}"; do
+  target_flags "$t"
   work=$results/$t
   mkdir -p "$work/corpus" "$work/crashes"
   echo "== $t: ${seconds}s, $jobs jobs (progress: $work/fuzz.log)"
   KVCONFORM_FUZZ_ARTIFACTS=$work/crashes "$bin/$t" -fork="$jobs" -ignore_crashes=1 -max_total_time="$seconds" \
-    -dict="$here/$t.dict" -artifact_prefix="$work/crashes/" "$work/corpus" "$here/corpus/$t" 2>&1 |
+    "${flags[@]}" -artifact_prefix="$work/crashes/" "$work/corpus" "$here/corpus/$t" 2>&1 |
     tee "$work/fuzz.log" |
     grep --line-buffered -E '^#[0-9]+.*(NEW|REDUCE|pulse|DONE)|kvconform-fuzz:' | awk 'NR % 20 == 1 || /kvconform-fuzz/'
   # Inputs that add coverage go into the committed corpus (review and commit them).

@@ -32,6 +32,9 @@ int run_input(cache_kind kind, const std::uint8_t* data, std::size_t size) {
   const implementation& impl = target_implementation(kind, t.implementation);
   const verdict v = run_trace(t, impl);
   if (v.ok()) return 0;
+  // A config or op the implementation does not support is NOT SUPPORTED (docs/design.md §4.5), as in the gate and in
+  // replay: no finding, and no input for this target either, so libFuzzer keeps it out of the corpus.
+  if (v.fail->check == "not-supported") return -1;
   const failure& f = *v.fail;
   t.implementation = impl.name;
   t.ops.resize(f.op_index + 1);  // ops after the divergence never ran

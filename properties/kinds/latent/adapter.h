@@ -3,6 +3,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <string>
 
 #include "properties/executor/block_pool_adapter.h"
 #include "properties/kinds/paged/adapter.h"
@@ -39,11 +40,21 @@ template <latent_cache C>
 struct latent_calls {
   using id = sequence_id_t<C>;
   static constexpr bool preempts = false, prefills = latent_prefilling<C>;
-  static C construct(const cache_config& c) { return C(c.capacity, c.block_size, c.d_k, c.d_v); }
-  static bool supports(const cache_config& c) {
+  /// Checked before the cache exists: a type's constructor may throw for a config it cannot take (the references do
+  /// for integer groups), which the session would report as an exception; it is NOT SUPPORTED (docs/kinds/latent.md).
+  static C construct(const cache_config& c) {
+    if (const std::string why = why_unsupported(c); !why.empty())
+      throw subject_failure("not-supported", "latent: " + why);
+    return C(c.capacity, c.block_size, c.d_k, c.d_v);
+  }
+  static bool supports(const cache_config& c) { return why_unsupported(c).empty(); }
+  /// Why the type cannot take config c; empty if it can.
+  static std::string why_unsupported(const cache_config& c) {
     if constexpr (requires { C::profile.keys.groups; })  // integer groups: a value row is its key row's first groups
-      if (C::profile.keys.groups && c.d_v % C::profile.keys.group != 0) return false;
-    return !c.preempt;
+      if (C::profile.keys.groups && c.d_v % C::profile.keys.group != 0)
+        return "integer groups of " + std::to_string(C::profile.keys.group) +
+               " need d_v (d_c) a multiple of them, not " + std::to_string(c.d_v);
+    return c.preempt ? "no preemption" : "";
   }
   static auto create(C& c, const op&) { return c.create(); }
   static auto append(C& c, id s, const call& x) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "oracle/models/latent_model.h"
+#include "oracle/numeric/storage_format.h"
 #include "properties/generate/block_pool_fuzz.h"
 #include "properties/kinds/latent/parts.h"
 
@@ -40,9 +41,16 @@ class latent_fuzz final : public model_fuzz_ops<latent_model> {
 }  // namespace
 
 void latent_fuzz_config(byte_io& io, cache_config& c) {
+  const std::size_t d_c = c.d_v, d_r = c.d_k > c.d_v ? c.d_k - c.d_v : 1;  // the writer's config, before the clamps
   block_pool_fuzz_config(io, c, 12, 4);
-  c.d_k = c.d_v + io.range(1, 4, c.d_k > c.d_v ? c.d_k - c.d_v : 1);  // a rotary part of 1 to 4
-  c.v_scale = c.k_scale;                                              // one scale: the values are the rows'
+  // A rotary part of 1 to 4 on the drawn d_c, or (5 to 8) on a d_c of one whole int8 group: the narrowest rows the
+  // q8_0 reference takes (docs/kinds/latent.md, Formats), above the fuzz sizes. One byte either way, so inputs written
+  // for 1 to 4 read the same.
+  const std::size_t group = formats::q8_0.group;
+  const std::uint64_t r = io.range(1, 8, d_c == group ? d_r + 4 : d_r);
+  if (r > 4) c.d_v = group;
+  c.d_k = c.d_v + (r > 4 ? r - 4 : r);
+  c.v_scale = c.k_scale;  // one scale: the values are the rows'
 }
 
 std::unique_ptr<fuzz_ops> latent_fuzz_ops(byte_io& io, const cache_config& c) {
