@@ -136,13 +136,10 @@ void latent_model::judge(const op& o, std::vector<latent_head> heads, expectatio
   // Integer groups: a decode is judged over the rows the cache exposes (docs/numerics.md §6), each head materialised
   // again from them, unless they are the model's rows bit for bit (as a cache that quantises alike exposes them).
   auto kept = std::make_shared<std::pair<std::vector<latent_head>, std::vector<attention_problem>>>(std::move(heads),
-                                                                                                     e.problems);
+                                                                                                    e.problems);
   e.rematerialise = [kept](const shared_doubles& rows) {
     auto& [hs, problems] = *kept;
-    const bool same = std::all_of(hs.begin(), hs.end(), [&](const latent_head& h) {
-      return h.rows.size() == rows.size() && std::memcmp(h.rows.data(), rows.data(), rows.size() * sizeof(double)) == 0;
-    });
-    if (same) return problems;
+    if (!hs.empty() && same_bits(hs.front().rows, rows.vector())) return problems;  // every head reads the same rows
     for (latent_head& h : hs) h.rows.assign(rows.begin(), rows.end());
     return materialise_all(hs);
   };
