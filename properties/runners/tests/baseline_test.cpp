@@ -1,6 +1,7 @@
 // Baselines: the line format read, applied to a run and written back.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -17,12 +18,15 @@ std::string written(const std::string& name, const std::string& text) {
 }
 
 std::string error_of(const std::string& text, const std::vector<const kv::implementation*>& known) {
+  const std::string path = written("bad.csv", text);
+  std::string error;
   try {
-    kv::read_baseline(written("bad.csv", text), known);
+    kv::read_baseline(path, known);
   } catch (const kv::baseline_error& e) {
-    return e.what();
+    error = e.what();
   }
-  return "";
+  std::remove(path.c_str());  // nothing left in the temporary folder
+  return error;
 }
 }  // namespace
 
@@ -30,6 +34,7 @@ TEST(Baseline, ReadsEntriesWithCommasInTheReasonAndSkipsComments) {
   const kv::implementation* flat = kv::find_implementation("flat");
   const auto path = written("ok.csv", "\xEF\xBB\xBF# c\r\n\r\n  flat , exact_fill , a, b \r\nflat,copy_semantics,\n");
   const auto entries = kv::read_baseline(path, {flat});
+  std::remove(path.c_str());
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(entries[0].implementation, "flat");
   EXPECT_EQ(entries[0].property, "exact_fill");
