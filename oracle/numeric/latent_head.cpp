@@ -34,34 +34,42 @@ struct row_products {
 /// Bounded: the last few projection pairs, each with at most `rows_per_pair` rows.
 class product_memo {
  public:
-  const row_products& of(const latent_head& h, const double* c) {
-    pair& p = pair_of(h);
-    std::string key(reinterpret_cast<const char*>(c), h.d_c * sizeof(double));
-    if (const auto it = p.rows.find(key); it != p.rows.end()) return it->second;
-    if (p.rows.size() >= rows_per_pair) p.rows.clear();
-    row_products r;
-    r.keys.resize(h.d_nope), r.key_abs.resize(h.d_nope), r.values.resize(h.d_v), r.value_abs.resize(h.d_v);
-    for (std::size_t j = 0; j < h.d_nope; ++j)
-      std::tie(r.keys[j], r.key_abs[j]) = product(h.w_uk.data() + j * h.d_c, c, h.d_c);
-    for (std::size_t v = 0; v < h.d_v; ++v)
-      std::tie(r.values[v], r.value_abs[v]) = product(h.w_uv.data() + v * h.d_c, c, h.d_c);
-    return p.rows.emplace(std::move(key), std::move(r)).first->second;
+  /// The rows' products under one head's projections: found once per head, then read per row (`of`).
+  class pair {
+   public:
+    const row_products& of(const latent_head& h, const double* c) {
+      std::string key(reinterpret_cast<const char*>(c), h.d_c * sizeof(double));
+      if (const auto it = rows_.find(key); it != rows_.end()) return it->second;
+      if (rows_.size() >= rows_per_pair) rows_.clear();
+      row_products r;
+      r.keys.resize(h.d_nope), r.key_abs.resize(h.d_nope), r.values.resize(h.d_v), r.value_abs.resize(h.d_v);
+      for (std::size_t j = 0; j < h.d_nope; ++j)
+        std::tie(r.keys[j], r.key_abs[j]) = product(h.w_uk.data() + j * h.d_c, c, h.d_c);
+      for (std::size_t v = 0; v < h.d_v; ++v)
+        std::tie(r.values[v], r.value_abs[v]) = product(h.w_uv.data() + v * h.d_c, c, h.d_c);
+      return rows_.emplace(std::move(key), std::move(r)).first->second;
+    }
+
+   private:
+    friend class product_memo;
+    static constexpr std::size_t rows_per_pair = 4096;
+    std::vector<double> w_uk_, w_uv_;
+    std::unordered_map<std::string, row_products> rows_;
+  };
+
+  pair& pair_of(const latent_head& h) {
+    for (pair& p : pairs_)
+      if (same(p.w_uk_, h.w_uk) && same(p.w_uv_, h.w_uv)) return p;
+    if (pairs_.size() == pairs) pairs_.pop_front();
+    pair& p = pairs_.emplace_back();
+    p.w_uk_ = h.w_uk, p.w_uv_ = h.w_uv;
+    return p;
   }
 
  private:
-  static constexpr std::size_t pairs = 8, rows_per_pair = 4096;
-  struct pair {
-    std::vector<double> w_uk, w_uv;
-    std::unordered_map<std::string, row_products> rows;
-  };
+  static constexpr std::size_t pairs = 8;
   static bool same(const std::vector<double>& a, const std::vector<double>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-  }
-  pair& pair_of(const latent_head& h) {
-    for (pair& p : pairs_)
-      if (same(p.w_uk, h.w_uk) && same(p.w_uv, h.w_uv)) return p;
-    if (pairs_.size() == pairs) pairs_.pop_front();
-    return pairs_.emplace_back(pair{h.w_uk, h.w_uv, {}});
   }
   std::deque<pair> pairs_;
 };
@@ -69,6 +77,7 @@ class product_memo {
 
 attention_problem materialise(const latent_head& h) {
   thread_local product_memo memo;
+  product_memo::pair& products = memo.pair_of(h);  // the projections compared once per head, not once per row
   const std::size_t dk = h.d_nope + h.d_r, width = h.d_c + h.d_r;
   auto t = std::make_shared<latent_terms>();
   t->inner = h.d_c;
@@ -77,7 +86,7 @@ attention_problem materialise(const latent_head& h) {
   for (std::size_t i = 0; i < h.n; ++i) {
     const double* c = h.rows.data() + i * width;
     for (std::size_t m = 0; m < h.d_c; ++m) t->latent_max = std::max(t->latent_max, std::fabs(c[m]));
-    const row_products& r = memo.of(h, c);
+    const row_products& r = products.of(h, c);
     for (std::size_t j = 0; j < h.d_nope; ++j)
       keys[i * dk + j] = r.keys[j], t->keys[i] += r.key_abs[j] * std::fabs(h.q_nope[j]);
     for (std::size_t j = 0; j < h.d_r; ++j)

@@ -207,24 +207,47 @@ std::optional<format_problem> format_checker::check_side(const stream& want, con
 void format_checker::passed_units::key(const std::vector<double>& want_rows, const std::vector<double>& got_rows,
                                        std::size_t a, std::size_t b, const group_view& want, const group_view& got,
                                        std::size_t ga, std::size_t ng) {
-  key_.assign(1, static_cast<double>(b - a));
-  key_.insert(key_.end(), want_rows.begin() + a, want_rows.begin() + b);
-  key_.insert(key_.end(), got_rows.begin() + a, got_rows.begin() + b);
+  parts_.clear();
+  parts_.emplace_back(want_rows.data() + a, b - a), parts_.emplace_back(got_rows.data() + a, b - a);
   for (const std::vector<double>* v : {&want.scales, &want.zeros, &got.scales, &got.zeros})
-    if (!v->empty()) key_.insert(key_.end(), v->begin() + ga, v->begin() + ga + ng);
-  hash_ = 0x9e3779b97f4a7c15ull;
-  for (double x : key_) hash_ = (hash_ ^ std::bit_cast<std::uint64_t>(x)) * 0xff51afd7ed558ccdull, hash_ ^= hash_ >> 32;
+    if (!v->empty()) parts_.emplace_back(v->data() + ga, ng);
+  rows_ = b - a, size_ = 0;
+  // Four lanes: one multiply chain over every element was most of a quantized reference's state check.
+  std::uint64_t h[4] = {0x9e3779b97f4a7c15ull ^ rows_, 1, 2, 3};
+  for (const std::span<const double> part : parts_) {
+    for (std::size_t i = 0; i < part.size(); ++i, ++size_) {
+      std::uint64_t& x = h[size_ & 3];
+      x = (x ^ std::bit_cast<std::uint64_t>(part[i])) * 0xff51afd7ed558ccdull, x ^= x >> 32;
+    }
+  }
+  hash_ = ((h[0] * 31 + h[1]) * 31 + h[2]) * 31 + h[3];
+}
+
+bool format_checker::passed_units::matches(const std::vector<double>& stored) const {
+  if (stored.size() != size_ + 1 || stored[0] != static_cast<double>(rows_)) return false;
+  std::size_t at = 1;
+  for (const std::span<const double> part : parts_) {  // bits, not values: -0.0 and NaN payloads are inputs too
+    if (!same_bits(stored.data() + at, part.data(), part.size())) return false;
+    at += part.size();
+  }
+  return true;
 }
 
 const std::vector<double>* format_checker::passed_units::find() const {
   const auto at = by_hash_.find(hash_);
   if (at == by_hash_.end()) return nullptr;
-  for (const auto& [k, err] : at->second)  // bits, not values: -0.0 and NaN payloads are inputs too
-    if (k.size() == key_.size() && same_bits(k.data(), key_.data(), k.size())) return &err;
+  for (const auto& [k, err] : at->second)
+    if (matches(k)) return &err;
   return nullptr;
 }
 
-void format_checker::passed_units::add(std::vector<double> err) { by_hash_[hash_].emplace_back(key_, std::move(err)); }
+void format_checker::passed_units::add(std::vector<double> err) {
+  std::vector<double> key;
+  key.reserve(size_ + 1);
+  key.push_back(static_cast<double>(rows_));
+  for (const std::span<const double> part : parts_) key.insert(key.end(), part.begin(), part.end());
+  by_hash_[hash_].emplace_back(std::move(key), std::move(err));
+}
 
 std::optional<format_problem> format_checker::check_state(snapshot& expected, const snapshot& observed) {
   sliding_.clear();

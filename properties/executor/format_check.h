@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -71,7 +72,10 @@ class format_checker {
     void add(std::vector<double> err);
 
    private:
-    std::vector<double> key_;
+    bool matches(const std::vector<double>& stored) const;
+    // The key's parts in place (a unit's rows are most of the state: copied only when the unit is added).
+    std::vector<std::span<const double>> parts_;
+    std::size_t rows_ = 0, size_ = 0;  // the unit's elements per side, and the key's elements
     std::uint64_t hash_ = 0;
     std::unordered_map<std::uint64_t, std::vector<std::pair<std::vector<double>, std::vector<double>>>> by_hash_;
   };

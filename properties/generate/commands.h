@@ -99,6 +99,13 @@ struct deferred_command final : rc::state::Command<Model, case_session> {
   deferred_command(std::string l, std::function<std::optional<ops>(const Model&)> f, bool /*group*/)
       : label(std::move(l)), make(std::move(f)) {}
   void checkPreconditions(const Model& m) const override { RC_PRE(make(m).has_value()); }
+  /// checkPreconditions, run and apply with the ops made once (making them is most of a command's cost).
+  void run_and_apply(Model& m, case_session& s) const {
+    const auto made = make(m);
+    RC_PRE(made.has_value());
+    for (const op& o : *made) step_or_fail(s, o);
+    for (const op& o : *made) m.apply(o);
+  }
   void apply(Model& m) const override {
     const auto made = make(m);  // held: *make(m) in a range-for would dangle
     for (const op& o : *made) m.apply(o);
@@ -136,7 +143,12 @@ void run_all(const std::vector<command_ptr<Model>>& commands, const Model& initi
     return;
   }
   Model state = initial;
-  for (const command_ptr<Model>& c : commands) c->checkPreconditions(state), c->run(state, s), c->apply(state);
+  for (const command_ptr<Model>& c : commands) {
+    if (const auto* d = dynamic_cast<const deferred_command<Model>*>(c.get()))
+      d->run_and_apply(state, s);
+    else
+      c->checkPreconditions(state), c->run(state, s), c->apply(state);
+  }
 }
 
 /// One of `choices` by weight (weight 0 = never); which one is picked does not shrink, what it
