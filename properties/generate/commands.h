@@ -206,8 +206,9 @@ class case_runner {
   /// After the ops ran: the rewrite's first difference fails the case, else on_trace, and the passed
   /// case is offered to the search.
   void finish(const cache_config& config, case_session& s);
-  /// The search found a failure (or a stop cut it short): the remaining cases return at once.
-  bool done() const { return search_ && search_->done(); }
+  /// The search found a failure (or a stop cut it short), or the run's case_limit is reached: the remaining cases
+  /// return at once.
+  bool done() const { return (search_ && search_->done()) || limited(); }
   /// A signal or a deadline asks the run to stop: the case returns before it generates anything
   /// (a long trace takes seconds to draw), and the stop is noted for the gate (note_stop_seen).
   static bool stopped();
@@ -222,6 +223,9 @@ class case_runner {
   std::optional<input_class> class_;  // the current case's input class, when it drew one
   bool long_case_ = false;            // the current case is a long one (shapes.h)
   std::unique_ptr<numeric_search> search_;
+  int passed_ = 0;  // cases that passed: a next one fails as case passed_ + 1 (+ the search's traces before it)
+
+  bool limited() const;
 };
 
 /// The command list of a case of `shape` (shapes.h): up to `trace_scale` x (RapidCheck size + 1)

@@ -61,7 +61,9 @@ void numeric_search::finish() {
 
 void numeric_search::round(int budget, bool first) {
   first_done_ = first_done_ || first;
-  for (int i = 0; i < budget && !done() && !pool_.empty(); ++i) {
+  // A trace that fails counts counted() + 1 cases: past the run's case_limit it is not run.
+  const auto limited = [&] { return o_.case_limit > 0 && counted() >= o_.case_limit; };
+  for (int i = 0; i < budget && !done() && !pool_.empty() && !limited(); ++i) {
     const bool scheduled = first && static_cast<std::size_t>(i) < std::size(schedule);
     const entry& parent = scheduled || (rng_() & 1) ? pool_.front() : pool_[rng_() % pool_.size()];
     search::candidate c = parent.c;

@@ -37,6 +37,11 @@ class numeric_search {
   void finish();
   /// A trace of the search failed (or a stop cut it short): no more cases are needed.
   bool done() const { return found_ || stopped_; }
+  /// The traces it ran.
+  int traces() const { return cases_; }
+  /// The cases a failure of its next trace would count less one: the random cases it saw pass (a long case is not
+  /// offered to it), and its traces.
+  int counted() const { return passed_ + cases_; }
   /// Adds what the search did to `out`: its traces and their statistics; a failure, with the cases
   /// counted up to it (the random cases that passed before it, then the search's), when it found one;
   /// and when a random case failed after the first round, that round's traces to its cases.

@@ -51,7 +51,7 @@ bool case_runner::stopped() {
 
 void case_runner::conclude() {
   if (!search_) return;
-  if (!out_.fail && out_.error.empty() && !search_->done()) search_->finish();
+  if (!out_.fail && out_.error.empty() && !search_->done() && !limited()) search_->finish();
   search_->report(out_);
 }
 
@@ -66,6 +66,7 @@ void case_runner::drive(const cache_config& config) {
     RC_FAIL(s.failed()->signature() + ": " + s.failed()->message);
   }
   if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
+  ++passed_;
 }
 
 bool within_limits(const cache_config& c, const implementation& impl) {
@@ -184,6 +185,15 @@ void case_runner::finish(const cache_config& config, case_session& c) {
   if (o_.on_trace) o_.on_trace(trace{config, s.ops(), impl_.name, p_.name, ""});
   // A long case's thousands of rows would make each search trace cost a hundred ordinary ones.
   if (search_ && !s.failed() && !long_case_) search_->passed(config, s.ops(), s.stats());
+  ++passed_;
+}
+
+bool case_runner::limited() const {
+  if (o_.case_limit <= 0) return false;
+  // A next random case would fail as case passed_ + 1 + the search's traces, a next trace of the search (a round
+  // after the cases that the search saw, and at the end) as its counted() + 1: neither may still come within.
+  const bool random_past = passed_ + (search_ ? search_->traces() : 0) >= o_.case_limit;
+  return random_past && (!search_ || search_->done() || search_->counted() >= o_.case_limit);
 }
 
 property_run run_property(const property& p, const implementation& impl, const run_options& o) {

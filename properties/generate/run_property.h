@@ -20,6 +20,10 @@ struct run_options {
   bool production_shapes = true;  ///< production and long cases (docs/design.md §4.4); off: small only
   /// Traces the targeted numeric search runs per property that has it (docs/numerics.md §4.4; 0: none).
   int search = 12;
+  /// Stop once no case could fail within this many (counted as property_run::cases counts them; 0: no limit): up to
+  /// there the run is the same, so a failure it finds is the unlimited run's, and one the unlimited run finds within
+  /// the limit it finds too. Selftest's properties after the first kill need only find out whether they kill sooner.
+  int case_limit = 0;
   std::function<void(const trace&)> on_trace;  ///< sees every generated trace that passed (seed corpora)
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <map>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -69,15 +70,26 @@ mutant_result run_mutant(const implementation& impl, const run_options& base, in
     run_options o = base;
     o.seed = base.seed + static_cast<std::uint64_t>(s);
     o.shrink = false;
+    // The first killer is the property that kills in fewest cases, the earliest in table order among equals. The
+    // registered killer runs first, and then each other property only as far as it could still be that: as many
+    // cases as the best so far if it comes before it in the table, one fewer if after (a run's cases are the same
+    // whatever its limit, up to the limit: run_options::case_limit).
+    const std::vector<const property*> props = runnable(impl);
+    std::vector<std::size_t> order(props.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return props[i]->name == impl.killer; });
     int best = -1;
-    std::string best_name;
-    for (const property* p : runnable(impl)) {
-      const property_run run = run_property(*p, impl, o);
+    std::size_t best_at = 0;
+    for (const std::size_t i : order) {
+      o.case_limit = best < 0 ? 0 : (i < best_at ? best : best - 1);
+      if (best >= 0 && o.case_limit == 0) continue;  // it would have to kill in no cases
+      const property_run run = run_property(*props[i], impl, o);
       if (stop_signal() != 0) return m;  // a case cut short by the signal kills nothing; the seed is not counted
       if (!run.fail && run.error.empty()) continue;
-      if (best < 0 || run.cases < best) best = run.cases, best_name = p->name;
-      if (p->name == impl.killer) expected_cases.push_back(run.cases);
+      if (best < 0 || run.cases < best || (run.cases == best && i < best_at)) best = run.cases, best_at = i;
+      if (props[i]->name == impl.killer) expected_cases.push_back(run.cases);
     }
+    const std::string best_name = best < 0 ? "" : props[best_at]->name;
     ++m.seeds;
     if (best < 0) continue;
     ++m.killed;
