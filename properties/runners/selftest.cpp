@@ -82,7 +82,7 @@ mutant_result run_mutant(const implementation& impl, const run_options& base, in
     std::size_t best_at = 0;
     for (const std::size_t i : order) {
       o.case_limit = best < 0 ? 0 : (i < best_at ? best : best - 1);
-      if (best >= 0 && o.case_limit == 0) continue;  // it would have to kill in no cases
+      if (best >= 0 && o.case_limit <= 0) continue;  // it would have to kill in no cases
       const property_run run = run_property(*props[i], impl, o);
       if (stop_signal() != 0) return m;  // a case cut short by the signal kills nothing; the seed is not counted
       if (!run.fail && run.error.empty()) continue;
