@@ -34,40 +34,34 @@ struct row_products {
 /// Bounded: the last few projection pairs, each with at most `rows_per_pair` rows.
 class product_memo {
  public:
-  /// The rows' products under one head's projections: found once per head, then read per row (`of`).
-  class pair {
-   public:
+  /// One projection pair's rows: found once per head (`pair_of`), then read per row (`of`).
+  struct pair {
+    std::vector<double> w_uk, w_uv;
+    std::unordered_map<std::string, row_products> rows;
+
     const row_products& of(const latent_head& h, const double* c) {
       std::string key(reinterpret_cast<const char*>(c), h.d_c * sizeof(double));
-      if (const auto it = rows_.find(key); it != rows_.end()) return it->second;
-      if (rows_.size() >= rows_per_pair) rows_.clear();
+      if (const auto it = rows.find(key); it != rows.end()) return it->second;
+      if (rows.size() >= rows_per_pair) rows.clear();
       row_products r;
       r.keys.resize(h.d_nope), r.key_abs.resize(h.d_nope), r.values.resize(h.d_v), r.value_abs.resize(h.d_v);
       for (std::size_t j = 0; j < h.d_nope; ++j)
         std::tie(r.keys[j], r.key_abs[j]) = product(h.w_uk.data() + j * h.d_c, c, h.d_c);
       for (std::size_t v = 0; v < h.d_v; ++v)
         std::tie(r.values[v], r.value_abs[v]) = product(h.w_uv.data() + v * h.d_c, c, h.d_c);
-      return rows_.emplace(std::move(key), std::move(r)).first->second;
+      return rows.emplace(std::move(key), std::move(r)).first->second;
     }
-
-   private:
-    friend class product_memo;
-    static constexpr std::size_t rows_per_pair = 4096;
-    std::vector<double> w_uk_, w_uv_;
-    std::unordered_map<std::string, row_products> rows_;
   };
 
   pair& pair_of(const latent_head& h) {
     for (pair& p : pairs_)
-      if (same(p.w_uk_, h.w_uk) && same(p.w_uv_, h.w_uv)) return p;
+      if (same(p.w_uk, h.w_uk) && same(p.w_uv, h.w_uv)) return p;
     if (pairs_.size() == pairs) pairs_.pop_front();
-    pair& p = pairs_.emplace_back();
-    p.w_uk_ = h.w_uk, p.w_uv_ = h.w_uv;
-    return p;
+    return pairs_.emplace_back(pair{h.w_uk, h.w_uv, {}});
   }
 
  private:
-  static constexpr std::size_t pairs = 8;
+  static constexpr std::size_t pairs = 8, rows_per_pair = 4096;
   static bool same(const std::vector<double>& a, const std::vector<double>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
   }
