@@ -271,6 +271,7 @@ nlohmann::json cell_json(const property_report& p) {
   if (p.fail)
     jp["failure"] = {
         {"check", p.fail->check}, {"op_index", p.fail->op_index}, {"signature", valid_utf8(p.fail->signature())}};
+  if (p.counterexample) jp["shrunk"] = valid_utf8(trace_listing(*p.counterexample, p.fail ? p.fail->op_index : SIZE_MAX));
   if (!p.saved_path.empty()) jp["trace"] = valid_utf8(p.saved_path), jp["replay"] = valid_utf8(p.replay);
   if (!p.save_error.empty()) jp["save_error"] = valid_utf8(p.save_error);
   for (const std::string& s : p.skipped) jp["skipped_stored"].push_back(valid_utf8(s));
