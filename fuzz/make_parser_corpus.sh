@@ -17,7 +17,7 @@ for impl in $(awk '/^  [a-z0-9-]+  \[/ {print $1}' "$work/list.txt"); do
 done
 for kind in flat ring; do
   "$kvconform" port --kind "$kind" --cases 3 --store "" -- \
-    bash -c "tee -a '$work/requests.jsonl' | '$py' '$here/../examples/python/kvconform_port.py' |
+    bash -c "tee -a '$work/requests.jsonl' | '$py' '$here/../examples/python/numpy_port.py' |
              tee -a '$work/answers.jsonl'" >/dev/null 2>&1
 done
 "$py" - "$work" "$out" <<'PY'

@@ -4,6 +4,17 @@ source "$(dirname "$0")/lib.sh"
 root=$2 build=$3
 prefix=$scratch/prefix
 run 0 cmake --install "$build" --prefix "$prefix"
+# The Python package installed beside the program: imported from the prefix, it finds that program, and pytest loads
+# its plugin from the installed metadata (python/README.md, "Installing").
+cd / && env -u KVCONFORM PATH=/usr/bin:/bin PYTHONPATH="$prefix/lib/python3/dist-packages" "$py" -m pytest --co \
+  -p no:cacheprovider "$root/python/tests/test_pytest_plugin.py" >"$scratch/py.txt" 2>&1 ||
+  { cat "$scratch/py.txt" >&2; fail "pytest with the installed package"; }
+cd "$scratch"
+contains py.txt "kvconform: $prefix/bin/kvconform (installed beside the package)"
+PYTHONPATH="$prefix/lib/python3/dist-packages" run 0 env -u KVCONFORM "$py" -c \
+  "import kvconform_port as k; print(k.__file__); print(*k.find_program())"
+contains out.txt "$prefix/lib/python3/dist-packages/kvconform_port/__init__.py"
+contains out.txt "$prefix/bin/kvconform installed beside the package"
 # The installed libraries' own compiler flags (a sanitizer build's -fsanitize must link the consumer too).
 flags=$(sed -n 's/^CMAKE_CXX_FLAGS:STRING=//p' "$build/CMakeCache.txt")
 run 0 cmake -S "$root/examples/consumer" -B consumer -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

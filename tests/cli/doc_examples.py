@@ -12,7 +12,9 @@ The conventions a document follows so that its examples are found (nothing else 
   the port answers: each line validates against the protocol schema, `kvconform port ARGS` is run against a port
   that answers exactly the lines shown (and the requests left out, which must be `observe`, with the numpy caches),
   it must pass, and every request shown must be the one the harness sent, character for character.
-- Any other fenced block (formulas, pseudo-code, python, cmake) holds no JSON; one that starts with `{` or a
+- A fenced block tagged `python` in a document of RUN_PYTHON is a complete program: it is run with /usr/bin/python3,
+  with the repository's python/ and examples/python/ on PYTHONPATH, and must exit 0 (numpy only, no engine).
+- Any other fenced block (formulas, pseudo-code, python elsewhere, cmake) holds no JSON; one that starts with `{` or a
   `> {` / `< {` line is an error. In a `sh` block, each command (indented lines continue the one above) is checked
   as an inline command below.
 - An inline code span that starts with `{` is JSON: a whole message as above, or a part of one, which must match a
@@ -38,8 +40,10 @@ import time
 import jsonschema
 
 KVCONFORM, ROOT = sys.argv[1], sys.argv[2]
-DOCS = ["docs/port-protocol.md", "docs/numerics.md", "README.md", "examples/python/kvconform_port/README.md",
-        "fuzz/README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(f"{ROOT}/docs/kinds/*.md"))
+DOCS = ["docs/port-protocol.md", "docs/numerics.md", "README.md", "python/README.md",
+        "fuzz/README.md", "docs/engines.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(f"{ROOT}/docs/kinds/*.md"))
+# Documents whose ```python blocks are complete programs, run and required to exit 0.
+RUN_PYTHON = {"docs/engines.md"}
 # Documented examples the harness must refuse, each with its reason; one it accepts fails the test.
 EXPECTED_FAILURES = {"e4m3 inf": "docs/numerics.md §6 shows it as a declaration §6.1 refuses: e4m3 has no infinity"}
 FORMAT = re.compile(r'^"?((?:f64|f32|fp16|bf16|e4m3|e5m2|int8|int4)(?: [^"]*)?)"?$')
@@ -294,8 +298,25 @@ def check_block(doc, where, tag, args, body, first_line):
                 commands.append([n, line])
         for n, line in commands:
             check_commands(f"{doc}:{n}", line)
+    elif tag == "python" and doc in RUN_PYTHON:
+        count(doc, "python program")
+        run_python(where, body)
     elif body and re.match(r"^([<>] )?\{", body[0].strip()):
         fail(where, f"JSON in a block tagged {tag!r}: tag it json (one document) or exchange (a transcript)")
+
+
+def run_python(where, body):
+    """Runs a python block as a program (in the scratch directory, 60 s at most); a nonzero exit fails `where`."""
+    with open("example.py", "w") as f:
+        f.write("\n".join(body) + "\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([f"{ROOT}/python", f"{ROOT}/examples/python"]),
+               PYTHONDONTWRITEBYTECODE="1")
+    try:
+        run = subprocess.run([PY, "example.py"], capture_output=True, text=True, env=env, timeout=60)
+    except subprocess.TimeoutExpired:
+        return fail(where, "the python example ran past 60 s")
+    if run.returncode != 0:
+        fail(where, f"the python example exits {run.returncode}:\n{(run.stdout + run.stderr)[-2000:]}")
 
 
 def inline(doc, text):

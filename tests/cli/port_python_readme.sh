@@ -1,7 +1,7 @@
-# The few-line port of examples/python/kvconform_port/README.md runs as written and passes every flat property.
+# The few-line port of python/README.md runs as written and passes every flat property.
 # Usage: port_python_readme.sh KVCONFORM ROOT
 source "$(dirname "$0")/port_python_lib.sh"
-"$py" - "$ex/kvconform_port/README.md" my_port.py <<'PY' || fail "no python example in the README"
+"$py" - "$root/python/README.md" my_port.py <<'PY' || fail "no python example in the README"
 import re, sys
 blocks = re.findall(r"```python\n(.*?)```", open(sys.argv[1]).read(), re.S)
 open(sys.argv[2], "w").write(blocks[0])

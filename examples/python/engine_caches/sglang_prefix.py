@@ -2,7 +2,7 @@
 the runs one insert added, a match capped before the last token, duplicates adopted from the tree, and eviction of
 whole least recently used leaves; with the glue a port adds (a fork by copy-on-write, refusals that change nothing,
 each node held whole or not at all, as a lock on a node split where a request's rows end)."""
-from kvconform_port import CapacityRefusal, PrefixAdapter
+from kvconform_port import CapacityRefusal, HitRows, PrefixAdapter
 
 from numpy_caches.blocks import BlockPool, Sequences
 from numpy_caches.common import rollback_count, token_steps
@@ -44,7 +44,7 @@ class SglangPrefixCache(TableViews, PrefixAdapter):
         self.node_of = {}  # a page in the tree -> its node
         self.root, self.clock = TreeNode(), 0
         self.requests = Sequences()
-        self.hits = 0
+        self.hit_rows = HitRows()  # observed as self.hit_rows()
 
     def pages_of(self, tokens):
         return [tuple(tokens[i:i + self.bs]) for i in range(0, len(tokens) - self.bs + 1, self.bs)]
@@ -131,7 +131,7 @@ class SglangPrefixCache(TableViews, PrefixAdapter):
             self.refs[p] += 1
         req.length = len(req.pages) * self.bs
         req.tokens = list(tokens[:req.length])
-        self.hits += req.length
+        self.hit_rows.add(req.length)
         self.settle()
         return self.requests.add(req)
 
@@ -220,6 +220,3 @@ class SglangPrefixCache(TableViews, PrefixAdapter):
 
     def evictable_blocks(self):
         return self.evictable_pages()
-
-    def hit_rows(self):
-        return self.hits

@@ -4,7 +4,7 @@ drafts kept by their request) and the glue a port adds (a fork by copy-on-write,
 import collections
 import hashlib
 
-from kvconform_port import CapacityRefusal, PrefixAdapter
+from kvconform_port import CapacityRefusal, HitRows, PrefixAdapter, free_and_evictable
 
 from numpy_caches.blocks import BlockPool, Sequences
 from numpy_caches.common import rollback_count, token_steps
@@ -46,7 +46,7 @@ class VllmPrefixCache(TableViews, PrefixAdapter):
         self.free_queue = collections.OrderedDict((b, None) for b in range(config["capacity"]))
         self.cached = {}  # block hash -> {block_id: block}, the earliest cached first
         self.requests = Sequences()
-        self.hits = 0
+        self.hit_rows = HitRows()  # observed as self.hit_rows()
 
     @staticmethod
     def hash_block(parent, tokens, extra):
@@ -104,7 +104,7 @@ class VllmPrefixCache(TableViews, PrefixAdapter):
             req.hashes.append(h)
         req.length = len(req.blocks) * self.bs
         req.tokens = list(tokens[:req.length])
-        self.hits += req.length
+        self.hit_rows.add(req.length)
         return self.requests.add(req)
 
     def fork(self, sid):
@@ -171,14 +171,15 @@ class VllmPrefixCache(TableViews, PrefixAdapter):
     def ref_counts(self):
         return {b.block_id: b.ref_cnt for b in self.blocks if b.ref_cnt > 0}
 
+    def holds_prefix(self, block_id):
+        """Whether a block in the free queue still holds a cached prefix: evictable rather than free."""
+        return self.blocks[block_id].block_hash is not None
+
     def free_blocks(self):
-        return sum(1 for b in self.free_queue if self.blocks[b].block_hash is None)
+        return free_and_evictable(self.free_queue, self.holds_prefix)[0]
 
     def evictable_blocks(self):
-        return len(self.free_queue) - self.free_blocks()
-
-    def hit_rows(self):
-        return self.hits
+        return free_and_evictable(self.free_queue, self.holds_prefix)[1]
 
 
 class VllmEaglePrefixCache(VllmPrefixCache):

@@ -4,6 +4,7 @@ import operator
 import numpy as np
 
 from . import codec
+from .arrays import snapshot, to_numpy
 from .digest import stream_digest, stream_digests
 from .refusals import Unsupported, reason_of
 
@@ -36,7 +37,7 @@ def integers_of(values, what):
 def stream(name, keys, values, digest, positions=None, blocks=None, groups=None):
     """One observed stream: rows in full (§7) or as rows and digest (§8); blocks in full either way.
     groups: {"key_scales": array, ...}, the integer groups the adapter exposes, sent with full rows."""
-    keys, values = np.asarray(keys, dtype=np.float64), np.asarray(values, dtype=np.float64)
+    keys, values = np.asarray(to_numpy(keys), dtype=np.float64), np.asarray(to_numpy(values), dtype=np.float64)
     if keys.ndim != 2 or values.ndim != 2 or keys.shape[0] != values.shape[0]:
         raise ValueError(f"stream {name!r}: keys and values must be 2-D with as many rows each, "
                          f"got shapes {keys.shape} and {values.shape}")
@@ -49,7 +50,7 @@ def stream(name, keys, values, digest, positions=None, blocks=None, groups=None)
         if pos is not None:
             out["positions"] = pos
         for field, numbers in (groups or {}).items():
-            out[field] = codec.numbers(numbers)
+            out[field] = codec.numbers(to_numpy(numbers))
     if blocks is not None:
         out["blocks"] = integers_of(blocks, f"stream {name!r} blocks")
     return out
@@ -64,16 +65,18 @@ def counters(values):
 def decode_answer(result):
     """A decode's (output, weights), flattened row-major."""
     output, weights = result
-    return {"output": codec.numbers(output), "weights": codec.numbers(weights)}
+    return {"output": codec.numbers(to_numpy(output)), "weights": codec.numbers(to_numpy(weights))}
 
 
 class Driver:
     """Calls the adapter method an op names with the op's fields in the order the kind lists them.
     Arrays handed over are read-only during the call when `guard` is set, and every input is kept
-    in `inputs` for the port to poison afterwards (§9)."""
+    in `inputs` for the port to poison afterwards (§9). An adapter's `array_in` converts each array
+    handed over; as other array types may ignore numpy's read-only flag, their bits are compared instead."""
 
     def __init__(self, adapter, inputs, guard):
         self.adapter, self.inputs, self.guard = adapter, inputs, guard
+        self.watched = []  # (field, array handed over, its bits before the call)
 
     def apply(self, op, request):
         """The answer fields of an accepted op; raises Refused, Unsupported or ProtocolError."""
@@ -82,7 +85,17 @@ class Driver:
         method = getattr(self.adapter, op, None)
         if method is None:
             raise Unsupported(f"{type(self.adapter).__name__} does not implement {op!r}")
-        return self.call(op, method, self.arguments(op, request))
+        try:
+            return self.call(op, method, self.arguments(op, request))
+        finally:  # a write into an input is a bug even in a call that was refused
+            self.check_unwritten(op)
+
+    def check_unwritten(self, op):
+        watched, self.watched = self.watched, []
+        for field, given, before in watched:
+            if before is not None and snapshot(given) != before:
+                raise ValueError(f"{op}: the cache wrote into its input {field}, which is read-only during the call "
+                                 "(docs/port-protocol.md §9)")
 
     def arguments(self, op, request):
         required, optional = self.adapter.ops[op]
@@ -99,6 +112,13 @@ class Driver:
             out = codec.integers(value, field)
         else:
             out = codec.array_from(value, field)
+            convert = type(self.adapter).array_in  # from the class: a plain function must not bind as a method
+            if convert is not None:
+                self.inputs.append(out)  # poisoned afterwards, so a converted array sharing its memory shows it
+                given = convert(out)
+                if self.guard:
+                    self.watched.append((field, given, snapshot(given)))
+                return given
             out.flags.writeable = not self.guard
         self.inputs.append(out)
         return out
@@ -248,8 +268,8 @@ class BeamDriver(Driver):
         a, c = self.adapter, self.adapter.config
         streams = []
         for layer in range(c["layers"]):
-            keys = np.asarray(a.keys(layer), dtype=np.float64)
-            values = np.asarray(a.values(layer), dtype=np.float64)
+            keys = np.asarray(to_numpy(a.keys(layer)), dtype=np.float64)
+            values = np.asarray(to_numpy(a.values(layer)), dtype=np.float64)
             want = (c["batch"], c["heads"])
             if keys.ndim != 4 or values.ndim != 4 or keys.shape[:2] != want or values.shape[:2] != want:
                 raise ValueError(f"keys({layer}) and values({layer}) must be (B, H, len, D) with (B, H) = {want}, "

@@ -26,6 +26,9 @@ class Adapter:
     - `policies`: the choices the cache makes where engines legitimately differ, declared in hello, e.g.
       {"hit_limit": "all_but_last", "duplicates": "registered"} (docs/design.md §2.4; `kvconform list` prints each
       kind's policies); the harness holds the cache to exactly those. Empty: the kind's contract.
+    - `array_in`: a callable applied to every array handed to the cache (a float64 numpy array), e.g.
+      torch.from_numpy; None (the default) hands the numpy arrays over. Arrays the adapter returns may be of any
+      type that exports DLPack or __array__ (arrays.to_numpy).
 
     The constructor receives the config dict of docs/port-protocol.md §4, optional fields filled in;
     every kind's config carries the per-tensor scales "k_scale" and "v_scale" (floats, 1.0 unless the
@@ -44,6 +47,7 @@ class Adapter:
     refusals = {}
     limits = {}
     policies = {}
+    array_in = None
     config_fields = ()  # required config fields of the kind, after "kind"
     config_defaults = SCALES  # optional config fields and their values when absent
     driver = None  # the drivers.Driver subclass that calls it and observes it
