@@ -164,16 +164,31 @@ class _State:
 
 
 def _call(cmd, env, timeout):
-    """Runs the gate in its own process group, so that a deadline leaves no port behind."""
+    """Runs the gate in its own process group, so that a deadline or an interrupted pytest leaves no port behind."""
     with subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           errors="replace", start_new_session=True) as p:
         try:
             out, _ = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            out, _ = p.communicate()
-            return "timeout", out + f"\n(killed after {timeout} s)"
+            _stop(p)
+            return "timeout", p.communicate()[0] + f"\n(stopped after {timeout} s)"
+        except BaseException:  # Ctrl-C reaches pytest's process group only, not the gate's
+            _stop(p)
+            raise
         return p.returncode, out
+
+
+def _stop(p):
+    """SIGTERM to the gate's group (it closes its port and ends the matrix), SIGKILL if it is not gone 5 s later."""
+    for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, None)):
+        try:
+            os.killpg(p.pid, sig)
+            p.wait(wait)
+            return
+        except ProcessLookupError:
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def _failure(cell, env_prefix):
