@@ -43,7 +43,7 @@ KVCONFORM, ROOT = sys.argv[1], sys.argv[2]
 DOCS = ["docs/port-protocol.md", "docs/numerics.md", "README.md", "python/README.md",
         "fuzz/README.md", "docs/engines.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(f"{ROOT}/docs/kinds/*.md"))
 # Documents whose ```python blocks are complete programs, run and required to exit 0.
-RUN_PYTHON = {"docs/engines.md"}
+RUN_PYTHON = {"docs/engines.md", "python/README.md"}
 # Documented examples the harness must refuse, each with its reason; one it accepts fails the test.
 EXPECTED_FAILURES = {"e4m3 inf": "docs/numerics.md §6 shows it as a declaration §6.1 refuses: e4m3 has no infinity"}
 FORMAT = re.compile(r'^"?((?:f64|f32|fp16|bf16|e4m3|e5m2|int8|int4)(?: [^"]*)?)"?$')
@@ -312,7 +312,8 @@ def run_python(where, body):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([f"{ROOT}/python", f"{ROOT}/examples/python"]),
                PYTHONDONTWRITEBYTECODE="1")
     try:
-        run = subprocess.run([PY, "example.py"], capture_output=True, text=True, env=env, timeout=60)
+        run = subprocess.run([PY, "example.py"], stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env,
+                             timeout=60)
     except subprocess.TimeoutExpired:
         return fail(where, "the python example ran past 60 s")
     if run.returncode != 0:

@@ -22,6 +22,7 @@ code=$?
 cd ..
 [ $code = 1 ] || { cat out.txt >&2; fail "pytest exited $code, expected 1 (one failed test)"; }
 contains out.txt "kvconform: $kvconform (given)"
+contains out.txt "collected 40 items"  # python/README.md says so
 contains out.txt "= 1 failed, "
 contains out.txt "FAILED test_paged.py::test_preempts_oldest[paged_preemption]"
 contains out.txt "FAIL paged_preemption: preemption at append: "
