@@ -5,6 +5,7 @@ Loaded by the package's pytest11 entry point once installed, or with `-p kvconfo
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -125,7 +126,7 @@ class _State:
 
     def _env_prefix(self):
         extra = self._extra_path()
-        return f"PYTHONPATH={os.pathsep.join(extra)} " if extra else ""
+        return f"PYTHONPATH={shlex.quote(os.pathsep.join(extra))} " if extra else ""
 
     def _run(self, group, spec):
         path, how = self.program(spec)
