@@ -3,7 +3,7 @@
 # Usage: python_package.sh KVCONFORM ROOT
 source "$(dirname "$0")/lib.sh"
 root=$2
-"$py" -c "import venv, pytest" 2>/dev/null || skip "python3-venv or python3-pytest missing"
+"$py" -c "import ensurepip, pytest" 2>/dev/null || skip "python3-venv (ensurepip) or python3-pytest missing"
 cp -r "$root/python" src  # pip builds in its source folder: never in the checkout
 run 0 "$py" -m venv --system-site-packages env
 run 0 env/bin/python -m pip install --no-build-isolation --no-index ./src
