@@ -56,13 +56,9 @@ def conformance(adapter, *, kind=None, policies=None, profile="quick", seed=1, c
     spec.port_command("python3")  # refuse an adapter the port process could not import, at collection
 
     def test(kvconform_property, request):
-        request.config.stash[_state_key()].check(request.node, spec, kvconform_property)
+        from .pytest_plugin import STATE  # the plugin imports pytest; the port library does not
+        request.config.stash[STATE].check(request.node, spec, kvconform_property)
 
     test.kvconform = spec
     test.__doc__ = f"kvconform {kind} conformance of {adapter.__qualname__}"
     return pytest.mark.kvconform(test)
-
-
-def _state_key():
-    from .pytest_plugin import STATE
-    return STATE
