@@ -3,10 +3,10 @@
 Usage: /usr/bin/python3 numpy_port.py [--bug NAME] [--no-poison] [--no-digest]
 """
 from kvconform_port import serve
-from numpy_caches import beam, flat, growing, hybrid, latent, paged, prefix, ring
+from numpy_caches import beam, flat, growing, hybrid, latent, paged, prefix, ring, tiered
 
 CACHES = [flat.FlatCache, ring.RingCache, growing.GrowingCache, paged.PagedCache, prefix.PrefixCache, beam.BeamCache,
-          hybrid.HybridCache, latent.LatentCache]
+          hybrid.HybridCache, latent.LatentCache, tiered.TieredCache]
 BUGS = {
     "flat-strict-capacity": flat.StrictCapacityFlat,
     "flat-no-copy": flat.NoCopyFlat,
@@ -23,6 +23,16 @@ BUGS = {
     "beam-prefill-top-left": beam.PrefillTopLeftBeam,
     "hybrid-global-layers-windowed": hybrid.GlobalWindowedHybrid,
     "latent-values-past-rotary": latent.ValuesPastRotaryLatent,
+    "tiered-store-reads-unwritten": tiered.StoreReadsUnwrittenTiered,
+    "tiered-reuse-pending-source": tiered.ReusePendingSourceTiered,
+    "tiered-load-source-unpinned": tiered.LoadSourceUnpinnedTiered,
+    "tiered-room-ignores-pins": tiered.RoomIgnoresPinsTiered,
+    "tiered-layout-transposed": tiered.LayoutTransposedTiered,
+    "tiered-overlap-device-hit": tiered.OverlapDeviceHitTiered,
+    "tiered-consumed-before-load": tiered.ConsumedBeforeLoadTiered,
+    "tiered-failed-load-keeps-length": tiered.FailedLoadKeepsLengthTiered,
+    "tiered-pending-entry-evictable": tiered.PendingEntryEvictableTiered,
+    "tiered-failed-store-leaks-slot": tiered.FailedStoreLeaksSlotTiered,
 }
 
 if __name__ == "__main__":

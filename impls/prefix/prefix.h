@@ -217,7 +217,7 @@ class basic_prefix {
   /// Rows every create so far found in the cache.
   std::size_t hit_rows() const { return hit_rows_; }
 
- private:
+ protected:
   struct sequence {
     std::vector<std::size_t> blocks;
     std::vector<std::uint64_t> hashes;  // of each full block, in order

@@ -25,5 +25,13 @@ struct empty_error : error {
 struct index_error : error {
   using error::error;
 };
+/// Rows a pending transfer has not finished with (tiered: a sequence still loading, a block not yet written).
+struct pending_error : error {
+  using error::error;
+};
+/// A transfer completed out of the order the cache completes them in (tiered, completion_order=fifo).
+struct order_error : error {
+  using error::error;
+};
 
 }  // namespace kvconform

@@ -168,7 +168,13 @@ expectation block_pool_model::apply(const op& o) {
   return e;
 }
 
+bool block_pool_model::malformed(const op& o) const {
+  const auto steps = steps_of(o);
+  return !steps || !well_formed(o, *steps) || (o.kind == op_kind::prefill && !prefill_queries(o, *steps));
+}
+
 expectation block_pool_model::apply_op(const op& o) {
+  if (auto own = own_op(o)) return std::move(*own);
   switch (o.kind) {
     case op_kind::create: return create(o), expectation{};
     case op_kind::fork: return fork(o);

@@ -42,6 +42,7 @@ class block_pool_model : public model {
   const cache_config& config() const { return config_; }
   /// Live handles, oldest first.
   std::vector<std::int64_t> live() const;
+  bool is_live(std::int64_t h) const { return seqs_.count(h) != 0; }
   /// Handles issued so far: the next create or fork gets this number.
   std::int64_t handles() const { return handles_; }
   /// Rows of live sequence h.
@@ -110,8 +111,14 @@ class block_pool_model : public model {
   }
   /// After an accepted rollback cut `s`'s rows, tokens and block table.
   virtual void rolled_back(sequence& s) { (void)s; }
-  /// The kind's counters, in order.
+  /// The kind's counters, in order (and streams of its own, after the sequences').
   virtual void count(snapshot& out) const = 0;
+  /// An op the kind decides itself before the pool does (an op of its own, or one it refuses for a reason of its
+  /// own); nullopt leaves it to the pool.
+  virtual std::optional<expectation> own_op(const op& o) {
+    (void)o;
+    return std::nullopt;
+  }
   /// The steps of an append when k and v are well-formed (append_steps over d_k and d_v).
   virtual std::optional<std::size_t> steps_of(const op& o) const { return append_steps(o, config_.d_k, config_.d_v); }
   /// Step i's value row, as given: v's.
@@ -131,11 +138,15 @@ class block_pool_model : public model {
   }
   /// Gives `s` the next handle.
   void add(sequence s) { seqs_.emplace(handles_++, std::move(s)); }
-  bool is_live(std::int64_t h) const { return seqs_.count(h) != 0; }
+  /// Uses up the next handle without a sequence (a fork the kind refuses itself).
+  void skip_handle() { ++handles_; }
   const sequence& at(std::int64_t h) const { return seqs_.at(h); }
+  sequence& at(std::int64_t h) { return seqs_.at(h); }
   const std::map<std::int64_t, sequence>& sequences() const { return seqs_; }
   /// Releases live sequence h.
   void release(std::int64_t h);
+  /// Whether append `o` (or a prefill) is malformed: k, v or what else the kind's appends carry; a prefill's q too.
+  bool malformed(const op& o) const;
   /// One table more holds block b; true when none did before.
   bool hold(std::int64_t b) { return refs_[b]++ == 0; }
   /// One table fewer holds block b (unheld() when none does any more).

@@ -22,7 +22,7 @@ namespace kvconform {
 ///
 /// Beyond the pool's refusals: an append's (and a prefill's) `shape` also for a token count other than the step
 /// count, and its `capacity` when the blocks it could take are too few.
-class prefix_model final : public block_pool_model {
+class prefix_model : public block_pool_model {
  public:
   prefix_model(const cache_config& c, const numeric_profile& p, const policy_set& policies = {});
 
@@ -48,7 +48,7 @@ class prefix_model final : public block_pool_model {
   };
   const facts& last() const { return last_; }
 
- private:
+ protected:
   using row = std::vector<double>;
   using chain = std::pair<std::int64_t, std::vector<std::int64_t>>;  // extra key, tokens up to a block's end
   struct cached_block {

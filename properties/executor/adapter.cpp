@@ -18,6 +18,10 @@ op_outcome refusal_from_current_exception() {
     r.reason = refuse_empty, r.message = e.what();
   } catch (const index_error& e) {
     r.reason = refuse_index, r.message = e.what();
+  } catch (const pending_error& e) {
+    r.reason = refuse_pending, r.message = e.what();
+  } catch (const order_error& e) {
+    r.reason = refuse_order, r.message = e.what();
   } catch (const error& e) {
     r.reason = refuse_none, r.message = e.what();  // a refusal of no known kind never matches
   }

@@ -60,8 +60,7 @@ class sequence_handles {
 /// ref_count(block). Constructed as C(num_blocks, block_size, d_k, d_v). Refusals are
 /// kvconform::error exceptions or returned statuses. No base class is needed.
 template <class C, class Id>
-concept block_pool_cache = std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t> &&
-    std::integral<Id> && requires(C& c, const C& cc, Id s, std::size_t block) {
+concept block_pool_ops = std::integral<Id> && requires(C& c, const C& cc, Id s, std::size_t block) {
   requires std::same_as<unwrapped_t<decltype(c.fork(s))>, Id>;
   c.release(s);
   { cc.keys(s) } -> matrix_view;
@@ -72,6 +71,10 @@ concept block_pool_cache = std::constructible_from<C, std::size_t, std::size_t, 
   std::end(cc.block_table(s));
   { cc.ref_count(block) } -> std::convertible_to<std::size_t>;
 };
+/// A block_pool_ops cache constructed as C(num_blocks, block_size, d_k, d_v).
+template <class C, class Id>
+concept block_pool_cache =
+    std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t> && block_pool_ops<C, Id>;
 
 /// The optional decode capability: c.decode_step(seq, q) giving a decode result (or a result_like of one).
 template <class C, class Id>
@@ -141,7 +144,8 @@ std::optional<op_outcome> sequence_outcome(C& cache, sequence_handles<Id>& handl
 /// `append(cache, id, call)`, `preempts` (an append's value lists the ids it released), `prefills` and
 /// `prefill(cache, id, call)` (a decode result, with `preempted` ids where it preempts),
 /// `count(cache, snapshot)`, the kind's other counters, and optionally `decodes` and `decode(cache, id, call)`,
-/// a kind's own decode in place of decode_step(id, q).
+/// a kind's own decode in place of decode_step(id, q); `own(cache, handles, call)` for the kind's own ops and
+/// `observe(cache, config, snapshot)` for its own streams, members of a Calls object the subject keeps.
 template <class C, class Calls>
 class block_pool_subject final : public subject {
   using id = typename Calls::id;
@@ -191,7 +195,11 @@ class block_pool_subject final : public subject {
           return decode_outcome([&] { return std::as_const(cache_).decode_step(handles_.id_of(o.seq), c.q); });
         else
           return unsupported();
-      default: return unsupported();  // the vocabulary of other kinds
+      default:
+        if constexpr (requires { calls_.own(cache_, handles_, c); })  // the kind's own ops (tiered: transfers)
+          return calls_.own(cache_, handles_, c);
+        else
+          return unsupported();  // the vocabulary of other kinds
     }
   }
 
@@ -200,6 +208,8 @@ class block_pool_subject final : public subject {
     observe_sequences(std::as_const(cache_), handles_, config_, s);
     s.counters.emplace_back("free_blocks", static_cast<std::int64_t>(cache_.free_blocks()));
     Calls::count(std::as_const(cache_), s);
+    if constexpr (requires { calls_.observe(std::as_const(cache_), config_, s); })  // the kind's own streams
+      calls_.observe(std::as_const(cache_), config_, s);
     return s;
   }
 
@@ -207,6 +217,7 @@ class block_pool_subject final : public subject {
   C cache_;
   cache_config config_;
   sequence_handles<id> handles_;
+  Calls calls_{};  ///< what the kind's part keeps between ops (tiered: its transfers' ids); most keep nothing
 };
 
 /// A registry entry for a block-pool cache of `kind` adapted by `Calls`; "decode" when it has it,

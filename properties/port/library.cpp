@@ -341,6 +341,11 @@ void check_functions(const abi& f, const port_hello& h) {
       {capability::rollback, "kvc_rollback", f.rollback != nullptr, 3, kinds::all},
       {capability::decode, "kvc_decode_latent", f.decode_latent != nullptr, 4, kinds::latent},
       {capability::prefill, "kvc_prefill_latent", f.prefill_latent != nullptr, 5, kinds::latent}};
+  for (const auto& entry : h.kinds)
+    if (entry.first == "tiered")
+      throw std::invalid_argument("the library declares the tiered kind, which the C ABI does not carry (its transfers, "
+                                  "tiers and entries are in no function of <kvconform/c_port.h>): serve that cache as "
+                                  "a port over the pipe (docs/kinds/tiered.md)");
   for (const auto& [kind, offer] : h.kinds)
     if (offer.capabilities.has(capability::extra_keys))
       throw std::invalid_argument("the library declares the capability \"extra_keys\" for the " + kind +

@@ -49,10 +49,12 @@ std::vector<std::int64_t> integers(const json& a, const std::string& where) {
   return out;
 }
 
+/// A stream's name in full, so that it compares with the model's: a tiered entry is named by its chain's tokens
+/// (docs/kinds/tiered.md), hundreds of bytes for a long chain. The answer's own size limit bounds it.
 std::string stream_name(const json& js) {
   if (!js.contains("name")) return "";
   if (!js["name"].is_string()) codec::bad("stream.name", "expected a string");
-  return valid_utf8(js["name"].get<std::string>(), 200);
+  return valid_utf8(js["name"].get<std::string>());
 }
 
 stream stream_from(const json& js) {

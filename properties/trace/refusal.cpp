@@ -6,19 +6,20 @@
 namespace kvconform {
 
 namespace {
-constexpr const char* reason_names[] = {"capacity", "shape", "empty", "index"};  // bit i of `refusal`
+// Bit i of `refusal`; bit 4 (refuse_unspecified) has no name: it is what an answer without a reason matches.
+constexpr const char* reason_names[] = {"capacity", "shape", "empty", "index", nullptr, "pending", "order"};
 }  // namespace
 
 std::vector<std::string> refusal_names(unsigned reasons) {
   std::vector<std::string> names;
   for (unsigned i = 0; i < std::size(reason_names); ++i)
-    if (reasons & (1u << i)) names.emplace_back(reason_names[i]);
+    if (reason_names[i] && (reasons & (1u << i))) names.emplace_back(reason_names[i]);
   return names;
 }
 
 unsigned refusal_from_name(const std::string& name) {
   for (unsigned i = 0; i < std::size(reason_names); ++i)
-    if (name == reason_names[i]) return 1u << i;
+    if (reason_names[i] && name == reason_names[i]) return 1u << i;
   return refuse_none;
 }
 

@@ -16,8 +16,10 @@ enum refusal : unsigned {
   refuse_empty = 4,     ///< a decode of an empty cache
   refuse_index = 8,     ///< an unknown or released sequence, a layer or reorder index out of range
   refuse_unspecified = 16,
+  refuse_pending = 32,  ///< tiered: an op on rows a pending transfer has not finished with
+  refuse_order = 64,    ///< tiered: a completion out of the order the cache completes transfers in
 };
-/// The protocol and vectors names of the reasons in `reasons` (capacity, shape, empty, index).
+/// The protocol and vectors names of the reasons in `reasons` (capacity, shape, empty, index, pending, order).
 std::vector<std::string> refusal_names(unsigned reasons);
 /// The reason a name stands for; refuse_none for a name that is not one.
 unsigned refusal_from_name(const std::string& name);

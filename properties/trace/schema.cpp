@@ -95,7 +95,10 @@ json kind_names() {
   return names;
 }
 
-json refusal_names() { return kvconform::refusal_names(refuse_capacity | refuse_shape | refuse_empty | refuse_index); }
+json refusal_names() {
+  return kvconform::refusal_names(refuse_capacity | refuse_shape | refuse_empty | refuse_index | refuse_pending |
+                                  refuse_order);
+}
 
 json trace_file() {
   const json pinned = {{"type", "object"},

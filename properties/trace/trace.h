@@ -56,7 +56,13 @@ struct tensor {
   X(update, "writes k and v at positions [start, start + n) of layer; a start below its length truncates first") \
   X(reorder, "makes row b of every layer a copy of old row index[b]")                                            \
   X(prefill, "appends the steps of k and v and attends with each step's query row of q, causally")               \
-  X(rollback, "drops the newest count steps (of sequence seq where the kind has sequences)")
+  X(rollback, "drops the newest count steps (of sequence seq where the kind has sequences)")                     \
+  X(store, "starts copying tier block `block` of seq to tier `tier` (1 host: from the device; 2 disk: from host)")  \
+  X(load, "starts copying seq's next tier blocks from tier `tier` (1 host: to device blocks; 2 disk: to host)")     \
+  X(complete, "ends the pending transfer `transfer`: its copy is done")                                           \
+  X(fail, "ends the pending transfer `transfer`: its copy failed")                                                \
+  X(evict, "evicts the count least recently used evictable entries of tier `tier` (0 device, 1 host, 2 disk)")    \
+  X(put, "stores the rows k, v of tokens, whole tier blocks, in tier `tier` at once, as a producer outside would")
 
 /// X(name, type, range, meaning) for every op field, in the order the fuzz byte format visits an op's fields
 /// (reordering these lines changes what the committed corpora mean). `type` is the field's form: tensor,
@@ -77,7 +83,10 @@ struct tensor {
   X(w_uk, tensor, none, "latent: each query head's key up-projection (Hq, d_nope, d_c)")                               \
   X(w_uv, tensor, none, "latent: each query head's value up-projection (Hq, d_vh, d_c)")                               \
   X(extra_key, optional_integer, tokens,                                                                               \
-    "prefix: a key of the created sequence's chain besides its tokens (an adapter, a tenant's salt); absent: 0, none")
+    "prefix: a key of the created sequence's chain besides its tokens (an adapter, a tenant's salt); absent: 0, none") \
+  X(tier, integer, layer, "tiered: a tier, 0 the device, 1 host, 2 disk")                                              \
+  X(block, integer, layer, "tiered: a tier block of seq, rows [block F, (block + 1) F) for F rows per tier block")     \
+  X(transfer, integer, handle, "tiered: a transfer, the 0-based count of store and load ops before the one that began it")
 
 #define KVCONFORM_OP_ENUMERATOR(name, meaning) name,
 enum class op_kind { KVCONFORM_OPS(KVCONFORM_OP_ENUMERATOR) };
@@ -126,6 +135,8 @@ struct cache_config {
   /// decoder layers at the end, and the cross-attention layer's encoder rows (`layers`, `keep` as above)
   std::size_t window = 0, global_every = 0, shared = 0, cross = 0;
   bool prefix_caching = false;  ///< hybrid: a create reuses the longest prefix of its tokens every writing group holds
+  /// tiered (docs/kinds/tiered.md): the host tier's blocks, device blocks per tier block, the disk tier's blocks
+  std::size_t host_blocks = 0, host_factor = 0, disk_blocks = 0;
   /// Per-tensor scales of keys and values, for a cache whose declared element format is scaled
   /// (docs/numerics.md §6.1: stored = round(x / scale), exposed = stored * scale); ignored otherwise.
   double k_scale = 1, v_scale = 1;

@@ -7,7 +7,7 @@ keeps. Refuse an op by raising a refusal (kvconform_port.refusals) or an excepti
 listed in `refusals`; a refused op must change nothing observable. Any other exception is a bug of
 the cache: the port prints its traceback and exits, and the harness reports it with that output.
 """
-from .drivers import BeamDriver, HybridDriver, RowsDriver, SequenceDriver
+from .drivers import BeamDriver, HybridDriver, RowsDriver, SequenceDriver, TieredDriver
 from .refusals import Unsupported
 
 # The per-tensor scales every kind's config carries (docs/port-protocol.md §4), 1.0 when absent.
@@ -278,6 +278,71 @@ class PrefixAdapter(PagedAdapter):
                 "hit_rows": self.hit_rows()}
 
 
+class TieredAdapter(PrefixAdapter):
+    """A prefix cache whose blocks are also copied to a host tier and optionally a disk tier, and back, by transfers
+    that stay pending until the harness completes or fails them, in any order (docs/kinds/tiered.md). The config adds
+    config["host_blocks"] (tier blocks on host), config["host_factor"] (device blocks per tier block: F = host_factor
+    x block_size rows, tier block t of a sequence being its rows [t F, (t + 1) F)) and config["disk_blocks"] (0: no
+    disk tier). Tier 0 is the device, 1 the host, 2 the disk.
+
+    The device pool is PrefixAdapter's, without extra keys: create(tokens), whose tokens are the sequence's prompt
+    that loads continue (a fork keeps its parent's), fork, release, append, decode, prefill and rollback, each refused
+    with PendingRefusal on a sequence whose load is pending.
+
+    Transfers are the cache's own ids (anything but None); the library maps the harness's transfer numbers to them as
+    it maps handles to sequences, so a complete or fail naming a number that began no transfer receives None.
+    store(seq, block, tier) -> id or None: begin copying tier block `block` of seq to the host (from its device blocks,
+    held as a table holds them until the transfer ends) or the disk (from the ready host entry of that chain, pinned);
+    None when the tier has that chain already, pending or ready (nothing copied). IndexRefusal (dead seq, negative
+    block, no such tier), PendingRefusal (seq loading, or the block's rows not all written), EmptyRefusal (tier 2: no
+    ready host entry), CapacityRefusal (no free slot and no evictable entry).
+    load(seq, tier) -> id: begin copying the tier blocks that continue seq's prompt from its rows: from the host into
+    device blocks past seq's rows, taken now into its table, or from the disk into pending host entries; it pins the
+    entries it reads. IndexRefusal, PendingRefusal, EmptyRefusal (no tier block continues the prompt), CapacityRefusal.
+    complete(id): the copy is done: a store's entry is ready, a host load's rows are seq's (registered as an append's),
+    a disk load's host entries are ready. fail(id) -> the ids of the sequences it released: its destination dropped,
+    its sources let go of; a load's sequence holds what it held before the load (load_failure=recompute: return
+    nothing) or is released (abort: return [its id], answered as "preempted"). Both IndexRefusal for an id that is not
+    pending (None too), complete OrderRefusal when completion_order=fifo forbids it.
+    evict(tier, count): the count least recently used evictable device blocks (tier 0) or ready, unpinned entries
+    (1, 2); IndexRefusal (no such tier, count < 1), CapacityRefusal (fewer evictable). put(tier, tokens, k, v): the rows
+    of tokens, whole tier blocks, k and v 2-D with a row per token, straight into tier 1 or 2 as ready entries;
+    IndexRefusal, ShapeRefusal, CapacityRefusal.
+
+    Observation, besides prefix's (whose ref_counts() count a pending store's hold as a table's):
+    pending_transfers(): (id, device blocks) of every pending transfer, as pairs or a dict (a host store's sources, a
+    host load's destinations, none for the disk's); entries(tier): (chain, keys (F, d_k), values (F, d_v)) of every
+    ready entry of tier 1 or 2, chain being every token up to the tier block's end, in any order (the library names
+    the streams "host T0,T1,..." and "disk ..." and sorts them by chain); tier_counts(tier): {"free", "cached" (ready,
+    unpinned), "pinned" (ready, read by a pending transfer), "pending" (being copied into), "hit_rows" (rows its loads
+    brought: host to the device, disk to the host)}.
+    """
+
+    kind = "tiered"
+    driver = TieredDriver
+    config_fields = PrefixAdapter.config_fields + ("host_blocks", "host_factor")
+    config_defaults = dict(SCALES, disk_blocks=0)
+    ops = dict(PrefixAdapter.ops, create=(("tokens",), ()), store=(("seq", "block", "tier"), ()),
+               load=(("seq", "tier"), ()), complete=(("transfer",), ()), fail=(("transfer",), ()),
+               evict=(("tier", "count"), ()), put=(("tier", "tokens", "k", "v"), ()))
+    TIER_COUNTS = ("free", "cached", "pinned", "pending", "hit_rows")
+
+    @classmethod
+    def capabilities(cls):  # a tiered create takes no extra key, whatever the prefix cache it builds on takes
+        return [c for c in super().capabilities() if c != "extra_keys"]
+
+    def tier_names(self):
+        """(tier, name) of the tiers the config has: the host, and the disk when disk_blocks > 0."""
+        return [(1, "host")] + ([(2, "disk")] if self.config["disk_blocks"] > 0 else [])
+
+    def observed_counters(self):
+        counters = super().observed_counters()
+        for tier, name in self.tier_names():
+            counts = self.tier_counts(tier)
+            counters.update((f"{name}_{what}", counts[what]) for what in self.TIER_COUNTS)
+        return counters
+
+
 class LatentAdapter(PagedAdapter):
     """Multi-head latent attention (docs/kinds/latent.md): a paged pool (without preemption) of rows [c ; k_r] of
     width config["d_k"] = d_c + d_r, whose first config["d_v"] = d_c entries are each row's value: the same storage,
@@ -393,4 +458,4 @@ class HybridAdapter(Adapter):
 
 BEAM_MEMORY_BUDGET = 1 << 20  # bytes: the budget max_batch_tokens is observed for (docs/port-protocol.md §7)
 KIND_BASES = (FlatAdapter, RingAdapter, GrowingAdapter, PagedAdapter, PrefixAdapter, BeamAdapter, HybridAdapter,
-              LatentAdapter)
+              LatentAdapter, TieredAdapter)

@@ -8,7 +8,7 @@ from .arrays import snapshot, to_numpy
 from .digest import stream_digest, stream_digests
 from .refusals import Unsupported, reason_of
 
-_INTEGERS = {"seq", "layer", "start", "count", "extra_key"}
+_INTEGERS = {"seq", "layer", "start", "count", "extra_key", "tier", "block", "transfer"}
 _INTEGER_LISTS = {"index", "tokens"}
 _NO_ID = object()  # a handle whose create or fork was refused
 
@@ -237,6 +237,88 @@ class SequenceDriver(Driver):
         refs = sorted(zip(integers_of(counts.keys(), "ref_counts"), integers_of(counts.values(), "ref_counts")))
         return {"streams": streams, "counters": counters(a.observed_counters()),
                 "block_refs": [[b, n] for b, n in refs if n != 0]}
+
+
+class Transfers:
+    """Harness transfer numbers (tiered: the 0-based count of store and load requests, refused ones and stores that
+    copied nothing included) and the cache's transfer ids, mapped as Handles maps sequences: a number that began no
+    transfer maps to None; one that ended keeps its id unless the cache gave that id to a pending transfer since (then
+    None), so that a complete or fail of an old number never reaches another transfer."""
+
+    def __init__(self):
+        self.ids, self.pending = [], []
+
+    def issue(self):
+        self.ids.append(None)
+        self.pending.append(False)
+
+    def give(self, tid):
+        """The id the last store or load returned; None: it began no transfer (a store that copied nothing)."""
+        if tid is not None:
+            self.ids[-1], self.pending[-1] = tid, True
+
+    def id_of(self, n):
+        if not 0 <= n < len(self.ids) or self.ids[n] is None:
+            return None
+        tid = self.ids[n]
+        if not self.pending[n] and any(p and other == tid for other, p in zip(self.ids, self.pending)):
+            return None
+        return tid
+
+    def ended(self, n):
+        if 0 <= n < len(self.ids):
+            self.pending[n] = False
+
+    def number_of(self, tid):
+        """The pending number of the cache's transfer `tid`; -1, which no model shows, for one no op began."""
+        for n, (other, p) in enumerate(zip(self.ids, self.pending)):
+            if p and other == tid:
+                return n
+        return -1
+
+
+class TieredDriver(SequenceDriver):
+    """tiered: prefix's sequences, and transfers by number; after the "seq H" streams, one "transfer N" per pending
+    transfer (no rows, its device blocks) in number order, then one "host T0,T1,..." per ready host entry and one
+    "disk ..." per ready disk entry, each in the order of their chains."""
+
+    def __init__(self, adapter, inputs, guard):
+        super().__init__(adapter, inputs, guard)
+        self.transfers = Transfers()
+
+    def call(self, op, method, args):
+        if op in ("store", "load"):
+            args[0] = self.handles.id_of(args[0])
+            self.transfers.issue()  # used up even if the cache refuses
+            tid = self.invoke(method, *args)
+            if tid is None and op == "load":
+                raise TypeError("load must return the id of the transfer it began, not None")
+            self.transfers.give(tid)
+            return {}
+        if op in ("complete", "fail"):
+            number = args[0]
+            released = self.invoke(method, self.transfers.id_of(number))
+            self.transfers.ended(number)
+            if op == "fail" and released:  # load_failure=abort: the load's sequence, answered as a preemption
+                return {"preempted": [self.handles.released_id(sid) for sid in released]}
+            return {}
+        if op in ("evict", "put"):
+            self.invoke(method, *args)
+            return {}
+        return super().call(op, method, args)
+
+    def observe(self, digest):
+        out = super().observe(digest)
+        a, c = self.adapter, self.adapter.config
+        no_k, no_v = np.zeros((0, c["d_k"])), np.zeros((0, c["d_v"]))
+        transfers = dict(a.pending_transfers()).items()
+        pending = sorted(((self.transfers.number_of(tid), blocks) for tid, blocks in transfers), key=lambda x: x[0])
+        out["streams"] += [stream(f"transfer {n}", no_k, no_v, digest, blocks=blocks) for n, blocks in pending]
+        for tier, name in a.tier_names():
+            entries = sorted(((integers_of(chain, f"{name} entry chain"), k, v) for chain, k, v in a.entries(tier)),
+                             key=lambda e: e[0])
+            out["streams"] += [stream(f"{name} " + ",".join(map(str, chain)), k, v, digest) for chain, k, v in entries]
+        return out
 
 
 class HybridDriver(SequenceDriver):

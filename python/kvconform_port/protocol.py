@@ -10,7 +10,7 @@ import numpy as np
 from . import codec
 from .adapters import SCALES
 from .drivers import Refused
-from .refusals import Unsupported
+from .refusals import REASONS, Unsupported
 
 PROTOCOL = 2
 MAX_SIZE = 1 << 20  # the largest config size the protocol allows (§4)
@@ -39,6 +39,8 @@ def _config(config, adapter_class):
             out[name] = float(out[name])
         elif type(out[name]) is not type(default):
             raise codec.ProtocolError(f"config.{name}: expected a {type(default).__name__}, got {out[name]!r}")
+        elif type(default) is int and not 0 <= out[name] <= MAX_SIZE:  # an optional size: 0 when absent (§4)
+            raise codec.ProtocolError(f"config.{name}: expected an integer in [0, {MAX_SIZE}], got {out[name]!r}")
     window = out["window"] if "window" in out else out.get("capacity", 1)  # a hybrid's sinks are its window's
     if out.get("keep", 0) < 0 or (out.get("keep", 0) >= window and window > 0):
         raise codec.ProtocolError(f"config.keep: must be in [0, window), got {out['keep']}")
@@ -71,7 +73,7 @@ class Port:
             if cls.kind in self.adapters:
                 raise ValueError(f"two adapters of kind {cls.kind}: {self.adapters[cls.kind].__name__}, {cls.__name__}")
             for reason in cls.refusals.values():
-                if reason not in ("capacity", "shape", "empty", "index"):
+                if reason not in REASONS:
                     raise ValueError(f"{cls.__name__}.refusals: {reason!r} is not a refusal reason")
             self.adapters[cls.kind] = cls
         self.caches = {}  # cache id -> driver

@@ -27,9 +27,26 @@ class EmptyRefusal(Refusal):
 
 
 class IndexRefusal(Refusal):
-    """An unknown or released sequence, a layer, start or reorder index out of range."""
+    """An unknown or released sequence, a transfer that is not pending, a layer, start, reorder index or tier out of
+    range."""
 
     reason = "index"
+
+
+class PendingRefusal(Refusal):
+    """tiered: an op on a sequence whose load is pending, or a store of a tier block whose rows are not all written."""
+
+    reason = "pending"
+
+
+class OrderRefusal(Refusal):
+    """tiered: a completion out of the order the cache completes transfers in (completion_order=fifo)."""
+
+    reason = "order"
+
+
+# Every reason a refusal may carry (docs/port-protocol.md §6); an adapter's `refusals` must map to one of these.
+REASONS = ("capacity", "shape", "empty", "index", "pending", "order")
 
 
 class Unsupported(Exception):

@@ -151,7 +151,7 @@ class PortTest(unittest.TestCase):
         answer = self.ask(kp.Port("p", CACHES), "hello", protocol=2)
         self.assertEqual((answer["ok"], answer["protocol"], answer["name"], answer["digest"]), (True, 2, "p", True))
         self.assertEqual(set(answer["kinds"]), {"flat", "ring", "growing", "paged", "prefix", "beam", "hybrid",
-                                                "latent"})
+                                                "latent", "tiered"})
         self.assertEqual(answer["kinds"]["ring"]["capabilities"], ["decode", "prefill", "rollback", "sinks"])
         self.assertEqual(answer["kinds"]["paged"]["capabilities"], ["decode", "prefill", "rollback", "preempt"])
         self.assertEqual(answer["kinds"]["beam"]["capabilities"], ["decode", "prefill"])  # its rollback is an update

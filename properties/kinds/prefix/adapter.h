@@ -15,16 +15,20 @@ namespace kvconform {
 template <class C>
 using prefix_id_t = unwrapped_t<decltype(std::declval<C&>().create(std::span<const std::int64_t>{}))>;
 
-/// prefix(num_blocks, block_size, d_k, d_v): a block_pool_cache whose sequences come from
+/// prefix_pool: a block_pool_ops cache whose sequences come from
 /// create(tokens) and grow by append(seq, k, v, tokens) (void, or a status), and which reports
-/// evictable_blocks() and hit_rows() (rows every create found cached).
+/// evictable_blocks() and hit_rows() (rows every create found cached); a prefix_cache is one constructed as
+/// prefix(num_blocks, block_size, d_k, d_v).
 template <class C>
-concept prefix_cache = block_pool_cache<C, prefix_id_t<C>> &&
+concept prefix_pool = block_pool_ops<C, prefix_id_t<C>> &&
     requires(C& c, const C& cc, prefix_id_t<C> s, array_view a, std::span<const std::int64_t> t) {
   c.append(s, a, a, t);
   { cc.evictable_blocks() } -> std::convertible_to<std::size_t>;
   { cc.hit_rows() } -> std::convertible_to<std::size_t>;
 };
+template <class C>
+concept prefix_cache =
+    std::constructible_from<C, std::size_t, std::size_t, std::size_t, std::size_t> && prefix_pool<C>;
 
 /// The optional decode capability: c.decode_step(seq, q) giving a decode result (or a result_like of one).
 template <class C>
@@ -45,7 +49,7 @@ concept prefix_keyed = requires(C& c, std::span<const std::int64_t> t, std::int6
 };
 
 /// The prefix kind's part of the block-pool adapter (block_pool_subject): the op's tokens passed on.
-template <prefix_cache C>
+template <prefix_pool C>
 struct prefix_calls {
   using id = prefix_id_t<C>;
   static constexpr bool preempts = false;

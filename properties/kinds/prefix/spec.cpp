@@ -1,5 +1,6 @@
 // The prefix kind's vocabulary: sequences in a block pool whose full blocks are found again by their tokens.
 #include "properties/trace/block_pool_spec.h"
+#include "properties/trace/prefix_policies.h"
 
 namespace kvconform::kinds {
 
@@ -23,43 +24,12 @@ constexpr op_spec ops[] = {
 constexpr auto sizes = sized_config("num_blocks: blocks in the pool");
 constexpr config_field config[] = {sizes[0], block_size_field, sizes[1], sizes[2], sizes[3], sizes[4]};
 
-// The points where engines legitimately differ (docs/kinds/prefix.md "Policies"), each default first.
-constexpr policy_choice hit_limit[] = {
-    {"all", "a create finds the longest registered prefix of all its tokens"},
-    {"all_but_last", "of all its tokens but the last, which is computed again for its logits",
-     "vLLM v1 (get_computed_blocks: max_cache_hit_length = num_tokens - 1), SGLang (Req._compute_max_prefix_len)"},
-    {"all_but_last_block", "of all its tokens but the last, less the last block it matches, computed again too",
-     "vLLM v1 with EAGLE drafts (FullAttentionManager.find_longest_cache_hit drops the last matched block)"},
-};
-constexpr policy_choice duplicates[] = {
-    {"first", "a block that fills under a chain already registered is not registered: the first block stays the entry"},
-    {"registered",
-     "every block that fills is registered; a create finds the earliest registered block of a chain still cached, and "
-     "a released duplicate is evictable",
-     "vLLM v1 (BlockHashToBlockMap, the NOTE #1 of block_pool.py, PR #9668)"},
-    {"adopted", "the sequence takes the registered block in its table in place of its own, which goes free",
-     "SGLang (cache_unfinished_req frees the duplicate pages and re-points req_to_token)"},
-};
-constexpr policy_choice eviction[] = {
-    {"block", "an append evicts the least recently released evictable blocks, one block at a time"},
-    {"leaf",
-     "an append evicts whole leaves of the radix tree, least recently used first: the blocks one append registered, "
-     "split where a create's hit, another chain or a sequence's full blocks end",
-     "SGLang (RadixCache.evict, LRU by last_access_time)"},
-};
-constexpr policy_choice free_order[] = {
-    {"uncached_first", "an append takes blocks that were never registered before evictable ones",
-     "vLLM v1 since PR #42656, SGLang"},
-    {"one_queue",
-     "every block no table holds waits in one queue in release order; an append takes the oldest, evicting it when it "
-     "is registered, even while never-registered blocks wait behind it",
-     "vLLM v1 before PR #42656"},
-};
+using namespace prefix_policies;
 constexpr policy_spec policies[] = {
-    {"hit_limit", "how much of a create's tokens its hit may cover", hit_limit},
-    {"duplicates", "what happens to a block that fills under a chain already registered", duplicates},
+    hit_limit_policy,
+    duplicates_policy,
     {"eviction", "what an append evicts when free blocks run out", eviction},
-    {"free_order", "which block no table holds an append takes first", free_order},
+    free_order_policy,
     rollback_blocks_policy,
 };
 

@@ -1,0 +1,47 @@
+// The prefix kind's policies as data, shared with the kinds built on its pool (tiered).
+#pragma once
+
+#include "properties/trace/policy.h"
+
+namespace kvconform::prefix_policies {
+
+// The points where engines legitimately differ (docs/kinds/prefix.md "Policies"), each default first.
+inline constexpr policy_choice hit_limit[] = {
+    {"all", "a create finds the longest registered prefix of all its tokens"},
+    {"all_but_last", "of all its tokens but the last, which is computed again for its logits",
+     "vLLM v1 (get_computed_blocks: max_cache_hit_length = num_tokens - 1), SGLang (Req._compute_max_prefix_len)"},
+    {"all_but_last_block", "of all its tokens but the last, less the last block it matches, computed again too",
+     "vLLM v1 with EAGLE drafts (FullAttentionManager.find_longest_cache_hit drops the last matched block)"},
+};
+inline constexpr policy_choice duplicates[] = {
+    {"first", "a block that fills under a chain already registered is not registered: the first block stays the entry"},
+    {"registered",
+     "every block that fills is registered; a create finds the earliest registered block of a chain still cached, and "
+     "a released duplicate is evictable",
+     "vLLM v1 (BlockHashToBlockMap, the NOTE #1 of block_pool.py, PR #9668)"},
+    {"adopted", "the sequence takes the registered block in its table in place of its own, which goes free",
+     "SGLang (cache_unfinished_req frees the duplicate pages and re-points req_to_token)"},
+};
+inline constexpr policy_choice eviction[] = {
+    {"block", "an append evicts the least recently released evictable blocks, one block at a time"},
+    {"leaf",
+     "an append evicts whole leaves of the radix tree, least recently used first: the blocks one append registered, "
+     "split where a create's hit, another chain or a sequence's full blocks end",
+     "SGLang (RadixCache.evict, LRU by last_access_time)"},
+};
+inline constexpr policy_choice free_order[] = {
+    {"uncached_first", "an append takes blocks that were never registered before evictable ones",
+     "vLLM v1 since PR #42656, SGLang"},
+    {"one_queue",
+     "every block no table holds waits in one queue in release order; an append takes the oldest, evicting it when it "
+     "is registered, even while never-registered blocks wait behind it",
+     "vLLM v1 before PR #42656"},
+};
+inline constexpr policy_spec hit_limit_policy{"hit_limit", "how much of a create's tokens its hit may cover",
+                                              hit_limit};
+inline constexpr policy_spec duplicates_policy{
+    "duplicates", "what happens to a block that fills under a chain already registered", duplicates};
+inline constexpr policy_spec free_order_policy{"free_order", "which block no table holds an append takes first",
+                                               free_order};
+
+}  // namespace kvconform::prefix_policies
