@@ -185,6 +185,12 @@ class library_subject final : public subject {
       }
       case op_kind::update: return outcome_of(f_->update(cache_, o.layer, o.start, array_of(c.k), array_of(c.v)));
       case op_kind::reorder: return outcome_of(f_->reorder(cache_, o.index.data(), o.index.size()));
+      case op_kind::store:  // the tiered kind's transfers: no C ABI function carries them (docs/kinds/tiered.md)
+      case op_kind::load:
+      case op_kind::complete:
+      case op_kind::fail:
+      case op_kind::evict:
+      case op_kind::put: break;
     }
     return unsupported();
   }
