@@ -31,6 +31,7 @@ struct tiered_packed_split_rules : tiered_rules {
 /// TensorRT-LLM #6507: the tier block read back row-interleaved, written block-major (exact when either is 1).
 struct tiered_layout_transposed_rules : tiered_rules {
   static std::size_t packed_row(std::size_t j, std::size_t r, std::size_t block_size, std::size_t factor) {
+    (void)block_size;
     return r * factor + j;
   }
 };

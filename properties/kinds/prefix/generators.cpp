@@ -23,28 +23,11 @@ using row_source_ptr = std::shared_ptr<const row_source>;
 
 rc::Gen<prefix_command> op_gen(const prefix_mix& mix, const prefix_model& m, const gen_context& ctx) {
   // A long case (shapes.h) starts with a sequence and one bulk append of most of the pool.
-  if (ctx.long_case && m.available_blocks() == m.config().capacity) {
-    if (m.live().empty()) return rc::gen::just(create_command<prefix_model>(0, 0, {}));
-    const std::int64_t h = m.live().back();
-    return rc::gen::apply(
-        [src = ctx.src, h, before = m.tokens(h)](std::size_t n, std::uint64_t bits) {
-          return command<prefix_model>(token_append(*src, h, before, tokens_of(bits, n), 0));
-        },
-        long_fill_gen(m.room(h)), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
-  }
+  if (auto start = long_start(m, ctx)) return *start;
   choices c;
   add_sequence_ops(c, mix, m, ctx.can_decode, ctx.src);
   if (!m.live().empty()) add_appends(c, mix, m.live().size(), m.config().block_size, ctx.src);
-  // A round's bonus follows the drafts it accepted: its rows depend on the tokens before it.
-  add_pool_speculation<prefix_model>(c, mix.speculation, ctx,
-                                     [src = ctx.src](const prefix_model& pool, std::int64_t h, const op* after,
-                                                     std::size_t keep, std::size_t n, std::uint64_t bits) {
-                                       std::vector<std::int64_t> before = pool.tokens(h);
-                                       if (after)
-                                         before.insert(before.end(), after->tokens.begin(),
-                                                       after->tokens.begin() + static_cast<std::ptrdiff_t>(keep));
-                                       return token_append(*src, h, before, tokens_of(bits, n), 0);
-                                     });
+  add_token_speculation(c, mix.speculation, ctx);
   return weighted(std::move(c));
 }
 

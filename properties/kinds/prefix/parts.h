@@ -35,6 +35,9 @@ void lru_scenario(session& s, const cache_config& c, std::uint64_t seed, std::si
 /// The cases of a prefix property drawn from `mix`.
 case_generator prefix_cases(prefix_mix mix);
 void add_prefix_properties(std::vector<property>& ps);
+/// prefill_chunked_equals_whole, prefill_equals_decode_steps, speculative_rounds and refused_rollback_unchanged of a
+/// prefix pool (prefix's, or a kind's built on it: tiered), drawn from `cases`.
+void add_prefix_speculation(std::vector<property>& ps, cache_kind kind, case_generator (*cases)(prefix_mix));
 void prefix_fuzz_config(byte_io& io, cache_config& c);
 std::unique_ptr<fuzz_ops> prefix_fuzz_ops(byte_io& io, const cache_config& c);
 

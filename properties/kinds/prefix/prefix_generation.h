@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "properties/generate/commands.h"
+#include "properties/generate/pool_speculation.h"
+#include "properties/generate/shapes.h"
 #include "properties/kinds/prefix/parts.h"
 
 namespace kvconform::kinds::prefix_generation {
@@ -188,6 +190,34 @@ void add_sequence_ops(pool_choices<M>& c, const prefix_mix& mix, const M& m, boo
     if (live > 0 || gone)
       add(c, weight, rc::gen::map(pick, [=](std::size_t p) { return sequence_command<M>(kind, p, gone, wide, src); }));
   }
+}
+
+/// A long case's start (shapes.h): a sequence, then one bulk append of most of the pool; nullopt once it is made.
+template <class M>
+std::optional<rc::Gen<pool_command<M>>> long_start(const M& m, const gen_context& ctx) {
+  if (!ctx.long_case || m.available_blocks() != m.config().capacity) return std::nullopt;
+  if (m.live().empty()) return rc::gen::just(create_command<M>(0, 0, {}));
+  const std::int64_t h = m.live().back();
+  return rc::gen::apply(
+      [src = ctx.src, h, before = m.tokens(h)](std::size_t n, std::uint64_t bits) {
+        return command<M>(token_append(*src, h, before, tokens_of(bits, n), 0));
+      },
+      long_fill_gen(m.room(h)), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+}
+
+/// The pool's prefills, rollbacks and speculative rounds (pool_speculation.h) with tokens: a round's bonus follows
+/// the drafts it accepted, its rows depending on the tokens before it.
+template <class M>
+void add_token_speculation(pool_choices<M>& c, const pool_speculation_mix& mix, const gen_context& ctx) {
+  add_pool_speculation<M>(c, mix, ctx,
+                          [src = ctx.src](const M& pool, std::int64_t h, const op* after, std::size_t keep,
+                                          std::size_t n, std::uint64_t bits) {
+                            std::vector<std::int64_t> before = pool.tokens(h);
+                            if (after)
+                              before.insert(before.end(), after->tokens.begin(),
+                                            after->tokens.begin() + static_cast<std::ptrdiff_t>(keep));
+                            return token_append(*src, h, before, tokens_of(bits, n), 0);
+                          });
 }
 
 }  // namespace kvconform::kinds::prefix_generation

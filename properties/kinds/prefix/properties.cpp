@@ -30,6 +30,23 @@ constexpr const char* accounting =
 constexpr prefix_mix lookups{.append = 4, .fill = 2, .decode = 1, .create = 1, .reuse = 4, .fork = 1, .release = 3};
 }  // namespace
 
+void add_prefix_speculation(std::vector<property>& ps, cache_kind kind, case_generator (*cases)(prefix_mix)) {
+  // No releases or rollbacks where a rewrite runs: with evictable blocks, a chunk may register a block whose prefix
+  // a later chunk's eviction frees, which the whole prefill registers (docs/kinds/prefix.md).
+  add_speculation_properties<prefix_mix>(
+      ps, kind, cases,
+      {.chunked = {.append = 2, .decode = 1, .reuse = 2, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
+       .steps = {.append = 2, .decode = 1, .reuse = 2, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
+       .rounds = {.append = 1,
+                  .decode = 2,
+                  .reuse = 2,
+                  .fork = 1,
+                  .speculation = {.rollback = 2, .round = 6, .block_rollback = 1}},
+       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}},
+      {.straddles = "block boundaries",
+       .refused = "of more steps than a sequence holds, of a negative count or of a released sequence"});
+}
+
 void add_prefix_properties(std::vector<property>& ps) {
   add_statements<prefix_mix>(ps, prefix, prefix_cases, {.stale = 2});
   auto own = [&](const char* name, const char* summary, prefix_mix mix) -> property& {
@@ -54,20 +71,7 @@ void add_prefix_properties(std::vector<property>& ps) {
        .release = 3,
        .stale = 1})
       .long_traces = true;
-  // No releases or rollbacks where a rewrite runs: with evictable blocks, a chunk may register a block whose prefix
-  // a later chunk's eviction frees, which the whole prefill registers (docs/kinds/prefix.md).
-  add_speculation_properties<prefix_mix>(
-      ps, prefix, prefix_cases,
-      {.chunked = {.append = 2, .decode = 1, .reuse = 2, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
-       .steps = {.append = 2, .decode = 1, .reuse = 2, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
-       .rounds = {.append = 1,
-                  .decode = 2,
-                  .reuse = 2,
-                  .fork = 1,
-                  .speculation = {.rollback = 2, .round = 6, .block_rollback = 1}},
-       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}},
-      {.straddles = "block boundaries",
-       .refused = "of more steps than a sequence holds, of a negative count or of a released sequence"});
+  add_prefix_speculation(ps, prefix, prefix_cases);
   own("prefix_hit_then_prefill",
       "a create that finds cached blocks followed by the prefill of the rest of the prompt attends exactly as the "
       "prefill of the whole prompt: rows from the cache, every query within the bound",
@@ -134,8 +138,7 @@ constexpr auto events = with_pool_speculation({
     {"hit stopped before the last token",
      "a create whose hit the policy kept shorter than its registered prefix (hit_limit=all_but_last or "
      "all_but_last_block)",
-     true,
-     all_but_last},
+     true, all_but_last},
     {"duplicate registered", "a block filled under a chain already registered and was registered too", true, registers},
     {"duplicate adopted", "a block filled under a chain already registered and the table took the cached one", true,
      adopts},
@@ -173,13 +176,11 @@ struct probe final : block_pool_probe {
   }
   void policy_events(const prefix_model& pool, event_set& hit) const {
     const auto& f = pool.last();
-    const std::pair<bool, std::size_t> facts[] = {{f.foreign_key_hit, foreign_key_event},
-                                                  {f.hit_stopped_before_last, before_last_event},
-                                                  {f.duplicate, duplicate_registered_event},
-                                                  {f.duplicate, duplicate_adopted_event},
-                                                  {f.found_second, second_copy_event},
-                                                  {f.evicted_run, leaf_event},
-                                                  {f.evicted_before_free, queue_event}};
+    const std::pair<bool, std::size_t> facts[] = {
+        {f.foreign_key_hit, foreign_key_event},    {f.hit_stopped_before_last, before_last_event},
+        {f.duplicate, duplicate_registered_event}, {f.duplicate, duplicate_adopted_event},
+        {f.found_second, second_copy_event},       {f.evicted_run, leaf_event},
+        {f.evicted_before_free, queue_event}};
     for (const auto& [fact, at] : facts)
       if (fact) hit.set(at);  // a duplicate is both; which applies is the implementation's
   }

@@ -1,6 +1,6 @@
 // The prefix kind's vocabulary: sequences in a block pool whose full blocks are found again by their tokens.
 #include "properties/trace/block_pool_spec.h"
-#include "properties/trace/prefix_policies.h"
+#include "properties/trace/prefix_vocabulary.h"
 
 namespace kvconform::kinds {
 
@@ -10,21 +10,16 @@ constexpr op_spec ops[] = {
      "a new sequence holding the cached full blocks of the longest cached prefix of tokens under its extra_key (hits "
      "need no block)"},
     pool_fork,
-    {op_kind::release, field_seq,
-     "seq's registered blocks stay cached and evictable (last block first); others go free"},
-    {op_kind::append, field_k | field_v | field_seq | field_tokens,
-     "k and v 1-D or 2-D onto seq with one token per step; free blocks first, then the least recently released "
-     "evictable ones; refused (changing nothing) when both together do not suffice"},
+    prefix_vocabulary::release,
+    prefix_vocabulary::append,
     pool_decode,
-    {op_kind::prefill, field_k | field_v | field_q | field_seq | field_tokens,
-     "an append onto seq with one token per step whose q 2-D (m, d_k) attends causally, step i's query over the "
-     "rows up to its own"},
+    prefix_vocabulary::prefill,
     pool_rollback,
 };
 constexpr auto sizes = sized_config("num_blocks: blocks in the pool");
 constexpr config_field config[] = {sizes[0], block_size_field, sizes[1], sizes[2], sizes[3], sizes[4]};
 
-using namespace prefix_policies;
+using namespace prefix_vocabulary;
 constexpr policy_spec policies[] = {
     hit_limit_policy,
     duplicates_policy,

@@ -323,30 +323,14 @@ void add_tier_ops(choices& c, const tiered_mix& mix, const tiered_model& m, cons
 }
 
 rc::Gen<tiered_command> op_gen(const tiered_mix& mix, const tiered_model& m, const gen_context& ctx) {
-  if (ctx.long_case && m.available_blocks() == m.config().capacity) {  // a long case starts with a bulk append
-    if (m.live().empty()) return rc::gen::just(create_command<tiered_model>(0, 0, {}));
-    const std::int64_t h = m.live().back();
-    return rc::gen::apply(
-        [src = ctx.src, h, before = m.tokens(h)](std::size_t n, std::uint64_t bits) {
-          return command<tiered_model>(token_append(*src, h, before, tokens_of(bits, n), 0));
-        },
-        long_fill_gen(m.room(h)), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
-  }
+  if (auto start = long_start(m, ctx)) return *start;
   choices c;
   add_sequence_ops(c, mix.pool, m, ctx.can_decode, ctx.src);
   if (!m.live().empty()) add_appends(c, mix.pool, m.live().size(), m.config().block_size, ctx.src);
   tiered_mix own = mix;
   if (ctx.long_case) own.round_trip = 0;  // a long case's few ops after its bulk append, as every kind's (shapes.h)
   add_tier_ops(c, own, m, ctx);
-  add_pool_speculation<tiered_model>(c, mix.pool.speculation, ctx,
-                                     [src = ctx.src](const tiered_model& pool, std::int64_t h, const op* after,
-                                                     std::size_t keep, std::size_t n, std::uint64_t bits) {
-                                       std::vector<std::int64_t> before = pool.tokens(h);
-                                       if (after)
-                                         before.insert(before.end(), after->tokens.begin(),
-                                                       after->tokens.begin() + static_cast<std::ptrdiff_t>(keep));
-                                       return token_append(*src, h, before, tokens_of(bits, n), 0);
-                                     });
+  add_token_speculation(c, mix.pool.speculation, ctx);
   return weighted(std::move(c));
 }
 

@@ -157,19 +157,7 @@ void add_tiered_properties(std::vector<property>& ps) {
   add_statements<prefix_mix>(ps, tiered, pool_cases, {.stale = 2});
   for (const own_property& p : own_properties)
     add_property(ps, tiered, p.name, p.summary, tiered_cases(p.mix)).long_traces = p.long_traces;
-  // The rewrites run without transfers: they are prefix's properties over the same pool.
-  add_speculation_properties<prefix_mix>(
-      ps, tiered, pool_cases,
-      {.chunked = {.append = 2, .decode = 1, .reuse = 2, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
-       .steps = {.append = 2, .decode = 1, .reuse = 2, .fork = 1, .release = 0, .speculation = {.prefill = 6}},
-       .rounds = {.append = 1,
-                  .decode = 2,
-                  .reuse = 2,
-                  .fork = 1,
-                  .speculation = {.rollback = 2, .round = 6, .block_rollback = 1}},
-       .refused = {.append = 4, .decode = 1, .fork = 1, .speculation = {.rollback = 2, .bad_rollback = 5}}},
-      {.straddles = "block boundaries",
-       .refused = "of more steps than a sequence holds, of a negative count or of a released sequence"});
+  add_prefix_speculation(ps, tiered, pool_cases);  // without transfers: prefix's, over the same pool
 }
 
 namespace {

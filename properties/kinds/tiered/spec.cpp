@@ -1,6 +1,6 @@
 // The tiered kind's vocabulary: prefix's pool with host and disk tiers and the transfers between them.
 #include "properties/trace/block_pool_spec.h"
-#include "properties/trace/prefix_policies.h"
+#include "properties/trace/prefix_vocabulary.h"
 
 namespace kvconform::kinds {
 
@@ -10,14 +10,10 @@ constexpr op_spec ops[] = {
      "a new sequence holding the cached full blocks of the longest cached prefix of tokens (its prompt, which loads "
      "continue)"},
     pool_fork,
-    {op_kind::release, field_seq,
-     "seq's registered blocks stay cached and evictable (last block first); others go free"},
-    {op_kind::append, field_k | field_v | field_seq | field_tokens,
-     "k and v 1-D or 2-D onto seq with one token per step; free blocks first, then the least recently released "
-     "evictable ones"},
+    prefix_vocabulary::release,
+    prefix_vocabulary::append,
     pool_decode,
-    {op_kind::prefill, field_k | field_v | field_q | field_seq | field_tokens,
-     "an append onto seq with one token per step whose q 2-D (m, d_k) attends causally"},
+    prefix_vocabulary::prefill,
     pool_rollback,
     {op_kind::store, field_seq | field_block | field_tier,
      "begins a copy of seq's tier block `block` (written rows only) to tier 1 (from its device blocks, which the "
@@ -64,9 +60,9 @@ constexpr policy_choice host_eviction[] = {
      "SGLang HiCache (evict_host skips nodes not yet evicted from the device)"},
 };
 constexpr policy_spec policies[] = {
-    prefix_policies::hit_limit_policy,
-    prefix_policies::duplicates_policy,
-    prefix_policies::free_order_policy,
+    prefix_vocabulary::hit_limit_policy,
+    prefix_vocabulary::duplicates_policy,
+    prefix_vocabulary::free_order_policy,
     {"completion_order", "which pending transfer may complete", completion_order},
     {"load_failure", "what a failed load does to its sequence", load_failure},
     {"host_eviction", "which host entries eviction may take", host_eviction},

@@ -1,9 +1,22 @@
-// The prefix kind's policies as data, shared with the kinds built on its pool (tiered).
+// The prefix kind's token ops and policies as data, shared with the kinds built on its pool (tiered).
 #pragma once
 
+#include "properties/trace/kind_spec.h"
 #include "properties/trace/policy.h"
 
-namespace kvconform::prefix_policies {
+namespace kvconform::prefix_vocabulary {
+
+/// The release, append and prefill of a pool whose steps carry tokens.
+inline constexpr op_spec release{
+    op_kind::release, field_seq,
+    "seq's registered blocks stay cached and evictable (last block first); others go free"};
+inline constexpr op_spec append{
+    op_kind::append, field_k | field_v | field_seq | field_tokens,
+    "k and v 1-D or 2-D onto seq with one token per step; free blocks first, then the least recently released "
+    "evictable ones; refused (changing nothing) when both together do not suffice"};
+inline constexpr op_spec prefill{op_kind::prefill, field_k | field_v | field_q | field_seq | field_tokens,
+                                 "an append onto seq with one token per step whose q 2-D (m, d_k) attends causally, "
+                                 "step i's query over the rows up to its own"};
 
 // The points where engines legitimately differ (docs/kinds/prefix.md "Policies"), each default first.
 inline constexpr policy_choice hit_limit[] = {
@@ -44,4 +57,4 @@ inline constexpr policy_spec duplicates_policy{
 inline constexpr policy_spec free_order_policy{"free_order", "which block no table holds an append takes first",
                                                free_order};
 
-}  // namespace kvconform::prefix_policies
+}  // namespace kvconform::prefix_vocabulary
