@@ -239,42 +239,20 @@ class SequenceDriver(Driver):
                 "block_refs": [[b, n] for b, n in refs if n != 0]}
 
 
-class Transfers:
+class Transfers(Handles):
     """Harness transfer numbers (tiered: the 0-based count of store and load requests, refused ones and stores that
-    copied nothing included) and the cache's transfer ids, mapped as Handles maps sequences: a number that began no
-    transfer maps to None; one that ended keeps its id unless the cache gave that id to a pending transfer since (then
-    None), so that a complete or fail of an old number never reaches another transfer."""
-
-    def __init__(self):
-        self.ids, self.pending = [], []
-
-    def issue(self):
-        self.ids.append(None)
-        self.pending.append(False)
+    copied nothing included) mapped to the cache's transfer ids as Handles maps sequences: a number that began no
+    transfer maps to None; an ended one keeps its id unless the cache gave that id to a pending transfer since."""
 
     def give(self, tid):
-        """The id the last store or load returned; None: it began no transfer (a store that copied nothing)."""
-        if tid is not None:
-            self.ids[-1], self.pending[-1] = tid, True
+        if tid is not None:  # a store that copied nothing began no transfer
+            super().give(tid)
 
-    def id_of(self, n):
-        if not 0 <= n < len(self.ids) or self.ids[n] is None:
-            return None
-        tid = self.ids[n]
-        if not self.pending[n] and any(p and other == tid for other, p in zip(self.ids, self.pending)):
-            return None
-        return tid
-
-    def ended(self, n):
-        if 0 <= n < len(self.ids):
-            self.pending[n] = False
+    ended = Handles.released
 
     def number_of(self, tid):
         """The pending number of the cache's transfer `tid`; -1, which no model shows, for one no op began."""
-        for n, (other, p) in enumerate(zip(self.ids, self.pending)):
-            if p and other == tid:
-                return n
-        return -1
+        return next((n for n, (other, live) in enumerate(zip(self.ids, self.live)) if live and other == tid), -1)
 
 
 class TieredDriver(SequenceDriver):
