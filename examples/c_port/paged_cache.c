@@ -32,9 +32,15 @@ int kvc_abi_version(void) { return PAGED_ABI_VERSION; }
 #else
 #define PAGED_POLICIES ""
 #endif
+/* A test build that also claims the tiered kind, which the C ABI cannot carry: the harness refuses the library. */
+#ifdef PAGED_CLAIM_TIERED
+#define PAGED_OTHER_KINDS ", \"tiered\": {\"capabilities\": [\"decode\"]}"
+#else
+#define PAGED_OTHER_KINDS ""
+#endif
 const char* kvc_hello(void) {
   return "{\"protocol\": 2, \"name\": \"c-paged\", \"kinds\": {\"paged\": {\"capabilities\": "
-         "[\"decode\", \"prefill\", \"rollback\"]" PAGED_POLICIES "}}}";
+         "[\"decode\", \"prefill\", \"rollback\"]" PAGED_POLICIES "}" PAGED_OTHER_KINDS "}}";
 }
 
 void kvc_close(kvc_cache* c) {
