@@ -1,0 +1,339 @@
+// The recurrence oracle against an MPFR referee, and its bound against correct sequential and chunked
+// implementations on every input class; a float state declared as double, or a bf16-stored state declared as kept,
+// fails it (docs/numerics.md §3.9).
+#include <gtest/gtest.h>
+
+#include <boost/multiprecision/mpfr.hpp>
+#include <cmath>
+#include <iostream>
+#include <random>
+
+#include "oracle/numeric/numeric_profile.h"
+#include "oracle/numeric/recurrence.h"
+
+namespace kv = kvconform;
+using referee =
+    boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<50>, boost::multiprecision::et_off>;
+
+namespace {
+/// Input classes (docs/numerics.md §3.9): random gates and decays; decays within 1e-6 of 1 (half exactly 1), where
+/// the state only accumulates; strong decays down to exp underflow; convolution taps that cancel to 1e-9 of their
+/// magnitude; values offset by 1e3 written with alternating keys, so the state cancels; scores of 1e4; and the delta
+/// rule's overwrite, one key written again and again at full strength.
+enum class input { random, slow, fast, cancel, offset, large, overwrite };
+constexpr input inputs[] = {input::random, input::slow,  input::fast,     input::cancel,
+                            input::offset, input::large, input::overwrite};
+const char* name(input c) {
+  static const char* const n[] = {"random", "slow", "fast", "cancel", "offset", "large", "overwrite"};
+  return n[static_cast<int>(c)];
+}
+
+struct shape {
+  std::size_t d_k, d_v, T, width;
+};
+
+kv::recurrence_problem draw(kv::recurrence_form form, input c, shape s, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> gauss;
+  std::uniform_real_distribution<double> unit(0, 1);
+  kv::recurrence_problem p{form, s.d_k, s.d_v, s.width, {}, {}, {}, {}};
+  const std::size_t ch = p.channels();
+  for (std::size_t i = 0; i < s.width * ch; ++i) p.conv.push_back(gauss(rng) / std::sqrt(double(s.width)));
+  if (c == input::cancel && s.width > 1)
+    for (std::size_t ch_i = 0; ch_i < ch; ++ch_i) p.conv[ch + ch_i] = -p.conv[ch_i] * (1 + 1e-9 * gauss(rng));
+  std::vector<double> key(s.d_k);
+  for (double& x : key) x = gauss(rng);
+  for (std::size_t t = 0; t < s.T; ++t) {
+    const double scale = c == input::large ? 1e2 : 1;  // a score q.k of about 1e4
+    for (std::size_t j = 0; j < ch; ++j) {
+      double x = scale * gauss(rng);
+      const bool is_k = j >= s.d_k && j < 2 * s.d_k, is_v = j >= 2 * s.d_k;
+      if (c == input::cancel) x = 1 + 1e-3 * x;  // slowly varying, so that cancelling taps cancel
+      if (c == input::offset && is_v) x += 1e3;
+      if (c == input::offset && is_k) x = (t % 2 ? -1.0 : 1.0) * (1 + 1e-3 * x);
+      if (c == input::overwrite && is_k) x = key[j - s.d_k];
+      p.x.push_back(x);
+    }
+    double g = -unit(rng);
+    if (c == input::slow) g = t % 2 ? 0.0 : -1e-6 * unit(rng);
+    if (c == input::fast) g = t % 7 == 3 ? -800.0 : -5 - 55 * unit(rng);
+    p.g.push_back(g);
+    if (form == kv::recurrence_form::delta) p.beta.push_back(c == input::overwrite ? 1.0 : unit(rng));
+  }
+  EXPECT_EQ(p.invalid(), "");
+  return p;
+}
+
+/// A problem's inputs rounded to float, as a float implementation receives them.
+kv::recurrence_problem to_float(kv::recurrence_problem p) {
+  for (auto* v : {&p.conv, &p.x, &p.g, &p.beta})
+    for (double& x : *v) x = static_cast<float>(x);
+  return p;
+}
+
+struct result {
+  std::vector<double> outputs, state;
+};
+
+/// The recurrence token by token in T, as a straightforward cache computes it; `stored` rounds the state after
+/// every token (a state kept in a narrower format than it is computed in).
+template <class T>
+std::vector<T> run_sequential(const kv::recurrence_problem& p, std::vector<T>& S, double (*stored)(double)) {
+  using std::exp, std::sqrt;
+  const std::size_t dk = p.d_k, dv = p.d_v, ch = p.channels();
+  std::vector<T> out(p.steps() * dv), xc(ch), proj(dv);
+  S.assign(dk * dv, T(0));
+  for (std::size_t t = 0; t < p.steps(); ++t) {
+    for (std::size_t c = 0; c < ch; ++c) {
+      T s = 0;
+      for (std::size_t i = 0; i < p.width && i <= t; ++i) s += T(p.conv[i * ch + c]) * T(p.x[(t - i) * ch + c]);
+      xc[c] = s;
+    }
+    T *q = xc.data(), *k = q + dk, *v = k + dk;
+    const T a = exp(T(p.g[t]));
+    if (p.form == kv::recurrence_form::delta) {
+      for (T* u : {q, k}) {
+        T n = 0;
+        for (std::size_t j = 0; j < dk; ++j) n += u[j] * u[j];
+        n = sqrt(n);
+        if (n > 0)
+          for (std::size_t j = 0; j < dk; ++j) u[j] /= n;
+      }
+      const T b = T(p.beta[t]);
+      for (std::size_t c = 0; c < dv; ++c) {
+        T s = 0;
+        for (std::size_t j = 0; j < dk; ++j) s += k[j] * S[j * dv + c];
+        proj[c] = s;
+      }
+      for (std::size_t j = 0; j < dk; ++j)
+        for (std::size_t c = 0; c < dv; ++c) S[j * dv + c] = a * (S[j * dv + c] - b * k[j] * proj[c]) + b * k[j] * v[c];
+    } else {
+      for (std::size_t j = 0; j < dk; ++j)
+        for (std::size_t c = 0; c < dv; ++c) S[j * dv + c] = a * S[j * dv + c] + k[j] * v[c];
+    }
+    if (stored)
+      for (T& e : S) e = T(stored(static_cast<double>(e)));
+    for (std::size_t c = 0; c < dv; ++c) {
+      T s = 0;
+      for (std::size_t j = 0; j < dk; ++j) s += q[j] * S[j * dv + c];
+      out[t * dv + c] = s;
+    }
+  }
+  return out;
+}
+
+template <class T>
+result sequential(const kv::recurrence_problem& p, double (*stored)(double) = nullptr) {
+  std::vector<T> S;
+  const std::vector<T> out = run_sequential<T>(p, S, stored);
+  return {std::vector<double>(out.begin(), out.end()), std::vector<double>(S.begin(), S.end())};
+}
+
+/// The chunked algorithms engines use for prefill, in double, chunks of C tokens: the decay form as Mamba-2's state
+/// space duality (decays from cumulative log sums, each output an intra-chunk sum of (q . k_s) D v_s plus the
+/// chunk's starting state), the delta rule as Gated DeltaNet's (each token's pseudo-value from a forward substitution
+/// over the chunk's earlier keys, then the same two parts).
+/// Every token's convolved channels in double, q and k normalised for the delta rule.
+std::vector<double> convolved(const kv::recurrence_problem& p) {
+  const std::size_t dk = p.d_k, ch = p.channels(), T = p.steps();
+  std::vector<double> xc(T * ch);
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t c = 0; c < ch; ++c) {
+      double s = 0;
+      for (std::size_t i = 0; i < p.width && i <= t; ++i) s += p.conv[i * ch + c] * p.x[(t - i) * ch + c];
+      xc[t * ch + c] = s;
+    }
+  if (p.form == kv::recurrence_form::delta)
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t off : {std::size_t{0}, dk}) {
+        double* u = &xc[t * ch + off];
+        double n = 0;
+        for (std::size_t j = 0; j < dk; ++j) n += u[j] * u[j];
+        n = std::sqrt(n);
+        if (n > 0)
+          for (std::size_t j = 0; j < dk; ++j) u[j] /= n;
+      }
+  return xc;
+}
+
+result chunked(const kv::recurrence_problem& p, std::size_t C) {
+  const std::size_t dk = p.d_k, dv = p.d_v, ch = p.channels(), T = p.steps();
+  const bool delta = p.form == kv::recurrence_form::delta;
+  std::vector<double> S(dk * dv, 0.0), out(T * dv);
+  const std::vector<double> xc = convolved(p);
+  auto q = [&](std::size_t t) { return &xc[t * ch]; };
+  auto k = [&](std::size_t t) { return &xc[t * ch + dk]; };
+  auto v = [&](std::size_t t) { return &xc[t * ch + 2 * dk]; };
+  auto dot = [dk](const double* a, const double* b) {
+    double s = 0;
+    for (std::size_t j = 0; j < dk; ++j) s += a[j] * b[j];
+    return s;
+  };
+  for (std::size_t t0 = 0; t0 < T; t0 += C) {
+    const std::size_t n = std::min(C, T - t0);
+    std::vector<double> cum(n);  // cumulative log decay within the chunk, through token i
+    for (std::size_t i = 0; i < n; ++i) cum[i] = (i ? cum[i - 1] : 0.0) + p.g[t0 + i];
+    // Pseudo-values: v itself for the decay form; for the delta rule u_i = b_i (v_i - e^cum_i S0^T k_i
+    // - sum_{j<i} e^(cum_i - cum_j) (k_i . k_j) u_j).
+    std::vector<double> U(n * dv);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < dv; ++c) {
+        const std::size_t t = t0 + i;
+        if (!delta) {
+          U[i * dv + c] = v(t)[c];
+          continue;
+        }
+        double s = 0;
+        for (std::size_t j = 0; j < dk; ++j) s += S[j * dv + c] * k(t)[j];
+        double r = v(t)[c] - std::exp(cum[i]) * s;
+        for (std::size_t jj = 0; jj < i; ++jj) r -= std::exp(cum[i] - cum[jj]) * dot(k(t), k(t0 + jj)) * U[jj * dv + c];
+        U[i * dv + c] = p.beta[t] * r;
+      }
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < dv; ++c) {
+        const std::size_t t = t0 + i;
+        double s = 0;
+        for (std::size_t j = 0; j < dk; ++j) s += q(t)[j] * S[j * dv + c];
+        s *= std::exp(cum[i]);
+        for (std::size_t jj = 0; jj <= i; ++jj) s += std::exp(cum[i] - cum[jj]) * dot(q(t), k(t0 + jj)) * U[jj * dv + c];
+        out[t * dv + c] = s;
+      }
+    for (std::size_t j = 0; j < dk; ++j)
+      for (std::size_t c = 0; c < dv; ++c) {
+        double s = std::exp(cum[n - 1]) * S[j * dv + c];
+        for (std::size_t jj = 0; jj < n; ++jj) s += std::exp(cum[n - 1] - cum[jj]) * k(t0 + jj)[j] * U[jj * dv + c];
+        S[j * dv + c] = s;
+      }
+  }
+  return {out, S};
+}
+
+/// The largest |implementation - oracle| / bound over every output and the last state, the difference taken in
+/// the oracle's precision (docs/numerics.md §1.4).
+double worst_ratio(const kv::recurrence_run& r, const result& got) {
+  double worst = 0;
+  auto over = [&](const std::vector<kv::dd::ddouble>& want, const std::vector<double>& have,
+                  const std::vector<double>& bound) {
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      const double err = std::fabs(kv::dd::add(want[i], -have[i]).hi);
+      worst = std::max(worst, err == 0 ? 0.0 : err / bound[i]);  // a zero bound allows only an exact value
+    }
+  };
+  over(r.outputs, got.outputs, r.output_bound);
+  over(r.state, got.state, r.state_bound);
+  return worst;
+}
+
+kv::recurrence_precision precision_of(kv::precision p) {
+  return {.u = kv::unit_roundoff(p), .mu = kv::smallest_normal(p)};
+}
+double to_bf16(double x) { return kv::round_to(kv::precision::bf16, x); }
+
+constexpr shape shapes[] = {{1, 1, 64, 1}, {4, 3, 200, 4}, {16, 16, 300, 2}, {64, 64, 48, 4}, {4, 4, 2048, 4}};
+constexpr kv::recurrence_form forms[] = {kv::recurrence_form::decay, kv::recurrence_form::delta};
+
+TEST(RecurrenceOracle, AgreesWithMpfrReferee) {
+  // The referee is the sequential recurrence in about 168 bits. The oracle's error must be a negligible part of the
+  // tightest bound it ever judges (double, F = 1): 1e-9 of it.
+  double worst = 0;
+  for (auto form : forms)
+    for (input c : inputs)
+      for (shape s : {shape{1, 1, 40, 1}, shape{4, 3, 120, 4}, shape{16, 8, 60, 2}}) {
+        const auto p = draw(form, c, s, 11);
+        auto prec = precision_of(kv::precision::f64);
+        prec.F = 1;
+        const auto r = kv::run_recurrence(p, prec);
+        std::vector<referee> S;
+        const std::vector<referee> out = run_sequential<referee>(p, S, nullptr);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+          const double err = std::fabs(static_cast<double>(out[i] - referee(r.outputs[i].hi) - referee(r.outputs[i].lo)));
+          if (err == 0) continue;
+          worst = std::max(worst, err / r.output_bound[i]);
+          ASSERT_LE(err, 1e-9 * r.output_bound[i]) << kv::to_string(form) << " " << name(c) << " output " << i;
+        }
+      }
+  std::cout << "[ recurrence oracle ] worst error / f64 bound against MPFR: " << worst << "\n";
+}
+
+TEST(RecurrenceBound, CorrectImplementationsStayWithin) {
+  double worst_seq = 0, worst_chunk = 0, worst_float = 0, worst_bf16 = 0;
+  for (auto form : forms)
+    for (input c : inputs)
+      for (shape s : shapes)
+        for (unsigned seed : {1u, 2u}) {
+          SCOPED_TRACE(std::string(kv::to_string(form)) + " " + name(c) + " d_k=" + std::to_string(s.d_k) +
+                       " T=" + std::to_string(s.T) + " seed=" + std::to_string(seed));
+          const auto p = draw(form, c, s, seed);
+          const auto f64 = kv::run_recurrence(p, precision_of(kv::precision::f64));
+          const double seq = worst_ratio(f64, sequential<double>(p));
+          EXPECT_LE(seq, 1);
+          worst_seq = std::max(worst_seq, seq);
+          for (std::size_t C : {std::size_t{16}, std::size_t{64}}) {
+            const double ch = worst_ratio(f64, chunked(p, C));
+            EXPECT_LE(ch, 1) << "chunks of " << C;
+            worst_chunk = std::max(worst_chunk, ch);
+          }
+          const auto pf = to_float(p);
+          const double fl = worst_ratio(kv::run_recurrence(pf, precision_of(kv::precision::f32)), sequential<float>(pf));
+          EXPECT_LE(fl, 1) << "float";
+          worst_float = std::max(worst_float, fl);
+          auto bf16 = precision_of(kv::precision::f64);
+          bf16.u_state = kv::unit_roundoff(kv::precision::bf16);
+          const double b = worst_ratio(kv::run_recurrence(p, bf16), sequential<double>(p, to_bf16));
+          EXPECT_LE(b, 1) << "bf16 state";
+          worst_bf16 = std::max(worst_bf16, b);
+        }
+  std::cout << "[ recurrence bound ] worst err/bound: sequential f64 " << worst_seq << ", chunked f64 " << worst_chunk
+            << ", f32 " << worst_float << ", f64 with a bf16 state " << worst_bf16 << "\n";
+}
+
+TEST(RecurrenceBound, NarrowerStateThanDeclaredFails) {
+  // A float state (and float arithmetic) where double is declared, and a state stored in bf16 where the profile
+  // says it is kept in double, both fail on every class; reported is the smallest ratio seen.
+  double least_float = INFINITY, least_bf16 = INFINITY;
+  for (auto form : forms)
+    for (input c : inputs)
+      for (shape s : shapes) {
+        SCOPED_TRACE(std::string(kv::to_string(form)) + " " + name(c) + " d_k=" + std::to_string(s.d_k));
+        const auto pf = to_float(draw(form, c, s, 3));
+        const auto declared = kv::run_recurrence(pf, precision_of(kv::precision::f64));
+        const double fl = worst_ratio(declared, sequential<float>(pf));
+        EXPECT_GT(fl, 1);
+        least_float = std::min(least_float, fl);
+        const double b = worst_ratio(declared, sequential<double>(pf, to_bf16));
+        EXPECT_GT(b, 1);
+        least_bf16 = std::min(least_bf16, b);
+      }
+  std::cout << "[ recurrence bound ] least err/bound of a float state declared f64: " << least_float
+            << ", of a bf16-stored state declared kept: " << least_bf16 << "\n";
+}
+
+TEST(RecurrenceOracle, KernelsGiveTheSameBits) {
+  if (!kv::dd_fma_kernels_available()) GTEST_SKIP() << "this CPU has no AVX2 and FMA: only the generic kernels run";
+  for (auto form : forms) {
+    const auto p = draw(form, input::random, shape{16, 8, 100, 4}, 5);
+    const auto a = kv::run_recurrence(p, {}, kv::dd_kernels::generic), b = kv::run_recurrence(p, {}, kv::dd_kernels::fma);
+    for (std::size_t i = 0; i < a.outputs.size(); ++i) {
+      ASSERT_EQ(a.outputs[i].hi, b.outputs[i].hi) << i;
+      ASSERT_EQ(a.outputs[i].lo, b.outputs[i].lo) << i;
+    }
+    EXPECT_EQ(a.output_bound, b.output_bound);
+  }
+}
+
+TEST(RecurrenceProblem, MalformedProblemsAreNamed) {
+  kv::recurrence_problem p{kv::recurrence_form::delta, 2, 1, 1, {1, 1, 1, 1, 1}, {1, 0, 1, 0, 1}, {-0.5}, {0.5}};
+  EXPECT_EQ(p.invalid(), "");
+  auto bad = p;
+  bad.g[0] = 0.1;
+  EXPECT_EQ(bad.invalid(), "log decays must be <= 0");
+  bad = p, bad.g[0] = NAN;
+  EXPECT_EQ(bad.invalid(), "log decays must be <= 0");
+  bad = p, bad.beta[0] = 1.5;
+  EXPECT_EQ(bad.invalid(), "write strengths must lie in [0, 1]");
+  bad = p, bad.x.pop_back();
+  EXPECT_NE(bad.invalid().find("x must hold"), std::string::npos);
+  bad = p, bad.conv[0] = INFINITY;
+  EXPECT_EQ(bad.invalid(), "taps and inputs must be finite");
+}
+}  // namespace
