@@ -1,10 +1,10 @@
-// The recurrence oracle (with its bound, one pass) against a plain double recurrence over the same tokens
+// The recurrence oracle (with its bound, one pass) against the double recurrence head over the same tokens
 // (docs/numerics.md §3.9 quotes the ratio).
 #include <benchmark/benchmark.h>
 
-#include <cmath>
 #include <random>
 
+#include "impls/common/recurrent_head.h"
 #include "oracle/numeric/recurrence.h"
 
 namespace kv = kvconform;
@@ -23,44 +23,13 @@ kv::recurrence_problem problem_of(const benchmark::State& s, kv::recurrence_form
   return p;
 }
 
-/// What a double cache computes per token: the convolution, for the delta rule the normalisations and the
-/// projection k^T S, the update and the read-out.
-void plain(const kv::recurrence_problem& p, std::vector<double>& S, std::vector<double>& out) {
-  const std::size_t dk = p.d_k, dv = p.d_v, ch = p.channels();
-  const bool delta = p.form == kv::recurrence_form::delta;
-  std::vector<double> xc(ch), proj(dv);
-  S.assign(dk * dv, 0.0), out.assign(p.steps() * dv, 0.0);
-  for (std::size_t t = 0; t < p.steps(); ++t) {
-    for (std::size_t c = 0; c < ch; ++c) {
-      double s = 0;
-      for (std::size_t i = 0; i < p.width && i <= t; ++i) s += p.conv[i * ch + c] * p.x[(t - i) * ch + c];
-      xc[c] = s;
-    }
-    double *q = xc.data(), *k = q + dk, *v = k + dk;
-    const double a = std::exp(p.g[t]), b = delta ? p.beta[t] : 1.0;
-    if (delta)
-      for (double* u : {q, k}) {
-        double n = 0;
-        for (std::size_t j = 0; j < dk; ++j) n += u[j] * u[j];
-        for (std::size_t j = 0; j < dk; ++j) u[j] /= std::sqrt(n);
-      }
-    for (std::size_t c = 0; c < dv; ++c) proj[c] = 0;
-    if (delta)
-      for (std::size_t j = 0; j < dk; ++j)
-        for (std::size_t c = 0; c < dv; ++c) proj[c] += k[j] * S[j * dv + c];
-    for (std::size_t j = 0; j < dk; ++j)
-      for (std::size_t c = 0; c < dv; ++c) S[j * dv + c] = a * (S[j * dv + c] - b * k[j] * proj[c]) + b * k[j] * v[c];
-    for (std::size_t j = 0; j < dk; ++j)
-      for (std::size_t c = 0; c < dv; ++c) out[t * dv + c] += q[j] * S[j * dv + c];
-  }
-}
-
 template <kv::recurrence_form form>
 void recurrence_double(benchmark::State& s) {
   const auto p = problem_of(s, form);
-  std::vector<double> S, out;
+  std::vector<double> out(p.steps() * p.d_v);
   for (auto _ : s) {
-    plain(p, S, out);
+    kv::recurrent_head<double> head(p.form, p.d_k, p.d_v, p.width, p.conv);
+    head.step(p.x.data(), p.g.data(), p.beta.data(), p.steps(), out.data());
     benchmark::DoNotOptimize(out.data());
   }
 }

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <random>
 
+#include "impls/common/recurrent_head.h"
 #include "oracle/numeric/numeric_profile.h"
 #include "oracle/numeric/recurrence.h"
 
@@ -79,46 +80,10 @@ struct result {
 /// every token (a state kept in a narrower format than it is computed in).
 template <class T>
 std::vector<T> run_sequential(const kv::recurrence_problem& p, std::vector<T>& S, double (*stored)(double)) {
-  using std::exp, std::sqrt;
-  const std::size_t dk = p.d_k, dv = p.d_v, ch = p.channels();
-  std::vector<T> out(p.steps() * dv), xc(ch), proj(dv);
-  S.assign(dk * dv, T(0));
-  for (std::size_t t = 0; t < p.steps(); ++t) {
-    for (std::size_t c = 0; c < ch; ++c) {
-      T s = 0;
-      for (std::size_t i = 0; i < p.width && i <= t; ++i) s += T(p.conv[i * ch + c]) * T(p.x[(t - i) * ch + c]);
-      xc[c] = s;
-    }
-    T *q = xc.data(), *k = q + dk, *v = k + dk;
-    const T a = exp(T(p.g[t]));
-    if (p.form == kv::recurrence_form::delta) {
-      for (T* u : {q, k}) {
-        T n = 0;
-        for (std::size_t j = 0; j < dk; ++j) n += u[j] * u[j];
-        n = sqrt(n);
-        if (n > 0)
-          for (std::size_t j = 0; j < dk; ++j) u[j] /= n;
-      }
-      const T b = T(p.beta[t]);
-      for (std::size_t c = 0; c < dv; ++c) {
-        T s = 0;
-        for (std::size_t j = 0; j < dk; ++j) s += k[j] * S[j * dv + c];
-        proj[c] = s;
-      }
-      for (std::size_t j = 0; j < dk; ++j)
-        for (std::size_t c = 0; c < dv; ++c) S[j * dv + c] = a * (S[j * dv + c] - b * k[j] * proj[c]) + b * k[j] * v[c];
-    } else {
-      for (std::size_t j = 0; j < dk; ++j)
-        for (std::size_t c = 0; c < dv; ++c) S[j * dv + c] = a * S[j * dv + c] + k[j] * v[c];
-    }
-    if (stored)
-      for (T& e : S) e = T(stored(static_cast<double>(e)));
-    for (std::size_t c = 0; c < dv; ++c) {
-      T s = 0;
-      for (std::size_t j = 0; j < dk; ++j) s += q[j] * S[j * dv + c];
-      out[t * dv + c] = s;
-    }
-  }
+  kv::recurrent_head<T> head(p.form, p.d_k, p.d_v, p.width, p.conv, stored);
+  std::vector<T> out(p.steps() * p.d_v);
+  head.step(p.x.data(), p.g.data(), p.beta.data(), p.steps(), out.data());
+  S = head.state();
   return out;
 }
 
@@ -129,83 +94,13 @@ result sequential(const kv::recurrence_problem& p, double (*stored)(double) = nu
   return {std::vector<double>(out.begin(), out.end()), std::vector<double>(S.begin(), S.end())};
 }
 
-/// The chunked algorithms engines use for prefill, in double, chunks of C tokens: the decay form as Mamba-2's state
-/// space duality (decays from cumulative log sums, each output an intra-chunk sum of (q . k_s) D v_s plus the
-/// chunk's starting state), the delta rule as Gated DeltaNet's (each token's pseudo-value from a forward substitution
-/// over the chunk's earlier keys, then the same two parts).
-/// Every token's convolved channels in double, q and k normalised for the delta rule.
-std::vector<double> convolved(const kv::recurrence_problem& p) {
-  const std::size_t dk = p.d_k, ch = p.channels(), T = p.steps();
-  std::vector<double> xc(T * ch);
-  for (std::size_t t = 0; t < T; ++t)
-    for (std::size_t c = 0; c < ch; ++c) {
-      double s = 0;
-      for (std::size_t i = 0; i < p.width && i <= t; ++i) s += p.conv[i * ch + c] * p.x[(t - i) * ch + c];
-      xc[t * ch + c] = s;
-    }
-  if (p.form == kv::recurrence_form::delta)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t off : {std::size_t{0}, dk}) {
-        double* u = &xc[t * ch + off];
-        double n = 0;
-        for (std::size_t j = 0; j < dk; ++j) n += u[j] * u[j];
-        n = std::sqrt(n);
-        if (n > 0)
-          for (std::size_t j = 0; j < dk; ++j) u[j] /= n;
-      }
-  return xc;
-}
-
+/// The chunked algorithms engines use for prefill, in double, chunks of C tokens.
 result chunked(const kv::recurrence_problem& p, std::size_t C) {
-  const std::size_t dk = p.d_k, dv = p.d_v, ch = p.channels(), T = p.steps();
-  const bool delta = p.form == kv::recurrence_form::delta;
-  std::vector<double> S(dk * dv, 0.0), out(T * dv);
-  const std::vector<double> xc = convolved(p);
-  auto q = [&](std::size_t t) { return &xc[t * ch]; };
-  auto k = [&](std::size_t t) { return &xc[t * ch + dk]; };
-  auto v = [&](std::size_t t) { return &xc[t * ch + 2 * dk]; };
-  auto dot = [dk](const double* a, const double* b) {
-    double s = 0;
-    for (std::size_t j = 0; j < dk; ++j) s += a[j] * b[j];
-    return s;
-  };
-  for (std::size_t t0 = 0; t0 < T; t0 += C) {
-    const std::size_t n = std::min(C, T - t0);
-    std::vector<double> cum(n);  // cumulative log decay within the chunk, through token i
-    for (std::size_t i = 0; i < n; ++i) cum[i] = (i ? cum[i - 1] : 0.0) + p.g[t0 + i];
-    // Pseudo-values: v itself for the decay form; for the delta rule u_i = b_i (v_i - e^cum_i S0^T k_i
-    // - sum_{j<i} e^(cum_i - cum_j) (k_i . k_j) u_j).
-    std::vector<double> U(n * dv);
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t c = 0; c < dv; ++c) {
-        const std::size_t t = t0 + i;
-        if (!delta) {
-          U[i * dv + c] = v(t)[c];
-          continue;
-        }
-        double s = 0;
-        for (std::size_t j = 0; j < dk; ++j) s += S[j * dv + c] * k(t)[j];
-        double r = v(t)[c] - std::exp(cum[i]) * s;
-        for (std::size_t jj = 0; jj < i; ++jj) r -= std::exp(cum[i] - cum[jj]) * dot(k(t), k(t0 + jj)) * U[jj * dv + c];
-        U[i * dv + c] = p.beta[t] * r;
-      }
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t c = 0; c < dv; ++c) {
-        const std::size_t t = t0 + i;
-        double s = 0;
-        for (std::size_t j = 0; j < dk; ++j) s += q(t)[j] * S[j * dv + c];
-        s *= std::exp(cum[i]);
-        for (std::size_t jj = 0; jj <= i; ++jj) s += std::exp(cum[i] - cum[jj]) * dot(q(t), k(t0 + jj)) * U[jj * dv + c];
-        out[t * dv + c] = s;
-      }
-    for (std::size_t j = 0; j < dk; ++j)
-      for (std::size_t c = 0; c < dv; ++c) {
-        double s = std::exp(cum[n - 1]) * S[j * dv + c];
-        for (std::size_t jj = 0; jj < n; ++jj) s += std::exp(cum[n - 1] - cum[jj]) * k(t0 + jj)[j] * U[jj * dv + c];
-        S[j * dv + c] = s;
-      }
-  }
-  return {out, S};
+  kv::recurrent_head<double> head(p.form, p.d_k, p.d_v, p.width, p.conv);
+  result r{std::vector<double>(p.steps() * p.d_v), {}};
+  head.chunked(p.x.data(), p.g.data(), p.beta.data(), p.steps(), C, r.outputs.data());
+  r.state = head.state();
+  return r;
 }
 
 /// The largest |implementation - oracle| / bound over every output and the last state, the difference taken in
@@ -326,6 +221,23 @@ TEST(RecurrenceOracle, KernelsGiveTheSameBits) {
       ASSERT_EQ(a.outputs[i].lo, b.outputs[i].lo) << i;
     }
     EXPECT_EQ(a.output_bound, b.output_bound);
+  }
+}
+
+TEST(RecurrentHead, TokensSplitOverCallsGiveTheSameBits) {
+  // The convolution window carries the last width - 1 rows from one call to the next.
+  for (auto form : forms) {
+    const auto p = draw(form, input::random, shape{4, 3, 50, 4}, 9);
+    const result whole = sequential<double>(p);
+    kv::recurrent_head<double> head(p.form, p.d_k, p.d_v, p.width, p.conv);
+    std::vector<double> out(p.steps() * p.d_v);
+    std::size_t t = 0;
+    for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{17}, std::size_t{30}}) {
+      head.step(&p.x[t * p.channels()], &p.g[t], p.beta.empty() ? nullptr : &p.beta[t], n, &out[t * p.d_v]);
+      t += n;
+    }
+    EXPECT_EQ(out, whole.outputs) << kv::to_string(form);
+    EXPECT_EQ(head.state(), whole.state) << kv::to_string(form);
   }
 }
 
