@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 namespace kvconform {
 
@@ -27,8 +28,7 @@ std::string recurrence_problem::invalid() const {
 }
 
 namespace {
-using dd::ddouble;
-constexpr double inf = std::numeric_limits<double>::infinity();
+using namespace recurrence_terms;
 
 /// sqrt of a double-double: the root of the high part and one Newton step on the exact residual.
 ddouble sqrt_dd(ddouble a) {
@@ -37,15 +37,15 @@ ddouble sqrt_dd(ddouble a) {
   return dd::fast_two_sum(r, dd::sub(a, dd::two_prod(r, r)).hi / (2 * r));
 }
 
-/// Token t's convolved channels in double-double (exact products, double-double sums) and their magnitudes
-/// sum_i |conv_i| |x_{t-i}| in double.
-void convolve(const recurrence_problem& p, std::size_t t, std::vector<ddouble>& out, std::vector<double>& mag) {
-  const std::size_t ch = p.channels();
+/// The convolved channels of the row at `at` of `rows` (which holds width - 1 rows before it) in double-double
+/// (exact products, double-double sums), and their magnitudes sum_i |conv_i| |x_{t-i}| in double.
+void convolve(const std::vector<double>& conv, std::size_t width, std::size_t ch, const double* rows, std::size_t at,
+              std::vector<ddouble>& out, std::vector<double>& mag) {
   for (std::size_t c = 0; c < ch; ++c) {
     ddouble s{};
     double m = 0;
-    for (std::size_t i = 0; i < p.width && i <= t; ++i) {
-      const double tap = p.conv[i * ch + c], x = p.x[(t - i) * ch + c];
+    for (std::size_t i = 0; i < width; ++i) {
+      const double tap = conv[i * ch + c], x = rows[(at - i) * ch + c];
       s = dd::add(s, dd::two_prod(tap, x)), m += std::fabs(tap) * std::fabs(x);
     }
     out[c] = s, mag[c] = m;
@@ -60,12 +60,6 @@ double normalise(ddouble* v, std::size_t n) {
   if (norm.hi > 0)
     for (std::size_t j = 0; j < n; ++j) v[j] = dd::div(v[j], norm);
   return norm.hi;
-}
-
-double norm2(const double* v, std::size_t n) {
-  double s = 0;
-  for (std::size_t j = 0; j < n; ++j) s += v[j] * v[j];
-  return std::sqrt(s);
 }
 
 /// a + b to about 2u^2 of |a| + |b| (one TwoSum): enough wherever the bound is relative to the terms' magnitudes,
@@ -127,136 +121,67 @@ void column_norms(const std::vector<ddouble>& S, std::size_t d_k, std::size_t d_
   }
 }
 
-/// The decay form's bound: per state entry, the sums over earlier tokens s of D_st P_s (M), of (t - s + 1) D_st P_s (A)
-/// and of |ln D_st| D_st P_s (L), where D_st is the decay from s to t and P_s = |k_s| |v_s| in convolution magnitudes;
-/// R carries the state's storage roundings and G the log decay since the first token.
-struct decay_bound {
-  std::vector<double> M, A, L, R;
-  double G = 0, max_p = 0;
-  explicit decay_bound(std::size_t n) : M(n), A(n), L(n), R(n) {}
-
-  void step(double a, double gam, const double* kmag, const double* vmag, std::size_t d_k, std::size_t d_v,
-            double u_state) {
-    for (std::size_t j = 0; j < d_k; ++j)
-      for (std::size_t c = 0; c < d_v; ++c) {
-        const std::size_t e = j * d_v + c;
-        const double P = kmag[j] * vmag[c];
-        L[e] = a * (L[e] + gam * M[e]);
-        A[e] = a * (A[e] + M[e]) + P;
-        M[e] = a * M[e] + P;
-        R[e] = a * R[e] + u_state * M[e];
-        max_p = std::max(max_p, P);
-      }
-    G += gam;
-  }
-  /// Roundings along the longest path of any of the first t1 tokens' terms: the state's, the decays' (a product of
-  /// exps, or one exp of a difference of cumulative sums since any earlier token), any order of a sum over t1 terms,
-  /// and `extra` more (docs/numerics.md §3.9).
-  double count(double t1, double extra) const { return (bound_c_e + 4) * t1 + extra + (bound_c_t + t1) * G; }
-  /// Every entry's error before F: first order in u, times 1 / (1 - count u); +inf past the domain.
-  void errors(double u, double t1, double extra, double floor, std::vector<double>& out) const {
-    const double N = count(t1, extra);
-    const double scale = N * u < 1 ? 1 / (1 - N * u) : inf, ca = bound_c_e + 3 + G, cm = t1 + extra;
-    for (std::size_t e = 0; e < M.size(); ++e)
-      out[e] = (u * (ca * A[e] + cm * M[e] + bound_c_t * L[e]) + R[e] + floor) * scale;
-  }
-  double floor(double t1, double w, double mu) const { return t1 * (bound_c_e + 3 + 2 * w) * mu * (1 + max_p); }
-};
-
-/// The things every token's bound needs: the problem's sizes and the precisions.
-struct token_context {
-  std::size_t d_k, d_v;
-  double w, dk;
-  const recurrence_precision& prec;
-  /// F times the error, plus the stored output's rounding.
-  double finish(double err, ddouble o) const {
-    const double b = prec.F * err;
-    return b + prec.u_out * (std::fabs(o.hi) + b);
-  }
-};
-
-/// The delta rule's bound: per state column, E bounds the 2-norm of the error and U the pseudo-values' magnitude
-/// sum_s D_st |u_s| (docs/numerics.md §3.9); G is the log decay since the first token.
-struct delta_bound {
-  std::vector<double> E, U, before, after;
-  double G = 0;
-  explicit delta_bound(std::size_t d_v) : E(d_v), U(d_v), before(d_v), after(d_v) {}
-
-  /// One token's bounds into ob, given the norms of the raw (convolved) key and query, the state's column norms
-  /// before and after it (in `before`, `after`) and the projections k^T S_{t-1}.
-  void token(const token_context& x, double t1, double g, double beta, double kn, double qn, const double* mag,
-             const ddouble* v, const ddouble* proj, const ddouble* o, double* ob) {
-    const double u = x.prec.u, a = std::exp(g), gam = -g;
-    const double *qmag = mag, *kmag = mag + x.d_k, *vmag = kmag + x.d_k;
-    const double gw = gamma_k(x.w, u), g_upd = gamma_k(x.dk + 6, u), g_dot = gamma_k(x.dk, u);
-    const double eps_k = kn > 0 ? 2 * gw * norm2(kmag, x.d_k) / kn + gamma_k(x.dk + 4, u) : inf;
-    const double eps_q = qn > 0 ? 2 * gw * norm2(qmag, x.d_k) / qn + gamma_k(x.dk + 4, u) : inf;
-    const double eps_a = (bound_c_e + bound_c_t * gam) * u;
-    G += gam;
-    // A chunked evaluation reads k^T S and o through the pseudo-values of up to every earlier token, each reached
-    // by a decay from cumulative sums.
-    const double g_chunk = gamma_k(t1 + x.dk + bound_c_e + 6, u) + (bound_c_t + t1) * G * u;
-    const double floor = (x.dk + 8) * std::sqrt(x.dk) * x.prec.mu;
-    const bool unbounded = std::isinf(eps_k) || std::isinf(eps_q) || std::isinf(g_chunk);
-    for (std::size_t c = 0; c < x.d_v; ++c) {
-      const double m = before[c] + E[c], vm = std::fabs(v[c].hi), ev = gw * vmag[c];
-      const double local = g_upd * (a * (1 + beta) * m + beta * (vm + ev) * (1 + eps_k)) +
-                           a * beta * (2 * eps_k + eps_k * eps_k) * m + beta * (eps_k * vm + (1 + eps_k) * ev) +
-                           eps_a * a * (1 + beta) * m * (1 + eps_k) * (1 + eps_k) + beta * a * g_chunk * U[c] + floor;
-      U[c] = a * U[c] + std::fabs(beta * (vm - a * proj[c].hi));
-      E[c] = unbounded ? inf : a * E[c] + local;
-      E[c] += x.prec.u_state * (after[c] + E[c]);
-      const double err = (1 + eps_q) * E[c] + eps_q * after[c] + g_dot * (1 + eps_q) * (after[c] + E[c]) +
-                         (1 + eps_q) * g_chunk * U[c] + (x.dk + 2) * x.prec.mu;
-      ob[c] = x.finish(unbounded ? inf : err, o[c]);
-    }
-  }
-};
 }  // namespace
 
-recurrence_run run_recurrence(const recurrence_problem& p, const recurrence_precision& prec, dd_kernels kernels) {
-  const std::size_t d_k = p.d_k, d_v = p.d_v, ch = p.channels(), T = p.steps();
-  const token_context x{d_k, d_v, static_cast<double>(p.width), static_cast<double>(d_k), prec};
-  const bool delta = p.form == recurrence_form::delta;
-  recurrence_run r;
-  r.outputs.assign(T * d_v, {}), r.state.assign(d_k * d_v, {});
-  r.output_bound.assign(T * d_v, 0), r.state_bound.assign(d_k * d_v, 0);
+recurrence_tracker::recurrence_tracker(recurrence_form form, std::size_t d_k, std::size_t d_v, std::size_t width,
+                                       std::vector<double> conv, recurrence_precision prec, dd_kernels kernels)
+    : form_(form), d_k_(d_k), d_v_(d_v), width_(width), conv_(std::move(conv)),
+      window_(width ? (width - 1) * (2 * d_k + d_v) : 0, 0.0), prec_(prec), kernels_(kernels), S_(d_k * d_v),
+      decay_(form == recurrence_form::decay ? d_k * d_v : 0), delta_(form == recurrence_form::delta ? d_v : 0) {}
+
+void recurrence_tracker::advance(const double* x, const double* g, const double* beta, std::size_t n,
+                                 dd::ddouble* out, double* out_bound) {
+  const std::size_t d_k = d_k_, d_v = d_v_, ch = 2 * d_k + d_v, held = width_ - 1;
+  const token_context tc{d_k, d_v, static_cast<double>(width_), static_cast<double>(d_k), prec_};
+  std::vector<double> rows(window_);
+  rows.insert(rows.end(), x, x + n * ch);
   std::vector<ddouble> xc(ch), proj(d_v);
   std::vector<double> mag(ch), entries(d_k * d_v);
-  decay_bound db(delta ? 0 : d_k * d_v);
-  delta_bound eb(delta ? d_v : 0);
-
-  for (std::size_t t = 0; t < T; ++t) {
-    convolve(p, t, xc, mag);
+  for (std::size_t i = 0; i < n; ++i, ++t_) {
+    convolve(conv_, width_, ch, rows.data(), held + i, xc, mag);
     ddouble *q = xc.data(), *k = q + d_k, *v = k + d_k;
-    const ddouble alpha = dd::exp({p.g[t], 0});
-    ddouble* o = &r.outputs[t * d_v];
-    double* ob = &r.output_bound[t * d_v];
-    const double t1 = static_cast<double>(t + 1);
-    if (delta) {
+    const ddouble alpha = dd::exp({g[i], 0});
+    ddouble* o = out + i * d_v;
+    double* ob = out_bound + i * d_v;
+    const double t1 = static_cast<double>(t_ + 1);
+    if (form_ == recurrence_form::delta) {
       const double kn = normalise(k, d_k), qn = normalise(q, d_k);
-      column_norms(r.state, d_k, d_v, eb.before);
-      run_sweep({r.state.data(), d_k, d_v, alpha, q, k, v, p.beta[t], proj.data(), o}, kernels);
-      column_norms(r.state, d_k, d_v, eb.after);
-      eb.token(x, t1, p.g[t], p.beta[t], kn, qn, mag.data(), v, proj.data(), o, ob);
+      column_norms(S_, d_k, d_v, delta_.before);
+      run_sweep({S_.data(), d_k, d_v, alpha, q, k, v, beta[i], proj.data(), o}, kernels_);
+      column_norms(S_, d_k, d_v, delta_.after);
+      delta_.token(tc, t1, g[i], beta[i], kn, qn, mag.data(), v, proj.data(), o, ob);
       continue;
     }
-    run_sweep({r.state.data(), d_k, d_v, alpha, q, k, v, -1.0, proj.data(), o}, kernels);
-    db.step(alpha.hi, -p.g[t], mag.data() + d_k, mag.data() + 2 * d_k, d_k, d_v, prec.u_state);
-    db.errors(prec.u, t1, 3 * x.w + x.dk + 4, db.floor(t1, x.w, prec.mu), entries);  // + convolutions, read-out
+    run_sweep({S_.data(), d_k, d_v, alpha, q, k, v, -1.0, proj.data(), o}, kernels_);
+    decay_.step(alpha.hi, -g[i], mag.data() + d_k, mag.data() + 2 * d_k, d_k, d_v, prec_.u_state);
+    // The output's terms beyond the state's: the three convolutions and the read-out's dot product.
+    decay_.errors(prec_.u, t1, 3 * tc.w + tc.dk + 4, decay_.floor(t1, tc.w, prec_.mu), entries);
     for (std::size_t c = 0; c < d_v; ++c) ob[c] = 0;
     for (std::size_t j = 0; j < d_k; ++j)
       for (std::size_t c = 0; c < d_v; ++c) ob[c] += mag[j] * entries[j * d_v + c];
-    for (std::size_t c = 0; c < d_v; ++c) ob[c] = x.finish(ob[c] + (x.dk + 2) * prec.mu, o[c]);
+    for (std::size_t c = 0; c < d_v; ++c) ob[c] = tc.finish(ob[c] + (tc.dk + 2) * prec_.mu, o[c]);
   }
+  window_.assign(rows.end() - static_cast<std::ptrdiff_t>(held * ch), rows.end());
+}
 
-  if (delta)
-    for (std::size_t e = 0; e < d_k * d_v; ++e) r.state_bound[e] = prec.F * eb.E[e % d_v];
-  else if (T > 0)
-    db.errors(prec.u, static_cast<double>(T), 2 * x.w + 2, db.floor(static_cast<double>(T), x.w, prec.mu),
-              r.state_bound);
-  if (!delta)
-    for (double& b : r.state_bound) b *= prec.F;
+std::vector<double> recurrence_tracker::state_bound() const {
+  std::vector<double> b(d_k_ * d_v_, 0.0);
+  if (form_ == recurrence_form::delta) {
+    for (std::size_t e = 0; e < b.size(); ++e) b[e] = prec_.F * delta_.E[e % d_v_];
+  } else if (t_ > 0) {
+    const double t1 = static_cast<double>(t_), w = static_cast<double>(width_);
+    decay_.errors(prec_.u, t1, 2 * w + 2, decay_.floor(t1, w, prec_.mu), b);
+    for (double& x : b) x *= prec_.F;
+  }
+  return b;
+}
+
+recurrence_run run_recurrence(const recurrence_problem& p, const recurrence_precision& prec, dd_kernels kernels) {
+  recurrence_tracker tracker(p.form, p.d_k, p.d_v, p.width, p.conv, prec, kernels);
+  recurrence_run r;
+  r.outputs.assign(p.steps() * p.d_v, {}), r.output_bound.assign(p.steps() * p.d_v, 0);
+  tracker.advance(p.x.data(), p.g.data(), p.beta.data(), p.steps(), r.outputs.data(), r.output_bound.data());
+  r.state = tracker.state(), r.state_bound = tracker.state_bound();
   return r;
 }
 

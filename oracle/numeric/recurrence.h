@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "oracle/numeric/bound.h"
 #include "oracle/numeric/dd_oracle.h"
 #include "oracle/numeric/double_double.h"
+#include "oracle/numeric/recurrence_terms.h"
 
 namespace kvconform {
 
@@ -37,16 +37,6 @@ struct recurrence_problem {
   std::string invalid() const;
 };
 
-/// What the bound charges (docs/numerics.md §3.9): one rounding of the working precision, of the state stored
-/// between tokens (0: kept in the working precision), of the stored output, the underflow granularity, and F.
-struct recurrence_precision {
-  double u = 0x1p-53;
-  double u_state = 0;
-  double u_out = 0;
-  double mu = 0x1p-1022;
-  double F = bound_safety_factor;
-};
-
 /// The oracle's outputs after every token and its state after the last, in double-double, with the bound on
 /// |o^_tc - o_tc| for every output and on |S^_jc - S_jc| for every entry of the last state. A bound is +inf where
 /// the problem leaves the domain the derivation covers (docs/numerics.md §3.9).
@@ -55,6 +45,33 @@ struct recurrence_run {
   std::vector<dd::ddouble> state;    ///< d_k x d_v
   std::vector<double> output_bound;  ///< T x d_v
   std::vector<double> state_bound;   ///< d_k x d_v
+};
+
+/// The oracle and its bound advanced a few tokens at a time, for a model that extends a sequence op by op: after
+/// the same tokens it holds what run_recurrence gives. A copy continues on its own (a fork, a checkpoint).
+class recurrence_tracker {
+ public:
+  recurrence_tracker(recurrence_form form, std::size_t d_k, std::size_t d_v, std::size_t width, std::vector<double> conv,
+                     recurrence_precision prec, dd_kernels kernels = dd_kernels::automatic);
+  /// n more tokens: raw rows x (n x (2 d_k + d_v)), log decays g and, for the delta rule, write strengths beta.
+  /// Each token's output and its bound go to out and out_bound (n x d_v each).
+  void advance(const double* x, const double* g, const double* beta, std::size_t n, dd::ddouble* out,
+               double* out_bound);
+  std::size_t tokens() const { return t_; }
+  const std::vector<dd::ddouble>& state() const { return S_; }
+  /// The bound on every entry of the state after the tokens so far.
+  std::vector<double> state_bound() const;
+
+ private:
+  recurrence_form form_;
+  std::size_t d_k_, d_v_, width_;
+  std::vector<double> conv_, window_;  // window_: the last width - 1 raw rows, oldest first (zeros before the first)
+  recurrence_precision prec_;
+  dd_kernels kernels_;
+  std::size_t t_ = 0;
+  std::vector<dd::ddouble> S_;
+  recurrence_terms::decay_bound decay_;
+  recurrence_terms::delta_bound delta_;
 };
 
 /// Runs the recurrence of `p` (which must be valid) in double-double and its bound under `prec`. One pass, because

@@ -224,6 +224,34 @@ TEST(RecurrenceOracle, KernelsGiveTheSameBits) {
   }
 }
 
+TEST(RecurrenceTracker, TokensSplitOverCallsAndCopiesGiveTheSameBitsAndBounds) {
+  // What a model does: extend a sequence op by op, and copy it for a fork or a checkpoint.
+  for (auto form : forms) {
+    const auto p = draw(form, input::offset, shape{4, 3, 50, 4}, 9);
+    const auto whole = kv::run_recurrence(p, {});
+    kv::recurrence_tracker tracker(p.form, p.d_k, p.d_v, p.width, p.conv, {});
+    std::vector<kv::dd::ddouble> out(p.steps() * p.d_v);
+    std::vector<double> bound(out.size());
+    std::size_t t = 0;
+    auto advance = [&](kv::recurrence_tracker& tr, std::size_t n) {
+      tr.advance(&p.x[t * p.channels()], &p.g[t], p.beta.empty() ? nullptr : &p.beta[t], n, &out[t * p.d_v],
+                 &bound[t * p.d_v]);
+      t += n;
+    };
+    advance(tracker, 1), advance(tracker, 2), advance(tracker, 17);
+    kv::recurrence_tracker copy = tracker;
+    advance(copy, 30);
+    EXPECT_EQ(copy.tokens(), p.steps());
+    EXPECT_EQ(tracker.tokens(), 20u);  // the original stays where it was
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      ASSERT_EQ(out[i].hi, whole.outputs[i].hi) << kv::to_string(form) << " output " << i;
+      ASSERT_EQ(out[i].lo, whole.outputs[i].lo) << kv::to_string(form) << " output " << i;
+    }
+    EXPECT_EQ(bound, whole.output_bound) << kv::to_string(form);
+    EXPECT_EQ(copy.state_bound(), whole.state_bound) << kv::to_string(form);
+  }
+}
+
 TEST(RecurrentHead, TokensSplitOverCallsGiveTheSameBits) {
   // The convolution window carries the last width - 1 rows from one call to the next.
   for (auto form : forms) {
