@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -127,7 +128,10 @@ recurrence_tracker::recurrence_tracker(recurrence_form form, std::size_t d_k, st
                                        std::vector<double> conv, recurrence_precision prec, dd_kernels kernels)
     : form_(form), d_k_(d_k), d_v_(d_v), width_(width), conv_(std::move(conv)),
       window_(width ? (width - 1) * (2 * d_k + d_v) : 0, 0.0), prec_(prec), kernels_(kernels), S_(d_k * d_v),
-      decay_(form == recurrence_form::decay ? d_k * d_v : 0), delta_(form == recurrence_form::delta ? d_v : 0) {}
+      decay_(form == recurrence_form::decay ? d_k * d_v : 0), delta_(form == recurrence_form::delta ? d_v : 0) {
+  if (d_k == 0 || d_v == 0 || width == 0 || conv_.size() != width * (2 * d_k + d_v))
+    throw std::invalid_argument("recurrence_tracker: positive d_k, d_v and width, and width x (2 d_k + d_v) taps");
+}
 
 void recurrence_tracker::advance(const double* x, const double* g, const double* beta, std::size_t n,
                                  dd::ddouble* out, double* out_bound) {

@@ -283,5 +283,7 @@ TEST(RecurrenceProblem, MalformedProblemsAreNamed) {
   EXPECT_NE(bad.invalid().find("x must hold"), std::string::npos);
   bad = p, bad.conv[0] = INFINITY;
   EXPECT_EQ(bad.invalid(), "taps and inputs must be finite");
+  EXPECT_THROW(kv::recurrence_tracker(p.form, 2, 1, 0, {}, {}), std::invalid_argument);
+  EXPECT_THROW(kv::recurrence_tracker(p.form, 2, 1, 2, p.conv, {}), std::invalid_argument);  // taps for width 1
 }
 }  // namespace
