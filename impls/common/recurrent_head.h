@@ -23,8 +23,8 @@ class recurrent_head {
                  double (*store)(double) = nullptr)
       : form_(form), dk_(d_k), dv_(d_v), w_(width), conv_(std::move(conv)), store_(store),
         window_(width ? (width - 1) * channels() : 0, T(0)), S_(d_k * d_v, T(0)) {
-    if (d_k == 0 || d_v == 0 || width == 0) throw shape_error("recurrent head: d_k, d_v and the width must be positive");
-    if (conv_.size() != width * channels()) throw shape_error("recurrent head: conv must hold width x (2 d_k + d_v) taps");
+    if (auto why = recurrence_shape_invalid(d_k, d_v, width, conv_.size()); !why.empty())
+      throw shape_error("recurrent head: " + why);
   }
 
   std::size_t channels() const { return 2 * dk_ + dv_; }

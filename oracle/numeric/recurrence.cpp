@@ -11,11 +11,16 @@ namespace kvconform {
 
 const char* to_string(recurrence_form f) { return f == recurrence_form::decay ? "decay" : "delta"; }
 
-std::string recurrence_problem::invalid() const {
-  const std::size_t ch = channels(), T = steps();
+std::string recurrence_shape_invalid(std::size_t d_k, std::size_t d_v, std::size_t width, std::size_t taps) {
   if (d_k == 0 || d_v == 0) return "d_k and d_v must be positive";
   if (width == 0) return "the convolution's width must be at least 1";
-  if (conv.size() != width * ch) return "conv must hold width x (2 d_k + d_v) taps";
+  if (taps != width * (2 * d_k + d_v)) return "conv must hold width x (2 d_k + d_v) taps";
+  return {};
+}
+
+std::string recurrence_problem::invalid() const {
+  const std::size_t ch = channels(), T = steps();
+  if (auto why = recurrence_shape_invalid(d_k, d_v, width, conv.size()); !why.empty()) return why;
   if (x.size() != T * ch) return "x must hold one row of 2 d_k + d_v channels per log decay";
   if (form == recurrence_form::delta && beta.size() != T) return "the delta rule needs one write strength per token";
   for (double v : g)
@@ -129,8 +134,8 @@ recurrence_tracker::recurrence_tracker(recurrence_form form, std::size_t d_k, st
     : form_(form), d_k_(d_k), d_v_(d_v), width_(width), conv_(std::move(conv)),
       window_(width ? (width - 1) * (2 * d_k + d_v) : 0, 0.0), prec_(prec), kernels_(kernels), S_(d_k * d_v),
       decay_(form == recurrence_form::decay ? d_k * d_v : 0), delta_(form == recurrence_form::delta ? d_v : 0) {
-  if (d_k == 0 || d_v == 0 || width == 0 || conv_.size() != width * (2 * d_k + d_v))
-    throw std::invalid_argument("recurrence_tracker: positive d_k, d_v and width, and width x (2 d_k + d_v) taps");
+  if (auto why = recurrence_shape_invalid(d_k, d_v, width, conv_.size()); !why.empty())
+    throw std::invalid_argument("recurrence_tracker: " + why);
 }
 
 void recurrence_tracker::advance(const double* x, const double* g, const double* beta, std::size_t n,

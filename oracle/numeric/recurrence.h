@@ -17,6 +17,9 @@ namespace kvconform {
 enum class recurrence_form : unsigned char { decay, delta };
 const char* to_string(recurrence_form f);
 
+/// Empty when a head of these sizes with `taps` convolution taps is well formed, else what is wrong with it.
+std::string recurrence_shape_invalid(std::size_t d_k, std::size_t d_v, std::size_t width, std::size_t taps);
+
 /// One head of a recurrent layer over T tokens. Each token's raw x_t = [q | k | v] (2 d_k + d_v channels) passes a
 /// causal convolution of width w per channel, x'_t = sum_i conv_i * x_{t-i} over the taps i < w (tokens before the
 /// first are zeros); for the delta rule q and k are then divided by their 2-norms. With S_0 = 0:

@@ -285,5 +285,6 @@ TEST(RecurrenceProblem, MalformedProblemsAreNamed) {
   EXPECT_EQ(bad.invalid(), "taps and inputs must be finite");
   EXPECT_THROW(kv::recurrence_tracker(p.form, 2, 1, 0, {}, {}), std::invalid_argument);
   EXPECT_THROW(kv::recurrence_tracker(p.form, 2, 1, 2, p.conv, {}), std::invalid_argument);  // taps for width 1
+  EXPECT_THROW(kv::recurrent_head<double>(p.form, 2, 1, 2, p.conv), kv::shape_error);
 }
 }  // namespace
