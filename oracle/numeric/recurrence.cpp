@@ -167,7 +167,8 @@ void recurrence_tracker::advance(const double* x, const double* g, const double*
     decay_.errors(prec_.u, t1, 3 * tc.w + tc.dk + 4, decay_.floor(t1, tc.w, prec_.mu), entries);
     for (std::size_t c = 0; c < d_v; ++c) ob[c] = 0;
     for (std::size_t j = 0; j < d_k; ++j)
-      for (std::size_t c = 0; c < d_v; ++c) ob[c] += mag[j] * entries[j * d_v + c];
+      for (std::size_t c = 0; c < d_v; ++c)  // past the domain every entry is +inf, and so is the output (not NaN)
+        ob[c] += std::isinf(entries[j * d_v + c]) ? entries[j * d_v + c] : mag[j] * entries[j * d_v + c];
     for (std::size_t c = 0; c < d_v; ++c) ob[c] = tc.finish(ob[c] + (tc.dk + 2) * prec_.mu, o[c]);
   }
   window_.assign(rows.end() - static_cast<std::ptrdiff_t>(held * ch), rows.end());
@@ -176,7 +177,9 @@ void recurrence_tracker::advance(const double* x, const double* g, const double*
 std::vector<double> recurrence_tracker::state_bound() const {
   std::vector<double> b(d_k_ * d_v_, 0.0);
   if (form_ == recurrence_form::delta) {
-    for (std::size_t e = 0; e < b.size(); ++e) b[e] = prec_.F * delta_.E[e % d_v_];
+    for (std::size_t e = 0; e < b.size(); ++e)
+      b[e] = std::isinf(delta_.chunk) ? delta_.chunk
+                                      : prec_.F * (delta_.E[e % d_v_] + delta_.chunk * delta_.U[e % d_v_]);
   } else if (t_ > 0) {
     const double t1 = static_cast<double>(t_), w = static_cast<double>(width_);
     decay_.errors(prec_.u, t1, 2 * w + 2, decay_.floor(t1, w, prec_.mu), b);
@@ -192,6 +195,13 @@ recurrence_run run_recurrence(const recurrence_problem& p, const recurrence_prec
   tracker.advance(p.x.data(), p.g.data(), p.beta.data(), p.steps(), r.outputs.data(), r.output_bound.data());
   r.state = tracker.state(), r.state_bound = tracker.state_bound();
   return r;
+}
+
+std::vector<double> kind_convolution(std::size_t width, std::size_t channels) {
+  std::vector<double> conv(width * channels);
+  for (std::size_t i = 0; i < width; ++i)
+    for (std::size_t c = 0; c < channels; ++c) conv[i * channels + c] = i == 0 ? 1.0 : (i + c) % 2 ? -0.5 : 0.25;
+  return conv;
 }
 
 }  // namespace kvconform

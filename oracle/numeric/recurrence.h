@@ -61,6 +61,8 @@ class recurrence_tracker {
   void advance(const double* x, const double* g, const double* beta, std::size_t n, dd::ddouble* out,
                double* out_bound);
   std::size_t tokens() const { return t_; }
+  /// The last width - 1 raw rows, oldest first (zeros before the first token).
+  const std::vector<double>& window() const { return window_; }
   const std::vector<dd::ddouble>& state() const { return S_; }
   /// The bound on every entry of the state after the tokens so far.
   std::vector<double> state_bound() const;
@@ -76,6 +78,10 @@ class recurrence_tracker {
   recurrence_terms::decay_bound decay_;
   recurrence_terms::delta_bound delta_;
 };
+
+/// The convolution every recurrent cache of the kind applies (docs/kinds/recurrent.md): tap 0 (the token itself) is 1,
+/// tap i > 0 of channel c is -1/2 when i + c is odd, else 1/4 (exact in every format, cancelling and reinforcing).
+std::vector<double> kind_convolution(std::size_t width, std::size_t channels);
 
 /// Runs the recurrence of `p` (which must be valid) in double-double and its bound under `prec`. One pass, because
 /// the bound reads the oracle's state at every token. `kernels` as for attention_oracle_dd: the same bits either way.

@@ -75,7 +75,7 @@ struct token_context {
   /// F times the error, plus the stored output's rounding.
   double finish(double err, ddouble o) const {
     const double b = prec.F * err;
-    return b + prec.u_out * (std::fabs(o.hi) + b);
+    return std::isinf(b) ? b : b + prec.u_out * (std::fabs(o.hi) + b);  // inf, not 0 * inf, past the domain
   }
 };
 
@@ -84,6 +84,9 @@ struct token_context {
 struct delta_bound {
   std::vector<double> E, U, before, after;
   double G = 0;
+  /// The last token's g_chunk: a chunked state recomputes every earlier pseudo-value's decay from cumulative sums,
+  /// so its error holds g_chunk U besides the propagated E (docs/numerics.md §3.9).
+  double chunk = 0;
   explicit delta_bound(std::size_t d_v) : E(d_v), U(d_v), before(d_v), after(d_v) {}
 
   /// One token's bounds into ob, given the norms of the raw (convolved) key and query, the state's column norms
@@ -100,6 +103,7 @@ struct delta_bound {
     // A chunked evaluation reads k^T S and o through the pseudo-values of up to every earlier token, each reached
     // by a decay from cumulative sums.
     const double g_chunk = gamma_k(t1 + x.dk + bound_c_e + 6, u) + (bound_c_t + t1) * G * u;
+    chunk = g_chunk;
     const double floor = (x.dk + 8) * std::sqrt(x.dk) * x.prec.mu;
     const bool unbounded = std::isinf(eps_k) || std::isinf(eps_q) || std::isinf(g_chunk);
     for (std::size_t c = 0; c < x.d_v; ++c) {
