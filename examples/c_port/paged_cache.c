@@ -32,9 +32,12 @@ int kvc_abi_version(void) { return PAGED_ABI_VERSION; }
 #else
 #define PAGED_POLICIES ""
 #endif
-/* A test build that also claims the tiered kind, which the C ABI cannot carry: the harness refuses the library. */
-#ifdef PAGED_CLAIM_TIERED
+/* Test builds that also claim the tiered or the recurrent kind, which the C ABI cannot carry: the harness refuses the
+ * library. */
+#if defined(PAGED_CLAIM_TIERED)
 #define PAGED_OTHER_KINDS ", \"tiered\": {\"capabilities\": [\"decode\"]}"
+#elif defined(PAGED_CLAIM_RECURRENT)
+#define PAGED_OTHER_KINDS ", \"recurrent\": {\"capabilities\": [\"rollback\"]}"
 #else
 #define PAGED_OTHER_KINDS ""
 #endif

@@ -3,9 +3,10 @@
 Usage: /usr/bin/python3 check_vectors.py DIR [--bug NAME] [--kind KIND ...]
 
 Each test's ops go to kvconform_port.Port as protocol requests; after every op the answer (outcome,
-refusal reason, preempted handles, decode within the published bound) and the full observation
-(rows bit for bit, positions, block tables up to renaming, counters) must match the expected
-observation, and the digest observation must equal the digest of the expected rows.
+refusal reason, preempted handles, decode and recurrent outputs within the published bound) and the full observation
+(rows bit for bit, a recurrent state within its key bounds, positions, block tables up to renaming, counters) must
+match the expected observation, and the digest observation must equal the digest of the expected rows (of the
+streams whose rows are published exactly).
 """
 import argparse
 import json
@@ -55,7 +56,12 @@ def state_problem(got, want):
         return f"streams {names}, expected {[s['name'] for s in want['streams']]}"
     for g, w in zip(got["streams"], want["streams"]):
         for field in ("keys", "values"):
-            if not same_bits(array_from(g[field], field), array_from(w[field], field)):
+            mine, theirs = array_from(g[field], field), array_from(w[field], field)
+            if field == "keys" and "key_bounds" in w:  # a recurrent state: computed, judged within its bound
+                bound = np.asarray(w["key_bounds"], dtype=np.float64).reshape(theirs.shape)
+                if mine.shape != theirs.shape or not np.all(np.abs(mine - theirs) <= bound):
+                    return f"stream {g['name']!r}: keys {g[field]}, expected within {w['key_bounds']} of {w[field]}"
+            elif not same_bits(mine, theirs):
                 return f"stream {g['name']!r}: {field} {g[field]}, expected {w[field]}"
         if g.get("positions", []) != w.get("positions", []):
             return f"stream {g['name']!r}: positions {g.get('positions')}, expected {w.get('positions')}"
@@ -71,6 +77,8 @@ def state_problem(got, want):
 
 def digest_problem(got, want):
     for g, w in zip(got["streams"], want["streams"]):
+        if "key_bounds" in w:  # no digest of the published bits can match a state computed within a bound
+            continue
         keys, values = array_from(w["keys"], "keys"), array_from(w["values"], "values")
         expected = stream_digest(keys, values, w.get("positions", []))
         if g["digest"] != expected or g["rows"] != keys.shape[0]:
@@ -86,6 +94,11 @@ def op_problem(answer, op, want):
         return f"refused as {answer.get('error')}, expected {' or '.join(want['reasons'])}"
     if answer.get("preempted", []) != want.get("preempted", []):
         return f"preempted {answer.get('preempted', [])}, expected {want.get('preempted', [])}"
+    if "outputs" in want:  # a recurrent append's outputs, each within its bound
+        output = array_from_list(answer.get("output"))
+        expected, bound = (array_from_list(want["outputs"][k]) for k in ("output", "output_bound"))
+        if output.shape != expected.shape or not np.all(np.abs(output - expected) <= bound):
+            return f"outputs {output.tolist()} not within {bound.tolist()} of {expected.tolist()}"
     return decode_problem(answer, want["decode"]) if "decode" in want else None
 
 

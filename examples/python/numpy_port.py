@@ -3,10 +3,10 @@
 Usage: /usr/bin/python3 numpy_port.py [--bug NAME] [--no-poison] [--no-digest]
 """
 from kvconform_port import serve
-from numpy_caches import beam, flat, growing, hybrid, latent, paged, prefix, ring, tiered
+from numpy_caches import beam, flat, growing, hybrid, latent, paged, prefix, recurrent, ring, tiered
 
 CACHES = [flat.FlatCache, ring.RingCache, growing.GrowingCache, paged.PagedCache, prefix.PrefixCache, beam.BeamCache,
-          hybrid.HybridCache, latent.LatentCache, tiered.TieredCache]
+          hybrid.HybridCache, latent.LatentCache, tiered.TieredCache, recurrent.RecurrentCache]
 BUGS = {
     "flat-strict-capacity": flat.StrictCapacityFlat,
     "flat-no-copy": flat.NoCopyFlat,
@@ -33,6 +33,11 @@ BUGS = {
     "tiered-failed-load-keeps-length": tiered.FailedLoadKeepsLengthTiered,
     "tiered-pending-entry-evictable": tiered.PendingEntryEvictableTiered,
     "tiered-failed-store-leaks-slot": tiered.FailedStoreLeaksSlotTiered,
+    "recurrent-rollback-no-op": recurrent.RollbackNoOpRecurrent,
+    "recurrent-rollback-keeps-window": recurrent.RollbackKeepsWindowRecurrent,
+    "recurrent-publish-before-accept": recurrent.PublishBeforeAcceptRecurrent,
+    "recurrent-fork-shares-state": recurrent.ForkSharesStateRecurrent,
+    "recurrent-resume-shares-checkpoint": recurrent.ResumeSharesCheckpointRecurrent,
 }
 
 if __name__ == "__main__":

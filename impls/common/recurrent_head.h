@@ -30,6 +30,8 @@ class recurrent_head {
   std::size_t channels() const { return 2 * dk_ + dv_; }
   const std::vector<T>& state() const { return S_; }
   const std::vector<T>& window() const { return window_; }
+  /// The window's rows for a caller that moves them itself (a mutant that forgets to).
+  std::vector<T>& window_rows() { return window_; }
 
   /// n tokens, one at a time.
   void step(const double* x, const double* g, const double* b, std::size_t n, T* out) {

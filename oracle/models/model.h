@@ -32,6 +32,10 @@ struct expectation {
   /// False when the rows a decode attended were never observable (docs/numerics.md §3.7): shapes and masked
   /// weights are still checked, the numbers are not judged.
   bool judge_numbers = true;
+  /// A recurrent append (docs/kinds/recurrent.md): the oracle's output of every step (d_v each) and the bound on each
+  /// entry's error (docs/numerics.md §3.9); empty for other ops.
+  std::vector<double> output, output_bound;
+  std::size_t width = 1;  ///< entries per step of `output` (d_v), for messages
   /// What makes the op's situation worth naming, added to a failure at it (a create whose tokens another extra key
   /// cached: a hit there leaks rows between tenants); "" for most ops.
   std::string note;

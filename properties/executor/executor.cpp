@@ -9,6 +9,7 @@
 #include <exception>
 #include <functional>
 #include <optional>
+#include <sstream>
 #include <tuple>
 
 #include "properties/executor/decode_check.h"
@@ -117,10 +118,12 @@ using maybe_problem = std::optional<problem>;
 
 /// The executor's copies of an op's arrays, as the implementation receives them.
 struct guarded_inputs {
-  guarded k, v, q, mask, w_uk, w_uv;
-  explicit guarded_inputs(const op& o) : k(o.k), v(o.v), q(o.q), mask(o.mask), w_uk(o.w_uk), w_uv(o.w_uv) {}
+  guarded k, v, q, mask, w_uk, w_uv, x, g, beta;
+  explicit guarded_inputs(const op& o)
+      : k(o.k), v(o.v), q(o.q), mask(o.mask), w_uk(o.w_uk), w_uv(o.w_uv), x(o.x), g(o.g), beta(o.beta) {}
   call as_call(const op& o) const {
-    return call{o, k.view(), v.view(), q.view(), mask.view(), w_uk.view(), w_uv.view()};
+    return call{o,           k.view(),    v.view(), q.view(), mask.view(),
+                w_uk.view(), w_uv.view(), x.view(), g.view(), beta.view()};
   }
 
   /// No write outside an array, no change inside one.
@@ -130,7 +133,10 @@ struct guarded_inputs {
                            {&q, "q"},
                            {&mask, "mask"},
                            {&w_uk, "w_uk"},
-                           {&w_uv, "w_uv"}}) {
+                           {&w_uv, "w_uv"},
+                           {&x, "x"},
+                           {&g, "g"},
+                           {&beta, "beta"}}) {
       if (!g->sentinels_intact())
         return problem{"stray-write", std::string("wrote outside the caller's ") + name + " array"};
       if (!g->unchanged()) return problem{"input-modified", std::string("modified the caller's ") + name};
@@ -139,7 +145,7 @@ struct guarded_inputs {
   }
   /// The caller now reuses its arrays: a cache that kept them reads NaN from here on.
   void poison_into(std::vector<std::vector<double>>& kept) {
-    for (guarded* g : {&k, &v, &q, &mask, &w_uk, &w_uv}) g->poison(), kept.push_back(std::move(g->buf));
+    for (guarded* a : {&k, &v, &q, &mask, &w_uk, &w_uv, &x, &g, &beta}) a->poison(), kept.push_back(std::move(a->buf));
   }
 };
 
@@ -199,6 +205,7 @@ bool session::step(const op& o) {
   const std::string note = want.note.empty() ? "" : " (" + want.note + ")";
   if (const auto p = outcome_problem(o, want, last_)) return fail(p->check, p->message + note);
   if (want.accepted && o.kind == op_kind::decode && !check_decodes(want, last_)) return false;
+  if (want.accepted && !want.output_bound.empty() && !judge_outputs(want, last_)) return false;
   snapshot expected = model_->observe();
   snapshot observed;
   if (!call_implementation([&] { observed = subject_->observe_against(expected); }, " while observing")) return false;
@@ -275,6 +282,31 @@ bool session::masked_weights_zero(const expectation& want, const op_outcome& got
         return fail("decode-masked", "problem " + std::to_string(i) + ": weight " + std::to_string(j) + " = " +
                                          std::to_string(got.weights[at]) + " of a row its query does not see");
   }
+  return true;
+}
+
+bool session::judge_outputs(const expectation& want, const op_outcome& got) {
+  const std::size_t n = want.output.size();
+  if (got.output.size() != n)
+    return fail("output-shape",
+                "output has " + std::to_string(got.output.size()) + " entries, expected " + std::to_string(n));
+  double worst = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double err = std::abs(got.output[i] - want.output[i]), bound = want.output_bound[i];
+    if (!(err <= bound)) {  // NaN is never within
+      stats_.ratios.add_failure();
+      std::ostringstream m;
+      m.precision(17);
+      m << "output " << i / want.width << " entry " << i % want.width << " is " << got.output[i] << ", expected "
+        << want.output[i] << " within " << bound;
+      return fail("output", m.str());
+    }
+    if (bound > 0 && std::isfinite(bound)) worst = std::max(worst, err / bound);
+  }
+  ++stats_.decodes, ++stats_.numeric;
+  if (worst >= stats_.worst_ratio) stats_.worst_op = ops_.size() - 1;
+  stats_.worst_ratio = std::max(stats_.worst_ratio, worst);
+  stats_.ratios.add(worst);
   return true;
 }
 

@@ -90,6 +90,8 @@ class session {
   bool check_decodes(const expectation& want, const op_outcome& got);
   /// Where the numbers are not judged (expectation::judge_numbers): every weight of a row its query does not see is 0.
   bool masked_weights_zero(const expectation& want, const op_outcome& got);
+  /// A recurrent append's outputs against the oracle's, each within its bound (docs/numerics.md §3.9).
+  bool judge_outputs(const expectation& want, const op_outcome& got);
   /// Each problem's output and weights of op `op_index` against the oracle (check_decodes after its
   /// shape check), and with `end_to_end` the figures of a cache whose storage rounds.
   bool judge_decodes(std::size_t op_index, const expectation& want, const std::vector<double>& output,

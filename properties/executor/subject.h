@@ -22,7 +22,7 @@ namespace kvconform {
 /// copies of its arrays (sentinels around them; poisoned after the call).
 struct call {
   const op& o;
-  array_view k, v, q, mask, w_uk, w_uv;
+  array_view k, v, q, mask, w_uk, w_uv, x, g, beta;
 };
 
 /// What an implementation did: accepted (with decode results) or refused with a reason from
@@ -31,7 +31,7 @@ struct op_outcome {
   bool accepted = true;
   unsigned reason = 0;
   std::string message;
-  std::vector<double> output, weights;
+  std::vector<double> output, weights;  ///< a decode's; a recurrent append's outputs, one row of d_v per step
   std::vector<std::int64_t> preempted;  ///< paged with preemption: handles of released victims
   bool unsupported = false;             ///< the implementation lacks the op (NOT SUPPORTED, never a pass)
 };

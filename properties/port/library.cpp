@@ -190,7 +190,7 @@ class library_subject final : public subject {
       case op_kind::complete:
       case op_kind::fail:
       case op_kind::evict:
-      case op_kind::put: break;
+      case op_kind::put: break;  // evict is also recurrent's, a kind refused at hello
     }
     return unsupported();
   }
@@ -348,10 +348,12 @@ void check_functions(const abi& f, const port_hello& h) {
       {capability::decode, "kvc_decode_latent", f.decode_latent != nullptr, 4, kinds::latent},
       {capability::prefill, "kvc_prefill_latent", f.prefill_latent != nullptr, 5, kinds::latent}};
   for (const auto& entry : h.kinds)
-    if (entry.first == "tiered")
-      throw std::invalid_argument("the library declares the tiered kind, which the C ABI does not carry (its transfers, "
-                                  "tiers and entries are in no function of <kvconform/c_port.h>): serve that cache as "
-                                  "a port over the pipe (docs/kinds/tiered.md)");
+    for (const auto& [kind, what] : {std::pair{"tiered", "its transfers, tiers and entries"},
+                                     {"recurrent", "its steps' x, g and beta, its states and checkpoints"}})
+      if (entry.first == kind)
+        throw std::invalid_argument(std::string("the library declares the ") + kind + " kind, which the C ABI does "
+                                    "not carry (" + what + " are in no function of <kvconform/c_port.h>): serve that "
+                                    "cache as a port over the pipe (docs/kinds/" + kind + ".md)");
   for (const auto& [kind, offer] : h.kinds)
     if (offer.capabilities.has(capability::extra_keys))
       throw std::invalid_argument("the library declares the capability \"extra_keys\" for the " + kind +

@@ -140,13 +140,13 @@ void print_selftest(const selftest_report& r, std::ostream& out) {
   for (const auto& m : r.mutants) name_width = std::max(name_width, m.impl->name.size() + 2);
   for (const auto& v : r.variants) name_width = std::max(name_width, v.impl->name.size() + 2);
   const auto name = std::setw(static_cast<int>(name_width));
-  out << std::left << name << "mutant" << std::setw(9) << "kind" << std::setw(8) << "killed" << std::setw(34)
+  out << std::left << name << "mutant" << std::setw(11) << "kind" << std::setw(8) << "killed" << std::setw(34)
       << "first killer" << std::setw(16) << "cases med/max"
       << "registered killer (median cases)\n";
   int killed = 0;
   for (const auto& m : r.mutants) {
     killed += m.killed == m.seeds;
-    out << std::left << name << m.impl->name << std::setw(9) << to_string(m.impl->kind) << std::setw(8)
+    out << std::left << name << m.impl->name << std::setw(11) << to_string(m.impl->kind) << std::setw(8)
         << (std::to_string(m.killed) + "/" + std::to_string(m.seeds)) << std::setw(34)
         << (m.first_killer.empty() ? "-" : m.first_killer) << std::setw(16)
         << (std::to_string(m.median()) + " / " + std::to_string(m.worst())) << m.impl->killer << " ("

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <sstream>
@@ -41,6 +42,14 @@ std::string shape_string(const tensor& t) {
 }
 /// Block tables and reference counts up to a renaming of block ids: the model's block a must
 /// be the same implementation block wherever it appears, and distinct model blocks distinct.
+/// The index of the first double of `got` farther from `want`'s than its bound (NaN is never within), or want.size().
+std::size_t bounded_mismatch(const row_data& want, const row_data& got, const std::vector<double>& bounds) {
+  const std::vector<double> w = want.copy(), g = got.copy();
+  for (std::size_t i = 0; i < w.size(); ++i)
+    if (!(std::abs(g[i] - w[i]) <= (i < bounds.size() ? bounds[i] : 0.0))) return i;
+  return w.size();
+}
+
 std::string diff_blocks(const snapshot& e, const snapshot& o) {
   // Hash maps: a pool of more than 2^16 blocks (docs/design.md §4.4) is compared after every op.
   std::size_t held = 0;
@@ -239,11 +248,17 @@ std::string diff(const snapshot& e, const snapshot& o) {
     else
       for (auto [name, want, got, w] :
            {std::tuple{"key", &a.keys, &b.keys, a.d_k}, std::tuple{"value", &a.values, &b.values, a.d_v}}) {
-        const std::size_t at = s.str().empty() ? want->mismatch(*got) : want->size();
+        const bool bounded = want == &a.keys && !a.key_bounds.empty();
+        const std::size_t at = !s.str().empty() ? want->size()
+                               : bounded        ? bounded_mismatch(*want, *got, a.key_bounds)
+                                                : want->mismatch(*got);
         if (at == want->size()) continue;
         const std::size_t r = at / w;
         s << name << " row " << r << where << " is " << row_text(got->copy(r * w, w)) << ", expected "
           << row_text(want->copy(r * w, w));
+        if (bounded)
+          s << " (entry " << at % w << " off by " << std::abs((*got)[at] - (*want)[at]) << ", bound "
+            << a.key_bounds[at] << ")";
       }
     if (s.str().empty() && a.positions != b.positions) s << "positions" << where << " differ";
     if (!s.str().empty()) return s.str();

@@ -86,7 +86,12 @@ struct tensor {
     "prefix: a key of the created sequence's chain besides its tokens (an adapter, a tenant's salt); absent: 0, none") \
   X(tier, integer, layer, "tiered: a tier, 0 the device, 1 host, 2 disk")                                              \
   X(block, integer, layer, "tiered: a tier block of seq, rows [block F, (block + 1) F) for F rows per tier block")     \
-  X(transfer, integer, handle, "tiered: a transfer, the 0-based count of store and load ops before the one that began it")
+  X(transfer, integer, handle,                                                                                         \
+    "tiered: a transfer, the 0-based count of store and load ops before the one that began it")                        \
+  X(x, tensor, none,                                                                                                   \
+    "recurrent: each step's raw inputs [q | k | v], 1-D of width 2 d_k + d_v (one step) or 2-D (n steps)")             \
+  X(g, tensor, none, "recurrent: each step's log decay, 1-D of n values, each finite and at most 0")                   \
+  X(beta, tensor, none, "recurrent: each step's write strength in [0, 1], 1-D of n values (the delta rule; else empty)")
 
 #define KVCONFORM_OP_ENUMERATOR(name, meaning) name,
 enum class op_kind { KVCONFORM_OPS(KVCONFORM_OP_ENUMERATOR) };
@@ -137,6 +142,9 @@ struct cache_config {
   bool prefix_caching = false;  ///< hybrid: a create reuses the longest prefix of its tokens every writing group holds
   /// tiered (docs/kinds/tiered.md): the host tier's blocks, device blocks per tier block, the disk tier's blocks
   std::size_t host_blocks = 0, host_factor = 0, disk_blocks = 0;
+  /// recurrent (docs/kinds/recurrent.md): the causal convolution's width, and the gated delta rule instead of the decay
+  std::size_t conv_width = 0;
+  bool delta = false;
   /// Per-tensor scales of keys and values, for a cache whose declared element format is scaled
   /// (docs/numerics.md §6.1: stored = round(x / scale), exposed = stored * scale); ignored otherwise.
   double k_scale = 1, v_scale = 1;
@@ -236,6 +244,9 @@ struct stream {
   std::string name;
   std::size_t d_k = 0, d_v = 0;
   row_data keys, values;                ///< rows x d_k and rows x d_v, read in place
+  /// The model's, for keys computed rather than stored (a recurrent state): each observed key may differ from the
+  /// expected one by at most its bound (docs/numerics.md §3.9); empty: bit for bit.
+  std::vector<double> key_bounds;
   group_view key_groups, value_groups;  ///< integer-group storage only
   std::vector<std::int64_t> positions;  ///< absolute step index per row, when the kind has them
   std::vector<std::int64_t> blocks;     ///< block table, when the kind has one

@@ -10,9 +10,9 @@
 
 #include "oracle/numeric/attention_oracle.h"
 #include "oracle/numeric/bound.h"
+#include "properties/executor/kind_table.h"
 #include "properties/generate/property.h"
 #include "properties/generate/run_property.h"
-#include "properties/executor/kind_table.h"
 #include "properties/trace/file_io.h"
 #include "properties/trace/json_codec.h"
 
@@ -21,6 +21,31 @@ namespace kvconform {
 namespace {
 using codec::json;
 using f128 = boost::multiprecision::float128;
+
+/// Half an ulp of x: the published value is the oracle's rounded to double.
+double half_ulp(double x) { return 0.5 * (std::nextafter(std::fabs(x), INFINITY) - std::fabs(x)); }
+
+/// One stream of the expected state: its rows, positions, blocks, the bounds of computed keys, integer groups.
+json stream_json(const stream& st, const numeric_profile& prof) {
+  json js = {{"name", st.name},
+             {"keys", codec::tensor_json({{st.rows(), st.d_k}, st.keys.copy()})},
+             {"values", codec::tensor_json({{st.rows(), st.d_v}, st.values.copy()})}};
+  if (!st.positions.empty()) js["positions"] = st.positions;
+  if (!st.blocks.empty()) js["blocks"] = st.blocks;
+  if (!st.key_bounds.empty()) {  // keys computed, not stored: each within its bound of the published value
+    std::vector<double> bound = st.key_bounds;
+    for (std::size_t i = 0; i < bound.size(); ++i) bound[i] += half_ulp(st.keys[i]);
+    js["key_bounds"] = codec::numbers(bound);
+  }
+  for (auto [name, g, on] : {std::tuple{"key_groups", &st.key_groups, prof.keys.groups},
+                             std::tuple{"value_groups", &st.value_groups, prof.values.groups}})
+    if (on)
+      js[name] = {{"scales", codec::numbers(g->scales)},
+                  {"zeros", codec::numbers(g->zeros)},
+                  {"quantized", g->quantized},
+                  {"starts", g->starts}};
+  return js;
+}
 
 /// The expected observation after each op: outcome, state, and decode results with bounds.
 /// Published bounds add half an ulp of the published value: it is the oracle rounded to double.
@@ -44,7 +69,6 @@ json observations(const trace& t, const numeric_profile& prof, bool& any_refused
       for (std::size_t k = 0; k < p.n; ++k) s[k] = double(r.s[k]), w[k] = double(r.w[k]);
       for (std::size_t c = 0; c < p.d_v; ++c) od[c] = double(r.o[c]);
       attention_bound b = compute_bound(p, s, double(r.m), w, od, prof);
-      auto half_ulp = [](double x) { return 0.5 * (std::nextafter(std::fabs(x), INFINITY) - std::fabs(x)); };
       for (std::size_t c = 0; c < p.d_v; ++c) b.output[c] += half_ulp(od[c]);
       for (std::size_t k = 0; k < p.n; ++k) b.weights[k] += half_ulp(w[k]);
       // Integer groups: a decode attends over the cache's own quantized values, which no vector can
@@ -58,23 +82,14 @@ json observations(const trace& t, const numeric_profile& prof, bool& any_refused
                          {"numeric", judged}});
     }
     if (!decodes.empty()) o["decode"] = decodes;
+    if (!e.output_bound.empty()) {  // a recurrent append's outputs, each within its bound (docs/numerics.md §3.9)
+      std::vector<double> bound = e.output_bound;
+      for (std::size_t i = 0; i < bound.size(); ++i) bound[i] += half_ulp(e.output[i]);
+      o["outputs"] = {{"output", codec::numbers(e.output)}, {"output_bound", codec::numbers(bound)}};
+    }
     const snapshot snap = m->observe();
     json streams = json::array();
-    for (const stream& st : snap.streams) {
-      json js = {{"name", st.name},
-                 {"keys", codec::tensor_json({{st.rows(), st.d_k}, st.keys.copy()})},
-                 {"values", codec::tensor_json({{st.rows(), st.d_v}, st.values.copy()})}};
-      if (!st.positions.empty()) js["positions"] = st.positions;
-      if (!st.blocks.empty()) js["blocks"] = st.blocks;
-      for (auto [name, g, on] : {std::tuple{"key_groups", &st.key_groups, prof.keys.groups},
-                                 std::tuple{"value_groups", &st.value_groups, prof.values.groups}})
-        if (on)
-          js[name] = {{"scales", codec::numbers(g->scales)},
-                      {"zeros", codec::numbers(g->zeros)},
-                      {"quantized", g->quantized},
-                      {"starts", g->starts}};
-      streams.push_back(std::move(js));
-    }
+    for (const stream& st : snap.streams) streams.push_back(stream_json(st, prof));
     json counters = json::object();
     for (const auto& [name, value] : snap.counters) counters[name] = value;
     o["state"] = {{"streams", streams}, {"counters", counters}};
@@ -164,7 +179,12 @@ namespace {
 /// Every test of a kind: a trace per input class, refusals, pinned traces, and one per mutant.
 std::vector<test_case> tests_of(const implementation& ref, const std::vector<implementation>& impls,
                                 std::uint64_t seed) {
-  std::vector<test_case> tests = generated_tests(ref, "decode_within_bound", seed, 1, 0, "");
+  // A trace per input class from the kind's numbers property: the first whose name says it judges within the bound
+  // (decode_within_bound; the recurrent kind's recurrent_state_within_bound).
+  std::string numbers;
+  for (const property* p : properties_of(ref.kind))
+    if (numbers.empty() && p->name.ends_with("_within_bound")) numbers = p->name;
+  std::vector<test_case> tests = generated_tests(ref, numbers, seed, 1, 0, "");
   for (auto& t : generated_tests(ref, "refused_append_unchanged", seed, 0, 3, "Refusal")) tests.push_back(std::move(t));
   for (const property* p : properties_of(ref.kind))
     if (p->fixed) tests.push_back({p->fixed(), p->summary, {"Pinned", "Property_" + p->name}});
@@ -209,7 +229,10 @@ json vectors_file(const implementation& ref, bool first, int tests) {
         "acceptable = several refusal reasons are allowed, or a decode lies outside the numeric domain (numbers there "
         "are not judged).",
         "A decode passes when |got - output| <= output_bound per component and |got - weight| <= weight_bound per key; "
-        "bounds are the derived bound of docs/numerics.md section 3 (F = 2) plus half an ulp of the published value."}},
+        "bounds are the derived bound of docs/numerics.md section 3 (F = 2) plus half an ulp of the published value.",
+        "A recurrent append's outputs pass when |got - output| <= output_bound, and a stream with key_bounds (a "
+        "recurrent state) when each key is within its bound of the published one (docs/numerics.md section 3.9); "
+        "other rows compare bit for bit."}},
       {"notes",
        {{"InputClass",
          "scores forced into a regime (overflow, underflow, ties, cancellation) that reveals a class of bugs"},

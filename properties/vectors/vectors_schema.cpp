@@ -33,6 +33,7 @@ json observation_schema() {
                                                           {"values", {{"$ref", "#/$defs/tensor"}}},
                                                           {"positions", integers},
                                                           {"blocks", integers},
+                                                          {"key_bounds", numbers},
                                                           {"key_groups", groups},
                                                           {"value_groups", groups}});
   const json state = object({"streams", "counters"},
@@ -45,6 +46,7 @@ json observation_schema() {
               {"reasons", {{"type", "array"}, {"minItems", 1}, {"items", {{"enum", schema::refusal_names()}}}}},
               {"preempted", integers},
               {"decode", {{"type", "array"}, {"items", decode}}},
+              {"outputs", object({"output", "output_bound"}, {{"output", numbers}, {"output_bound", numbers}})},
               {"state", state}});
   observation["if"] = {{"properties", {{"outcome", {{"const", "refused"}}}}}};
   observation["then"] = {{"required", {"reasons"}}};

@@ -7,7 +7,7 @@ keeps. Refuse an op by raising a refusal (kvconform_port.refusals) or an excepti
 listed in `refusals`; a refused op must change nothing observable. Any other exception is a bug of
 the cache: the port prints its traceback and exits, and the harness reports it with that output.
 """
-from .drivers import BeamDriver, HybridDriver, RowsDriver, SequenceDriver, TieredDriver
+from .drivers import BeamDriver, HybridDriver, RecurrentDriver, RowsDriver, SequenceDriver, TieredDriver
 from .refusals import Unsupported
 
 # The per-tensor scales every kind's config carries (docs/port-protocol.md §4), 1.0 when absent.
@@ -33,7 +33,8 @@ class Adapter:
     The constructor receives the config dict of docs/port-protocol.md §4, optional fields filled in;
     every kind's config carries the per-tensor scales "k_scale" and "v_scale" (floats, 1.0 unless the
     harness sent others) that a scaled element format divides by (docs/numerics.md §6.1); a latent
-    config only "k_scale", as its values are entries of its key rows.
+    config only "k_scale", as its values are entries of its key rows, and a recurrent one neither (a state is
+    not stored in a scaled format).
 
     A side declared as integer groups in `profile` exposes its groups (docs/port-protocol.md §7):
     key_scales(*where), key_zeros(*where), value_scales(*where), value_zeros(*where), each an array
@@ -456,6 +457,49 @@ class HybridAdapter(Adapter):
         return counters
 
 
+class RecurrentAdapter(Adapter):
+    """Linear-attention and state-space layers (docs/kinds/recurrent.md): per sequence a recurrent state of
+    config["d_k"] x config["d_v"] and the last config["conv_width"] - 1 raw inputs of a causal convolution, advanced
+    by every step; the decay form (Mamba-2) or, with config["delta"], the gated delta rule (Gated DeltaNet). Each step
+    is a raw row x = [q | k | v] of width 2 d_k + d_v, a log decay g and, for the delta rule, a write strength beta;
+    the convolution's taps are the kind's (tap 0 is 1, tap i > 0 of channel c is -1/2 when i + c is odd, else 1/4).
+    The config carries no per-tensor scales. Sequences are the cache's own ids, mapped from handles as paged's.
+
+    create(tokens): a new sequence resumed from the checkpoint of the longest whole-block prefix of tokens the cache
+    holds (none: empty); fork(seq): an independent copy of everything (state, window, tokens, droppable steps);
+    release(seq): keeps the last append for good (publishing its checkpoints), then ends seq. append(seq, x, g, beta,
+    tokens) -> outputs (n, d_v), any array, sent row-major: x 1-D (one step) or 2-D (n, 2 d_k + d_v), g n values,
+    beta n values (delta rule) or empty (shape (0,); the decay form), a token per step; keeps seq's previous append
+    for good first, then runs the steps, which stay droppable until the next append or the release; n = 0 changes
+    nothing. ShapeRefusal for a width, rank or count that does not fit, x not finite, g above 0 or not finite, beta
+    outside [0, 1] or given to the decay form; IndexRefusal for a sequence that is not live (None).
+    rollback(seq, count) (optional): drop the newest count droppable steps, leaving exactly the state, window and
+    length of the sequence without them; IndexRefusal beyond the droppable steps (a cache that cannot restore a
+    state must refuse, never accept and keep the drafts). evict(count): drop the count least recently used
+    checkpoints (all, if fewer); IndexRefusal for count < 0. When steps are kept for good, the state at every block
+    boundary (config["block_size"] steps) they crossed becomes a checkpoint under the sequence's tokens up to it,
+    unless that chain is held (the first stays); at most config["capacity"], the least recently used (published or
+    resumed from) evicted first.
+
+    Observation: length(seq) (its steps); state(seq) (d_k, d_v); window(seq) (conv_width - 1, 2 d_k + d_v), the last
+    raw rows oldest first, zeros before the first step (both may also be flat, row-major); hit_tokens() (the steps
+    every create so far resumed); checkpoints(): (chain, state, window) of every checkpoint held, in any order (the
+    library names the streams "checkpoint T0,T1,..." and sorts them by chain).
+
+    Policies a cache may declare in `policies`: "hit_limit" ("all", the default, or "all_but_last": a create resumes
+    from at most all but its last token) and "checkpoint_at" ("every_block", the default, or "append_end": only where
+    an append, less what a rollback dropped, ends on a block boundary).
+    """
+
+    kind = "recurrent"
+    driver = RecurrentDriver
+    config_fields = ("capacity", "block_size", "d_k", "d_v", "conv_width")
+    config_defaults = {"delta": False}
+    ops = {"create": (("tokens",), ()), "fork": (("seq",), ()), "release": (("seq",), ()),
+           "append": (("seq", "x", "g", "beta", "tokens"), ()), "rollback": (("seq", "count"), ()),
+           "evict": (("count",), ())}
+
+
 BEAM_MEMORY_BUDGET = 1 << 20  # bytes: the budget max_batch_tokens is observed for (docs/port-protocol.md §7)
 KIND_BASES = (FlatAdapter, RingAdapter, GrowingAdapter, PagedAdapter, PrefixAdapter, BeamAdapter, HybridAdapter,
-              LatentAdapter, TieredAdapter)
+              LatentAdapter, TieredAdapter, RecurrentAdapter)

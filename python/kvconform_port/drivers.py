@@ -299,6 +299,52 @@ class TieredDriver(SequenceDriver):
         return out
 
 
+def _rows(a, shape, what):
+    """An adapter's state or window as `shape`: given so, or flat row-major (as the C++ concept takes them); another
+    shape is refused rather than reshaped, as a transposed state would read as a wrong one."""
+    a = np.asarray(to_numpy(a), dtype=np.float64)
+    if a.shape != shape and (a.ndim != 1 or a.size != shape[0] * shape[1]):
+        raise ValueError(f"{what}: expected shape {shape} or {shape[0] * shape[1]} values, got shape {a.shape}")
+    return a.reshape(shape)
+
+
+class RecurrentDriver(SequenceDriver):
+    """recurrent: sequences by handle; an append answers its outputs; per live handle the streams "seq H state" and
+    "seq H window", then per checkpoint, in the order of the chains, "checkpoint T0,T1,... state" and "... window",
+    each with values of no columns (docs/kinds/recurrent.md); no block_refs."""
+
+    def call(self, op, method, args):
+        if op == "evict":  # names no sequence
+            self.invoke(method, *args)
+            return {}
+        if op != "append":
+            return super().call(op, method, args)
+        args[0] = self.handles.id_of(args[0])
+        output = self.invoke(method, *args)
+        return {"output": [] if output is None else codec.numbers(to_numpy(output))}
+
+    def observe(self, digest):
+        a, c = self.adapter, self.adapter.config
+        streams, counts = [], {}
+
+        def head(name, state, window):
+            state = _rows(state, (c["d_k"], c["d_v"]), f"{name} state")
+            window = _rows(window, (c["conv_width"] - 1, 2 * c["d_k"] + c["d_v"]), f"{name} window")
+            streams.append(stream(f"{name} state", state, np.zeros((c["d_k"], 0)), digest))
+            streams.append(stream(f"{name} window", window, np.zeros((window.shape[0], 0)), digest))
+
+        live = self.handles.each_live()
+        for h, sid in live:
+            head(f"seq {h}", a.state(sid), a.window(sid))
+            counts[f"length {h}"] = a.length(sid)
+        held = sorted(((integers_of(chain, "checkpoint chain"), state, window)
+                       for chain, state, window in a.checkpoints()), key=lambda e: e[0])
+        for chain, state, window in held:
+            head("checkpoint " + ",".join(map(str, chain)), state, window)
+        counts.update(sequences=len(live), checkpoints=len(held), hit_tokens=a.hit_tokens())
+        return {"streams": streams, "counters": counters(counts)}
+
+
 class HybridDriver(SequenceDriver):
     """hybrid: a create carries the encoder's rows, not a handle; one stream "seq H layer L" per live handle and
     layer, and block_refs."""

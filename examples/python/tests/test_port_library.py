@@ -151,10 +151,11 @@ class PortTest(unittest.TestCase):
         answer = self.ask(kp.Port("p", CACHES), "hello", protocol=2)
         self.assertEqual((answer["ok"], answer["protocol"], answer["name"], answer["digest"]), (True, 2, "p", True))
         self.assertEqual(set(answer["kinds"]), {"flat", "ring", "growing", "paged", "prefix", "beam", "hybrid",
-                                                "latent", "tiered"})
+                                                "latent", "tiered", "recurrent"})
         self.assertEqual(answer["kinds"]["ring"]["capabilities"], ["decode", "prefill", "rollback", "sinks"])
         self.assertEqual(answer["kinds"]["paged"]["capabilities"], ["decode", "prefill", "rollback", "preempt"])
         self.assertEqual(answer["kinds"]["beam"]["capabilities"], ["decode", "prefill"])  # its rollback is an update
+        self.assertEqual(answer["kinds"]["recurrent"], {"capabilities": ["rollback"]})  # no policies: the contract's
         # Built on the paged cache, whose preemption is no op of the latent kind; its prefill is its own.
         self.assertEqual(answer["kinds"]["latent"], {"capabilities": ["decode", "prefill", "rollback"],
                                                      "profile": {"latent_path": "absorbed"}})

@@ -80,6 +80,15 @@ void expect_hybrid_start(const kv::trace& t) {
   // The room left by the sliding group's window and the encoder's blocks, at least half the pool.
   EXPECT_GE(steps(t.ops[1]) * 2, rows_of(c));
 }
+void expect_recurrent_start(const kv::trace& t) {  // one sequence's steps in one append, a checkpoint slot per block
+  const kv::cache_config& c = t.config;
+  EXPECT_TRUE(rows_of(c) >= 300 - c.block_size && rows_of(c) <= 4096) << rows_of(c);
+  EXPECT_TRUE(c.block_size >= 4 && c.block_size <= 16 && c.d_k <= 4 && c.d_v <= 4);
+  ASSERT_EQ(t.ops[0].kind, kv::op_kind::create);
+  ASSERT_EQ(t.ops[1].kind, kv::op_kind::append);
+  ASSERT_EQ(t.ops[1].x.shape.size(), 2u);
+  EXPECT_TRUE(t.ops[1].x.shape[0] >= rows_of(c) && t.ops[1].x.shape[0] < rows_of(c) + c.block_size);
+}
 void expect_huge_pool_start(const kv::trace& t) {  // paged_block_accounting
   const kv::cache_config& c = t.config;
   EXPECT_TRUE(c.capacity > huge_pool_blocks && c.capacity <= huge_pool_blocks + 64 && c.block_size == 1);
@@ -104,10 +113,12 @@ void expect_beam_start(const kv::trace& t) {
 void expect_long_start(const kv::trace& t, const std::string& property) {
   ASSERT_GE(t.ops.size(), 3u);
   // A command with a rollback is a group of up to four ops (a speculative round: prefill, two rollbacks, the
-  // bonus append; a pool's rollback into a block: append, fork, rollback, append).
-  const bool groups =
-      std::any_of(t.ops.begin(), t.ops.end(), [](const kv::op& o) { return o.kind == kv::op_kind::rollback; });
-  EXPECT_LE(t.ops.size(), groups ? 36u : 9u) << property;
+  // bonus append; a pool's rollback into a block: append, fork, rollback, append), one with a create of tokens of
+  // up to five (a recurrent round trip: create, append, release, create with its tokens, append).
+  const bool groups = std::any_of(t.ops.begin(), t.ops.end(), [](const kv::op& o) {
+    return o.kind == kv::op_kind::rollback || (o.kind == kv::op_kind::create && !o.tokens.empty());
+  });
+  EXPECT_LE(t.ops.size(), groups ? 45u : 9u) << property;
   const std::map<kv::cache_kind, std::function<void()>> by_kind = {
       {kv::cache_kind::flat, [&] { expect_rows_start(t); }},
       {kv::cache_kind::ring, [&] { expect_rows_start(t); }},
@@ -118,7 +129,8 @@ void expect_long_start(const kv::trace& t, const std::string& property) {
       {kv::cache_kind::beam, [&] { expect_beam_start(t); }},
       {kv::cache_kind::hybrid, [&] { expect_hybrid_start(t); }},
       {kv::cache_kind::latent, [&] { expect_pool_start(t, 4096, 1); }},
-      {kv::cache_kind::tiered, [&] { expect_pool_start(t, 512, 4); }}};
+      {kv::cache_kind::tiered, [&] { expect_pool_start(t, 512, 4); }},
+      {kv::cache_kind::recurrent, [&] { expect_recurrent_start(t); }}};
   ASSERT_TRUE(by_kind.count(t.config.kind)) << "a kind without expectations: add its row";
   by_kind.at(t.config.kind)();
 }
@@ -181,7 +193,12 @@ TEST(Shapes, EveryKindsQuickRunHasTwoProductionCases) {
   for (const kv::kind_descriptor* k : kv::all_kinds()) {
     const std::string ref = k->spec.name;
     SCOPED_TRACE(ref);
-    const auto ts = traces_of(ref, "decode_within_bound");
+    // The kind's numbers property: decode_within_bound, or the recurrent kind's recurrent_state_within_bound.
+    const kv::property* numbers = nullptr;
+    for (const kv::property* p : kv::properties_of(k->spec.kind))
+      if (!numbers && p->name.ends_with("_within_bound")) numbers = p;
+    ASSERT_NE(numbers, nullptr);
+    const auto ts = traces_of(ref, *numbers);
     EXPECT_EQ(where(ts, is_wide), (std::vector<std::size_t>{1, 42}));
     for (std::size_t i : where(ts, is_wide)) {
       const kv::cache_config& c = ts[i].config;

@@ -67,6 +67,19 @@ TEST(SnapshotDiff, NamesTheFirstRowThatDiffersAcrossPieces) {
   EXPECT_EQ(kv::diff(e, one_stream(kv::row_data(want), kv::row_data(got))), "value row 2 is [5, 9], expected [5, 6]");
 }
 
+TEST(SnapshotDiff, BoundedKeysAcceptEachEntryWithinItsBoundAndNoNan) {
+  const std::vector<double> want = {1, 2, 3, 4};
+  auto e = one_stream(kv::row_data(want), kv::row_data(want));
+  e.streams[0].key_bounds = {0.5, 0.5, 0, 0.25};
+  const std::vector<double> within = {1.5, 1.5, 3, 3.75}, beyond = {1, 2, 3, 3.5}, nan = {1, std::nan(""), 3, 4};
+  EXPECT_EQ(kv::diff(e, one_stream(kv::row_data(within), kv::row_data(want))), "");
+  EXPECT_EQ(kv::diff(e, one_stream(kv::row_data(beyond), kv::row_data(want))),
+            "key row 1 is [3, 3.5], expected [3, 4] (entry 1 off by 0.5, bound 0.25)");
+  EXPECT_NE(kv::diff(e, one_stream(kv::row_data(nan), kv::row_data(want))), "");
+  // Values stay bit for bit: bounds are the keys' alone.
+  EXPECT_NE(kv::diff(e, one_stream(kv::row_data(want), kv::row_data(within))), "");
+}
+
 // The prefix generator seeds each row by its whole token prefix, continued a token at a time: the
 // same seeds as hashing each prefix whole, so stored traces and vectors keep their rows.
 TEST(Fnv1a, ContinuesTheHashOfAPrefix) {
