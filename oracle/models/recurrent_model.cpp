@@ -58,8 +58,8 @@ expectation recurrent_model::apply(const op& o) {
     case op_kind::append: return append(o);
     case op_kind::rollback: return rollback(o);
     case op_kind::fork: {
-      if (!live(o.seq)) return {.accepted = false, .reasons = refuse_index};
-      seqs_.push_back(seqs_[static_cast<std::size_t>(o.seq)]);
+      if (!live(o.seq)) return seqs_.emplace_back(), expectation{.accepted = false, .reasons = refuse_index};
+      seqs_.push_back(seqs_[static_cast<std::size_t>(o.seq)]);  // a refused fork still uses up its handle (above)
       return {};
     }
     case op_kind::release: {

@@ -94,12 +94,12 @@ op seq_op(op_kind k, std::int64_t h) {
 
 /// A malformed op of flavour `v`: x one channel too wide, one decay too many, a growing decay, a write strength
 /// outside [0, 1] (or one the decay form has no use for), a token too few, a rollback past the last append, an
-/// append to a handle no sequence has.
+/// append to or a fork of a handle no sequence has (a refused fork still uses up its handle).
 op bad_op(const recurrent_model& m, std::int64_t h, const draw& d, int regime) {
   const cache_config& c = m.config();
   op o = recurrent_append(c, h, tokens_of(d.seed, 1 + d.a % 2), d.seed, regime);
   const std::size_t n = o.tokens.size(), ch = 2 * c.d_k + c.d_v;
-  switch (d.b % 7) {
+  switch (d.b % 8) {
     case 0: o.x = tensor::matrix(n, ch + 1, std::vector<double>(n * (ch + 1), 0.5)); break;
     case 1: o.g.data.push_back(0), o.g.shape[0] += 1; break;
     case 2: o.g.data[0] = 0.5; break;
@@ -111,7 +111,8 @@ op bad_op(const recurrent_model& m, std::int64_t h, const draw& d, int regime) {
         r.count = static_cast<std::int64_t>(m.droppable(h) + 1);
         return r;
       }();
-    default: o.seq = static_cast<std::int64_t>(m.handles()); break;
+    case 6: o.seq = static_cast<std::int64_t>(m.handles()); break;
+    default: o = seq_op(op_kind::fork, static_cast<std::int64_t>(m.handles())); break;  // a fork of no sequence
   }
   return o;
 }
