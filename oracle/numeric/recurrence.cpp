@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "oracle/numeric/recurrence_sweep.h"
+
 namespace kvconform {
 
 const char* to_string(recurrence_form f) { return f == recurrence_form::decay ? "decay" : "delta"; }
@@ -68,65 +70,6 @@ double normalise(ddouble* v, std::size_t n) {
   return norm.hi;
 }
 
-/// a + b to about 2u^2 of |a| + |b| (one TwoSum): enough wherever the bound is relative to the terms' magnitudes,
-/// as every sum of the recurrence is (docs/numerics.md §3.9).
-ddouble accumulate(ddouble a, ddouble b) {
-  const ddouble s = dd::two_sum(a.hi, b.hi);
-  return dd::fast_two_sum(s.hi, s.lo + (a.lo + b.lo));
-}
-
-/// The O(d_k d_v) part of a token: for the delta rule the projection p = k^T S first, then the update, then the
-/// read-out o_c = sum_j q_j S_jc.
-struct sweep {
-  ddouble* S;
-  std::size_t d_k, d_v;
-  ddouble alpha;
-  const ddouble *q, *k, *v;
-  double beta;  ///< the delta rule's; a negative one selects the decay form
-  ddouble *proj, *o;
-};
-[[gnu::always_inline]] inline void sweep_body(const sweep& a) {
-  const std::size_t dv = a.d_v;
-  if (a.beta >= 0) {
-    for (std::size_t c = 0; c < dv; ++c) a.proj[c] = {};
-    for (std::size_t j = 0; j < a.d_k; ++j)
-      for (std::size_t c = 0; c < dv; ++c) a.proj[c] = accumulate(a.proj[c], dd::mul(a.k[j], a.S[j * dv + c]));
-    for (std::size_t j = 0; j < a.d_k; ++j) {
-      const ddouble bk = dd::mul(a.k[j], a.beta);
-      for (std::size_t c = 0; c < dv; ++c) {
-        ddouble& e = a.S[j * dv + c];
-        e = accumulate(dd::mul(a.alpha, accumulate(e, dd::neg(dd::mul(bk, a.proj[c])))), dd::mul(bk, a.v[c]));
-      }
-    }
-  } else {
-    for (std::size_t j = 0; j < a.d_k; ++j)
-      for (std::size_t c = 0; c < dv; ++c)
-        a.S[j * dv + c] = accumulate(dd::mul(a.alpha, a.S[j * dv + c]), dd::mul(a.k[j], a.v[c]));
-  }
-  for (std::size_t c = 0; c < dv; ++c) a.o[c] = {};
-  for (std::size_t j = 0; j < a.d_k; ++j)
-    for (std::size_t c = 0; c < dv; ++c) a.o[c] = accumulate(a.o[c], dd::mul(a.q[j], a.S[j * dv + c]));
-}
-void sweep_generic(const sweep& a) { sweep_body(a); }
-#if defined(__x86_64__) && defined(__GNUC__)
-// The same operations with hardware FMA in the TwoProducts (docs/numerics.md §1.5: the same bits, at less cost).
-__attribute__((target("avx2,fma"))) void sweep_fma(const sweep& a) { sweep_body(a); }
-void run_sweep(const sweep& a, dd_kernels k) {
-  const bool fma = k == dd_kernels::fma || (k == dd_kernels::automatic && dd_fma_kernels_available());
-  fma ? sweep_fma(a) : sweep_generic(a);
-}
-#else
-void run_sweep(const sweep& a, dd_kernels) { sweep_generic(a); }
-#endif
-
-void column_norms(const std::vector<ddouble>& S, std::size_t d_k, std::size_t d_v, std::vector<double>& out) {
-  for (std::size_t c = 0; c < d_v; ++c) {
-    double s = 0;
-    for (std::size_t j = 0; j < d_k; ++j) s += S[j * d_v + c].hi * S[j * d_v + c].hi;
-    out[c] = std::sqrt(s);
-  }
-}
-
 }  // namespace
 
 recurrence_tracker::recurrence_tracker(recurrence_form form, std::size_t d_k, std::size_t d_v, std::size_t width,
@@ -155,13 +98,12 @@ void recurrence_tracker::advance(const double* x, const double* g, const double*
     const double t1 = static_cast<double>(t_ + 1);
     if (form_ == recurrence_form::delta) {
       const double kn = normalise(k, d_k), qn = normalise(q, d_k);
-      column_norms(S_, d_k, d_v, delta_.before);
-      run_sweep({S_.data(), d_k, d_v, alpha, q, k, v, beta[i], proj.data(), o}, kernels_);
-      column_norms(S_, d_k, d_v, delta_.after);
+      std::swap(delta_.before, delta_.after);  // the last sweep's norms are this state's (zeros at first)
+      run_sweep({S_.data(), d_k, d_v, alpha, q, k, v, beta[i], proj.data(), o, delta_.after.data()}, kernels_);
       delta_.token(tc, t1, g[i], beta[i], kn, qn, mag.data(), v, proj.data(), o, ob);
       continue;
     }
-    run_sweep({S_.data(), d_k, d_v, alpha, q, k, v, -1.0, proj.data(), o}, kernels_);
+    run_sweep({S_.data(), d_k, d_v, alpha, q, k, v, -1.0, proj.data(), o, nullptr}, kernels_);
     decay_.step(alpha.hi, -g[i], mag.data() + d_k, mag.data() + 2 * d_k, d_k, d_v, prec_.u_state);
     // The output's terms beyond the state's: the three convolutions and the read-out's dot product.
     decay_.errors(prec_.u, t1, 3 * tc.w + tc.dk + 4, decay_.floor(t1, tc.w, prec_.mu), entries);

@@ -41,16 +41,19 @@ struct decay_bound {
 
   void step(double a, double gam, const double* kmag, const double* vmag, std::size_t d_k, std::size_t d_v,
             double u_state) {
+    // In locals: the arrays' stores might alias the members, so a member max would be stored and reloaded per entry.
+    double *m = M.data(), *l = L.data(), *ac = A.data(), *r = R.data(), mp = max_p;
     for (std::size_t j = 0; j < d_k; ++j)
       for (std::size_t c = 0; c < d_v; ++c) {
         const std::size_t e = j * d_v + c;
         const double P = kmag[j] * vmag[c];
-        L[e] = a * (L[e] + gam * M[e]);
-        A[e] = a * (A[e] + M[e]) + P;
-        M[e] = a * M[e] + P;
-        R[e] = a * R[e] + u_state * M[e];
-        max_p = std::max(max_p, P);
+        l[e] = a * (l[e] + gam * m[e]);
+        ac[e] = a * (ac[e] + m[e]) + P;
+        m[e] = a * m[e] + P;
+        r[e] = a * r[e] + u_state * m[e];
+        mp = std::max(mp, P);
       }
+    max_p = mp;
     G += gam;
   }
   /// Roundings along the longest path of any of the first t1 tokens' terms: the state's, the decays' (a product of
