@@ -38,6 +38,7 @@ BUGS = {
     "recurrent-publish-before-accept": recurrent.PublishBeforeAcceptRecurrent,
     "recurrent-fork-shares-state": recurrent.ForkSharesStateRecurrent,
     "recurrent-resume-shares-checkpoint": recurrent.ResumeSharesCheckpointRecurrent,
+    "recurrent-hit-past-attention-blocks": recurrent.HitPastAttentionBlocksRecurrent,
 }
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-// The recurrent reference cache: per sequence one recurrent head (state and convolution window), rollback of the last
-// append, and checkpoints of the state at block boundaries found again by the prefix's tokens
-// (docs/kinds/recurrent.md).
+// The recurrent reference cache: per sequence one recurrent head (state and convolution window) and the rows of the
+// attention layers beside it, rollback of the last append, and checkpoints of the state and blocks of the rows at
+// block boundaries, in one pool, found again by the prefix's tokens (docs/kinds/recurrent.md).
 #pragma once
 
 #include <algorithm>
@@ -38,27 +38,40 @@ class basic_recurrent {
   using head = recurrent_head<T>;
 
   basic_recurrent(std::size_t slots, std::size_t block_size, std::size_t d_k, std::size_t d_v, std::size_t conv_width,
-                  bool delta)
+                  bool delta, std::size_t layers)
       : slots_(slots),
         block_(block_size),
         dk_(d_k),
         dv_(d_v),
         w_(conv_width),
+        layers_(layers),
         form_(delta ? recurrence_form::delta : recurrence_form::decay) {
     if (slots == 0 || block_size == 0) throw shape_error("recurrent: slots and block_size must be at least 1");
     (void)empty_head();  // throws shape_error for a malformed head
   }
 
-  /// A new sequence holding the newest checkpoint of the longest stored prefix of `tokens`.
+  /// A new sequence holding the longest stored prefix of `tokens` whose checkpoint and attention blocks are all held.
   virtual sequence_id create(std::span<const std::int64_t> tokens) {
     sequence s{empty_head(), empty_head()};
+    s.keys.resize(layers_), s.values.resize(layers_);
     const std::size_t limit = tokens.size() - (Rules::all_but_last && !tokens.empty() ? 1 : 0);
+    std::size_t covered = 0;  // the blocks of tokens held, from the first
+    while (covered + block_ <= limit && layers_ > 0 && blocks_.count(chain(tokens, covered + block_)))
+      covered += block_;
     for (std::size_t b = limit / block_ * block_; b > 0; b -= block_) {
-      auto it = store_.find(std::vector<std::int64_t>(tokens.begin(), tokens.begin() + b));
-      if (it == store_.end()) continue;
-      s.now = s.committed = it->second.state;
-      s.tokens = it->first;
-      it->second.used = ++clock_;
+      const auto it = store_.find(chain(tokens, b));
+      if (!hit_at(it != store_.end(), layers_ == 0 || b <= covered)) continue;
+      for (std::size_t e = block_; layers_ > 0 && e <= b; e += block_) {  // the rows, block by block
+        const auto bl = blocks_.find(chain(tokens, e));
+        if (bl == blocks_.end()) break;
+        bl->second.used = ++clock_;
+        for (std::size_t l = 0; l < layers_; ++l) {
+          append_rows(s.keys[l], bl->second.keys, l * block_ * dk_, block_ * dk_);
+          append_rows(s.values[l], bl->second.values, l * block_ * dv_, block_ * dv_);
+        }
+      }
+      if (it != store_.end()) s.now = s.committed = it->second.state, it->second.used = ++clock_;
+      s.tokens = chain(tokens, b);
       hit_tokens_ += b;
       break;
     }
@@ -79,8 +92,9 @@ class basic_recurrent {
   }
 
   /// Appends n steps: x (n, 2 d_k + d_v) or one step 1-D, g and beta n values each (beta empty for the decay form),
-  /// tokens n. Returns each step's output, n x d_v.
-  std::vector<double> append(sequence_id id, array_view x, array_view g, array_view beta,
+  /// k (layers, n, d_k) and v (layers, n, d_v) the attention layers' rows (empty without layers), tokens n. Returns
+  /// each step's output, n x d_v.
+  std::vector<double> append(sequence_id id, array_view x, array_view g, array_view beta, array_view k, array_view v,
                              std::span<const std::int64_t> tokens) {
     const std::size_t ch = 2 * dk_ + dv_;
     const steps_of st(x);
@@ -95,9 +109,15 @@ class basic_recurrent {
         throw shape_error("recurrent append: g must be finite and at most 0, beta within [0, 1]");
     for (std::size_t i = 0; i < n * ch; ++i)
       if (!std::isfinite(x.data[i])) throw shape_error("recurrent append: x must be finite");
+    if (!rows_fit(k, n, dk_) || !rows_fit(v, n, dv_))
+      throw shape_error("recurrent append: k and v must be (layers, n, d_k) and (layers, n, d_v), finite");
     sequence& s = live(id);
     if (n == 0) return {};
     commit(s);
+    for (std::size_t l = 0; l < layers_; ++l) {
+      append_rows(s.keys[l], k.data, l * n * dk_, n * dk_);
+      append_rows(s.values[l], v.data, l * n * dv_, n * dv_);
+    }
     s.x.assign(x.data, x.data + n * ch), s.g.assign(g.data, g.data + n);
     s.beta = beta_empty ? std::vector<double>{} : std::vector<double>(beta.data, beta.data + n);
     s.tokens.insert(s.tokens.end(), tokens.begin(), tokens.end());
@@ -115,26 +135,36 @@ class basic_recurrent {
     if (count == 0) return;
     s.droppable -= count;
     s.tokens.resize(s.tokens.size() - count);
+    for (std::size_t l = 0; l < layers_; ++l)
+      s.keys[l].resize(s.tokens.size() * dk_), s.values[l].resize(s.tokens.size() * dv_);
     s.pending.clear();
     s.now = s.committed;
     std::vector<T> out(s.droppable * dv_);
     advance(s, s.droppable, out.data());
   }
 
-  /// Evicts the `count` least recently used checkpoints (all there are, if fewer).
+  /// Evicts the `count` least recently used checkpoints and blocks (all there are, if fewer).
   void evict(std::size_t count) {
-    for (; count > 0 && !store_.empty(); --count) evict_oldest();
+    for (; count > 0 && store_.size() + blocks_.size() > 0; --count) evict_oldest();
   }
 
   // Observation.
   std::size_t length(sequence_id id) const { return live(id).tokens.size(); }
   std::vector<double> state(sequence_id id) const { return doubles(live(id).now.state()); }
   std::vector<double> window(sequence_id id) const { return doubles(live(id).now.window()); }
+  /// Every attention layer's rows, layer by layer: layers x length x d_k, and x d_v.
+  std::vector<double> keys(sequence_id id) const { return layer_by_layer(live(id).keys); }
+  std::vector<double> values(sequence_id id) const { return layer_by_layer(live(id).values); }
   std::size_t hit_tokens() const { return hit_tokens_; }
   /// f(chain, state, window) for every checkpoint, in the order of their chains.
   template <class F>
   void for_each_checkpoint(F f) const {
     for (const auto& [chain, cp] : store_) f(chain, doubles(cp.state.state()), doubles(cp.state.window()));
+  }
+  /// f(chain, keys, values) for every block of the attention layers' rows (layers x block_size rows), in chain order.
+  template <class F>
+  void for_each_block(F f) const {
+    for (const auto& [chain, b] : blocks_) f(chain, doubles(b.keys), doubles(b.values));
   }
 
  protected:
@@ -144,6 +174,7 @@ class basic_recurrent {
     std::size_t droppable = 0;
     std::vector<double> x{}, g{}, beta{};
     std::map<std::size_t, head> pending{};
+    std::vector<std::vector<T>> keys{}, values{};  // per attention layer, a row per step
   };
   /// Called at the end of every append that ran steps (a mutant's hook).
   virtual void appended(sequence_id, sequence&) {}
@@ -152,16 +183,42 @@ class basic_recurrent {
     head state;
     std::uint64_t used = 0;
   };
+  struct block {  // one block of steps of every attention layer, layer by layer
+    std::vector<T> keys, values;
+    std::uint64_t used = 0;
+  };
 
-  std::size_t slots_, block_, dk_, dv_, w_;
+  std::size_t slots_, block_, dk_, dv_, w_, layers_;
   recurrence_form form_;
   std::vector<std::optional<sequence>> seqs_;
   std::map<std::vector<std::int64_t>, checkpoint> store_;
+  std::map<std::vector<std::int64_t>, block> blocks_;  // with store_, at most slots_ entries: one pool
   std::uint64_t clock_ = 0;
   std::size_t hit_tokens_ = 0;
 
   head empty_head() const { return head(form_, dk_, dv_, w_, kind_convolution(w_, 2 * dk_ + dv_), Rules::store); }
   static std::vector<double> doubles(const std::vector<T>& v) { return std::vector<double>(v.begin(), v.end()); }
+  static std::vector<std::int64_t> chain(std::span<const std::int64_t> tokens, std::size_t n) {
+    return {tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(n)};
+  }
+  template <class Src>
+  static void append_rows(std::vector<T>& to, const Src& from, std::size_t at, std::size_t n) {
+    for (std::size_t i = at; i < at + n; ++i) to.push_back(static_cast<T>(from[i]));
+  }
+  static std::vector<double> layer_by_layer(const std::vector<std::vector<T>>& rows) {
+    std::vector<double> out;
+    for (const auto& r : rows) out.insert(out.end(), r.begin(), r.end());
+    return out;
+  }
+  /// k or v of an append of n steps: (layers, n, d) and finite; nothing at all without attention layers.
+  bool rows_fit(const array_view& a, std::size_t n, std::size_t d) const {
+    if (layers_ == 0) return a.rank == 0 || a.size() == 0;
+    if (a.rank != 3 || a.dims[0] != layers_ || a.dims[1] != n || a.dims[2] != d) return false;
+    return std::all_of(a.data, a.data + a.size(), [](double e) { return std::isfinite(e); });
+  }
+  /// Whether a create may resume at a whole-block prefix whose state's checkpoint is held (`checkpoint`) or not, and
+  /// whose attention blocks are all held (`blocks`) or not (a mutant's hook).
+  virtual bool hit_at(bool checkpoint, bool blocks) const { return checkpoint && blocks; }
   sequence& live(sequence_id id) {
     if (id >= seqs_.size() || !seqs_[id]) throw index_error("recurrent: unknown or released sequence");
     return *seqs_[id];
@@ -186,25 +243,43 @@ class basic_recurrent {
   std::size_t committed_length(const sequence& s) const { return s.tokens.size() - s.droppable; }
 
   /// The last append is kept for good: the states at the block boundaries it crossed become checkpoints.
+  /// At each boundary crossed, in order, the attention layers' block and then the state's checkpoint.
   virtual void commit(sequence& s) {
-    if (Rules::append_end) {
-      if (s.droppable > 0 && s.tokens.size() % block_ == 0) publish(s.tokens, s.now);
-    } else {
-      for (const auto& [at, h] : s.pending)
-        if (at <= s.tokens.size()) publish(std::vector<std::int64_t>(s.tokens.begin(), s.tokens.begin() + at), h);
+    const std::size_t end = s.tokens.size();
+    for (std::size_t at = (committed_length(s) / block_ + 1) * block_; at <= end; at += block_) {
+      if (layers_ > 0) publish_block(s, at);
+      if (!Rules::append_end) publish(chain(s.tokens, at), s.pending.at(at));
     }
+    if (Rules::append_end && s.droppable > 0 && end % block_ == 0) publish(s.tokens, s.now);
     s.pending.clear();
     s.committed = s.now;
     s.droppable = 0;
   }
   virtual void publish(std::vector<std::int64_t> chain, const head& h) {
     if (store_.count(chain)) return;
-    if (store_.size() == slots_) evict_oldest();
+    if (store_.size() + blocks_.size() == slots_) evict_oldest();
     store_.emplace(std::move(chain), checkpoint{h, ++clock_});
   }
+  void publish_block(const sequence& s, std::size_t end) {
+    auto c = chain(s.tokens, end);
+    if (blocks_.count(c)) return;
+    if (store_.size() + blocks_.size() == slots_) evict_oldest();
+    block b;
+    for (std::size_t l = 0; l < layers_; ++l) {
+      append_rows(b.keys, s.keys[l], (end - block_) * dk_, block_ * dk_);
+      append_rows(b.values, s.values[l], (end - block_) * dv_, block_ * dv_);
+    }
+    b.used = ++clock_;
+    blocks_.emplace(std::move(c), std::move(b));
+  }
   void evict_oldest() {
-    store_.erase(std::min_element(store_.begin(), store_.end(),
-                                  [](const auto& a, const auto& b) { return a.second.used < b.second.used; }));
+    auto older = [](const auto& a, const auto& b) { return a.second.used < b.second.used; };
+    const auto cp = std::min_element(store_.begin(), store_.end(), older);
+    const auto bl = std::min_element(blocks_.begin(), blocks_.end(), older);
+    if (bl != blocks_.end() && (cp == store_.end() || bl->second.used < cp->second.used))
+      blocks_.erase(bl);
+    else
+      store_.erase(cp);
   }
 };
 

@@ -1,12 +1,13 @@
-// The recurrent kind's model: per sequence one recurrent head's state and convolution window, rollback of the last
-// append, and checkpoints of the state at block boundaries found again by the prefix's tokens
-// (docs/kinds/recurrent.md).
+// The recurrent kind's model: per sequence one recurrent head's state and convolution window (and the rows of the
+// attention layers beside it), rollback of the last append, and checkpoints of the state and blocks of the rows at
+// block boundaries, found again by the prefix's tokens (docs/kinds/recurrent.md).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "oracle/models/model.h"
@@ -31,10 +32,13 @@ class recurrent_model final : public model {
   std::size_t droppable(std::int64_t h) const { return seq(h).droppable; }
   const std::vector<std::int64_t>& tokens(std::int64_t h) const { return seq(h).tokens; }
   std::size_t checkpoints() const { return store_.size(); }
+  std::size_t blocks() const { return blocks_.size(); }
   /// The live handles, oldest first.
   std::vector<std::int64_t> live() const;
-  /// The chains of the checkpoints held, in their order.
-  std::vector<std::vector<std::int64_t>> chains() const;
+  /// The chains of the checkpoints held, in their order; then those of the attention blocks held with `blocks`.
+  std::vector<std::vector<std::int64_t>> chains(bool blocks = false) const;
+  bool holds_checkpoint(const std::vector<std::int64_t>& chain) const { return store_.count(chain) > 0; }
+  bool holds_block(const std::vector<std::int64_t>& chain) const { return blocks_.count(chain) > 0; }
   /// The steps a create of `tokens` would resume from.
   std::size_t hit_of(const std::vector<std::int64_t>& tokens) const;
   const cache_config& config() const { return c_; }
@@ -42,6 +46,8 @@ class recurrent_model final : public model {
   /// Facts about the last op, for the coverage probe.
   struct facts {
     std::size_t hit = 0;           ///< a create's hit, in steps
+    bool short_of_state = false;   ///< a create's hit stopped below a chain the attention blocks covered
+    bool short_of_blocks = false;  ///< a create's hit stopped below a checkpoint an attention block was missing for
     bool published = false;        ///< a checkpoint was published
     bool evicted = false;          ///< a checkpoint was evicted (by evict or for room)
     bool dropped_pending = false;  ///< a rollback dropped a boundary its append had crossed
@@ -62,10 +68,18 @@ class recurrent_model final : public model {
     std::vector<double> x, g, beta;          // the last append's inputs, as stored
     std::map<std::size_t, tracker> pending;  // its crossed boundaries, published when it is committed
     bool rolled_back = false;
+    std::vector<std::vector<double>> keys, values;  // per attention layer, a row per step (numbers only)
   };
   struct checkpoint {
     tracker state;
     std::uint64_t used = 0;
+    std::string name;  // "checkpoint T0,T1,...", written once (with numbers): every observation names every entry
+  };
+  /// The rows of one block of steps of every attention layer, layer by layer (empty without numbers).
+  struct block {
+    std::vector<double> keys, values;
+    std::uint64_t used = 0;
+    std::string name;  // "block T0,T1,... rows", as a checkpoint's
   };
 
   cache_config c_;
@@ -76,6 +90,7 @@ class recurrent_model final : public model {
   bool all_but_last_ = false, append_end_ = false, numbers_ = true;
   std::vector<std::optional<sequence>> seqs_;
   std::map<std::vector<std::int64_t>, checkpoint> store_;
+  std::map<std::vector<std::int64_t>, block> blocks_;  // with store_, at most capacity entries (one pool)
   std::uint64_t clock_ = 0;
   std::size_t hit_tokens_ = 0;
   facts last_;
@@ -91,7 +106,14 @@ class recurrent_model final : public model {
   /// The last append becomes permanent: its checkpoints are published (docs/kinds/recurrent.md, Checkpoints).
   void commit(sequence& s);
   void publish(std::vector<std::int64_t> chain, const tracker& t);
+  void publish_block(const sequence& s, std::size_t end);
+  /// Makes room for one more entry in the pool of checkpoints and blocks.
+  void make_room();
   void evict_oldest();
+  /// The most steps of `tokens` a create may resume (the declared hit limit).
+  std::size_t hit_limit(const std::vector<std::int64_t>& tokens) const;
+  /// The whole blocks of `tokens`, within the hit limit, whose attention blocks are all held (all without layers).
+  std::size_t covered(const std::vector<std::int64_t>& tokens) const;
 };
 
 }  // namespace kvconform

@@ -465,26 +465,34 @@ class RecurrentAdapter(Adapter):
     the convolution's taps are the kind's (tap 0 is 1, tap i > 0 of channel c is -1/2 when i + c is odd, else 1/4).
     The config carries no per-tensor scales. Sequences are the cache's own ids, mapped from handles as paged's.
 
-    create(tokens): a new sequence resumed from the checkpoint of the longest whole-block prefix of tokens the cache
-    holds (none: empty); fork(seq): an independent copy of everything (state, window, tokens, droppable steps);
-    release(seq): keeps the last append for good (publishing its checkpoints), then ends seq. append(seq, x, g, beta,
+    A hybrid model's attention layers sit beside the recurrent one: config["layers"] of them (0 when absent), each
+    step carrying one row of keys (d_k) and values (d_v) per layer, kept per sequence and, once kept for good, in
+    blocks of config["block_size"] steps of every layer, by prefix, in the same pool as the checkpoints.
+
+    create(tokens): a new sequence resumed from the longest whole-block prefix of tokens whose checkpoint and every
+    attention block below it the cache holds (none: empty), holding that prefix's state and the blocks' rows;
+    fork(seq): an independent copy of everything (state, window, rows, tokens, droppable steps); release(seq): keeps
+    the last append for good (publishing its checkpoints and blocks), then ends seq. append(seq, x, g, beta, k, v,
     tokens) -> outputs (n, d_v), any array, sent row-major: x 1-D (one step) or 2-D (n, 2 d_k + d_v), g n values,
-    beta n values (delta rule) or empty (shape (0,); the decay form), a token per step; keeps seq's previous append
-    for good first, then runs the steps, which stay droppable until the next append or the release; n = 0 changes
-    nothing. ShapeRefusal for a width, rank or count that does not fit, x not finite, g above 0 or not finite, beta
-    outside [0, 1] or given to the decay form; IndexRefusal for a sequence that is not live (None).
-    rollback(seq, count) (optional): drop the newest count droppable steps, leaving exactly the state, window and
-    length of the sequence without them; IndexRefusal beyond the droppable steps (a cache that cannot restore a
-    state must refuse, never accept and keep the drafts). evict(count): drop the count least recently used
-    checkpoints (all, if fewer); IndexRefusal for count < 0. When steps are kept for good, the state at every block
-    boundary (config["block_size"] steps) they crossed becomes a checkpoint under the sequence's tokens up to it,
-    unless that chain is held (the first stays); at most config["capacity"], the least recently used (published or
-    resumed from) evicted first.
+    beta n values (delta rule) or empty (shape (0,); the decay form), k (layers, n, d_k) and v (layers, n, d_v) the
+    attention layers' rows, a token per step; keeps seq's previous append for good first, then runs the steps, which
+    stay droppable until the next append or the release; n = 0 changes nothing. ShapeRefusal for a width, rank or
+    count that does not fit, x, k or v not finite, g above 0 or not finite, beta outside [0, 1] or given to the decay
+    form; IndexRefusal for a sequence that is not live (None). rollback(seq, count) (optional): drop the newest count
+    droppable steps, leaving exactly the state, window, rows and length of the sequence without them; IndexRefusal
+    beyond the droppable steps (a cache that cannot restore a state must refuse, never accept and keep the drafts).
+    evict(count): drop the count least recently used checkpoints and blocks (all, if fewer); IndexRefusal for
+    count < 0. When steps are kept for good, at every block boundary (config["block_size"] steps) they crossed, in
+    order, the attention layers' block of rows ending there and then the state there are published under the
+    sequence's tokens up to it, each unless its chain is held (the first stays); the pool holds at most
+    config["capacity"] of them, the least recently used (published or resumed from) evicted first.
 
     Observation: length(seq) (its steps); state(seq) (d_k, d_v); window(seq) (conv_width - 1, 2 d_k + d_v), the last
     raw rows oldest first, zeros before the first step (both may also be flat, row-major); hit_tokens() (the steps
     every create so far resumed); checkpoints(): (chain, state, window) of every checkpoint held, in any order (the
-    library names the streams "checkpoint T0,T1,..." and sorts them by chain).
+    library names the streams "checkpoint T0,T1,..." and sorts them by chain). With attention layers also rows(seq):
+    (keys, values), (layers x length, d_k) and (layers x length, d_v), layer by layer; and blocks(): (chain, keys,
+    values) of every block held, keys (layers x block_size, d_k), in any order.
 
     Policies a cache may declare in `policies`: "hit_limit" ("all", the default, or "all_but_last": a create resumes
     from at most all but its last token) and "checkpoint_at" ("every_block", the default, or "append_end": only where
@@ -494,9 +502,9 @@ class RecurrentAdapter(Adapter):
     kind = "recurrent"
     driver = RecurrentDriver
     config_fields = ("capacity", "block_size", "d_k", "d_v", "conv_width")
-    config_defaults = {"delta": False}
+    config_defaults = {"delta": False, "layers": 0}
     ops = {"create": (("tokens",), ()), "fork": (("seq",), ()), "release": (("seq",), ()),
-           "append": (("seq", "x", "g", "beta", "tokens"), ()), "rollback": (("seq", "count"), ()),
+           "append": (("seq", "x", "g", "beta", "k", "v", "tokens"), ()), "rollback": (("seq", "count"), ()),
            "evict": (("count",), ())}
 
 

@@ -310,8 +310,9 @@ def _rows(a, shape, what):
 
 class RecurrentDriver(SequenceDriver):
     """recurrent: sequences by handle; an append answers its outputs; per live handle the streams "seq H state" and
-    "seq H window", then per checkpoint, in the order of the chains, "checkpoint T0,T1,... state" and "... window",
-    each with values of no columns (docs/kinds/recurrent.md); no block_refs."""
+    "seq H window", each with values of no columns, and with attention layers "seq H rows"; then per checkpoint, in
+    the order of the chains, "checkpoint T0,T1,... state" and "... window", and per attention block "block T0,T1,...
+    rows" (docs/kinds/recurrent.md); no block_refs."""
 
     def call(self, op, method, args):
         if op == "evict":  # names no sequence
@@ -333,15 +334,28 @@ class RecurrentDriver(SequenceDriver):
             streams.append(stream(f"{name} state", state, np.zeros((c["d_k"], 0)), digest))
             streams.append(stream(f"{name} window", window, np.zeros((window.shape[0], 0)), digest))
 
+        def rows(name, keys, values, steps):  # every attention layer's rows, layer by layer
+            keys = _rows(keys, (c["layers"] * steps, c["d_k"]), f"{name} keys")
+            values = _rows(values, (c["layers"] * steps, c["d_v"]), f"{name} values")
+            streams.append(stream(f"{name} rows", keys, values, digest))
+
         live = self.handles.each_live()
         for h, sid in live:
             head(f"seq {h}", a.state(sid), a.window(sid))
+            if c["layers"]:
+                rows(f"seq {h}", *a.rows(sid), a.length(sid))
             counts[f"length {h}"] = a.length(sid)
         held = sorted(((integers_of(chain, "checkpoint chain"), state, window)
                        for chain, state, window in a.checkpoints()), key=lambda e: e[0])
         for chain, state, window in held:
             head("checkpoint " + ",".join(map(str, chain)), state, window)
         counts.update(sequences=len(live), checkpoints=len(held), hit_tokens=a.hit_tokens())
+        if c["layers"]:
+            blocks = sorted(((integers_of(chain, "block chain"), keys, values) for chain, keys, values in a.blocks()),
+                            key=lambda e: e[0])
+            for chain, keys, values in blocks:
+                rows("block " + ",".join(map(str, chain)), keys, values, c["block_size"])
+            counts["blocks"] = len(blocks)
         return {"streams": streams, "counters": counters(counts)}
 
 

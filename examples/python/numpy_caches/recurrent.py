@@ -1,6 +1,6 @@
-"""A numpy recurrent cache (recurrent kind): a state and convolution window per sequence, rollback of the last append,
-checkpoints at block boundaries found again by prefix; and twins breaking one rule each, after docs/kinds/recurrent.md's
-reports."""
+"""A numpy recurrent cache (recurrent kind): a state and convolution window per sequence and the rows of the attention
+layers beside it, rollback of the last append, checkpoints and blocks of rows at block boundaries found again by prefix;
+and twins breaking one rule each, after docs/kinds/recurrent.md's reports."""
 import copy
 import math
 
@@ -56,9 +56,10 @@ class Head:
 
 
 class Sequence:
-    def __init__(self, head):
+    def __init__(self, head, layers, d_k, d_v):
         self.now, self.committed = head, head.copy()  # committed: before the last append, which rollback replays
         self.tokens, self.droppable = [], 0
+        self.keys, self.values = np.zeros((layers, 0, d_k)), np.zeros((layers, 0, d_v))  # the attention layers' rows
         self.x = self.g = self.beta = None  # the last append's inputs, copied
         self.pending = {}  # boundary -> the head at it, published when the last append is kept for good
 
@@ -68,17 +69,27 @@ class Checkpoint:
         self.head, self.used = head, used
 
 
+class Block:
+    """One block of steps of every attention layer: keys (layers, block_size, d_k), values likewise."""
+
+    def __init__(self, keys, values, used):
+        self.keys, self.values, self.used = keys, values, used
+
+
 class RecurrentCache(RecurrentAdapter):
-    """Sequences of a recurrent head each; an append keeps the previous one for good (publishing the states at the
-    block boundaries it crossed) and stays droppable itself; a rollback replays the kept steps from the state before
-    it. Checkpoints are held by chain, at most `capacity`, least recently used evicted first."""
+    """Sequences of a recurrent head and attention rows each; an append keeps the previous one for good (publishing
+    the blocks of rows and the states at the block boundaries it crossed) and stays droppable itself; a rollback
+    replays the kept steps from the state before it. Checkpoints and blocks are held by chain, at most `capacity` of
+    them together, least recently used evicted first."""
 
     def __init__(self, config):
         super().__init__(config)
         self.d_k, self.d_v, self.block = config["d_k"], config["d_v"], config["block_size"]
         self.width, self.delta, self.capacity = config["conv_width"], config["delta"], config["capacity"]
         self.seqs = Sequences()
+        self.layers = config["layers"]
         self.store = {}  # chain (a tuple of tokens) -> Checkpoint
+        self.held_blocks = {}  # chain -> Block, in the same pool
         self.clock = self.hits = 0
 
     def fresh(self):
@@ -89,15 +100,34 @@ class RecurrentCache(RecurrentAdapter):
         return self.clock
 
     def create(self, tokens):
-        seq = Sequence(self.fresh())
+        seq = Sequence(self.fresh(), self.layers, self.d_k, self.d_v)
         for end in range(len(tokens) // self.block * self.block, 0, -self.block):
             cp = self.store.get(tuple(tokens[:end]))
-            if cp is not None:
+            if cp is not None and self.covered(tokens, end):
+                found = self.blocks_below(tokens, end)
+                if found:
+                    for b in found:
+                        b.used = self.tick()
+                    seq.keys = np.concatenate([b.keys for b in found], axis=1)
+                    seq.values = np.concatenate([b.values for b in found], axis=1)
                 self.resume(seq, cp)
                 seq.tokens, cp.used = list(tokens[:end]), self.tick()
                 self.hits += end
                 break
         return self.seqs.add(seq)
+
+    def blocks_below(self, tokens, end):
+        """The held attention blocks of tokens from the first up to end, stopping at the first one missing."""
+        found = []
+        for e in range(self.block, end + 1, self.block) if self.layers else ():
+            if tuple(tokens[:e]) not in self.held_blocks:
+                break
+            found.append(self.held_blocks[tuple(tokens[:e])])
+        return found
+
+    def covered(self, tokens, end):
+        """Whether every attention block below end is held (a hit is the shortest over the state and the blocks)."""
+        return not self.layers or len(self.blocks_below(tokens, end)) == end // self.block
 
     def resume(self, seq, cp):
         seq.now, seq.committed = cp.head.copy(), cp.head.copy()
@@ -109,7 +139,7 @@ class RecurrentCache(RecurrentAdapter):
         self.commit(self.seqs.get(sid))
         del self.seqs.live[sid]
 
-    def steps(self, x, g, beta, tokens):
+    def steps(self, x, g, beta, k, v, tokens):
         """The append's x as (n, 2 d_k + d_v); ShapeRefusal for anything the Ops table refuses so."""
         ch = 2 * self.d_k + self.d_v
         if x.shape == (ch,):
@@ -129,14 +159,20 @@ class RecurrentCache(RecurrentAdapter):
             raise ShapeRefusal("beta must lie within [0, 1]")
         if not np.isfinite(x).all():
             raise ShapeRefusal("x must be finite")
+        if k.shape != (self.layers, n, self.d_k) or v.shape != (self.layers, n, self.d_v):
+            raise ShapeRefusal(f"k and v must be ({self.layers}, {n}, d), got {k.shape} and {v.shape}")
+        if not (np.isfinite(k).all() and np.isfinite(v).all()):
+            raise ShapeRefusal("k and v must be finite")
         return x
 
-    def append(self, sid, x, g, beta, tokens):
-        x = self.steps(x, g, beta, tokens)
+    def append(self, sid, x, g, beta, k, v, tokens):
+        x = self.steps(x, g, beta, k, v, tokens)
         seq = self.seqs.get(sid)
         if x.shape[0] == 0:
             return np.zeros((0, self.d_v))
         self.commit(seq)
+        seq.keys = np.concatenate([seq.keys, k], axis=1)
+        seq.values = np.concatenate([seq.values, v], axis=1)
         seq.x, seq.g = x.copy(), g.copy()
         seq.beta = beta.copy() if self.delta else None
         seq.tokens += tokens
@@ -162,29 +198,46 @@ class RecurrentCache(RecurrentAdapter):
             return
         seq.droppable -= count
         del seq.tokens[len(seq.tokens) - count:]
+        seq.keys, seq.values = seq.keys[:, :len(seq.tokens)], seq.values[:, :len(seq.tokens)]
         seq.pending, seq.now = {}, seq.committed.copy()
         self.advance(seq, seq.droppable)
 
     def commit(self, seq):
-        """The last append is kept for good: the heads at the boundaries it crossed become checkpoints."""
-        for at, head in seq.pending.items():
-            self.publish(tuple(seq.tokens[:at]), head)
+        """The last append is kept for good: at each boundary it crossed, in order, the block of rows ending there and
+        then the head there are published."""
+        for at in sorted(seq.pending):
+            if self.layers:
+                self.publish_block(seq, at)
+            self.publish(tuple(seq.tokens[:at]), seq.pending[at])
         seq.pending, seq.committed, seq.droppable = {}, seq.now.copy(), 0
 
     def publish(self, chain, head):
         if chain in self.store:  # the first stays
             return
-        if len(self.store) >= self.capacity:
-            self.evict_oldest()
+        self.make_room()
         self.store[chain] = Checkpoint(head, self.tick())
 
+    def publish_block(self, seq, end):
+        chain = tuple(seq.tokens[:end])
+        if chain in self.held_blocks:  # the first stays
+            return
+        self.make_room()
+        rows = slice(end - self.block, end)
+        self.held_blocks[chain] = Block(seq.keys[:, rows].copy(), seq.values[:, rows].copy(), self.tick())
+
+    def make_room(self):
+        if len(self.store) + len(self.held_blocks) >= self.capacity:
+            self.evict_oldest()
+
     def evict_oldest(self):
-        del self.store[min(self.store, key=lambda chain: self.store[chain].used)]
+        pool = [(e.used, d, chain) for d in (self.store, self.held_blocks) for chain, e in d.items()]
+        _, d, chain = min(pool, key=lambda e: e[0])
+        del d[chain]
 
     def evict(self, count):
         if count < 0:
             raise IndexRefusal(f"cannot evict {count} checkpoints")
-        for _ in range(min(count, len(self.store))):
+        for _ in range(min(count, len(self.store) + len(self.held_blocks))):
             self.evict_oldest()
 
     # The observation.
@@ -203,6 +256,14 @@ class RecurrentCache(RecurrentAdapter):
 
     def checkpoints(self):
         return [(chain, cp.head.state, cp.head.window) for chain, cp in self.store.items()]
+
+    def rows(self, sid):
+        seq = self.seqs.get(sid)
+        return seq.keys.reshape(-1, self.d_k), seq.values.reshape(-1, self.d_v)
+
+    def blocks(self):
+        return [(chain, b.keys.reshape(-1, self.d_k), b.values.reshape(-1, self.d_v))
+                for chain, b in self.held_blocks.items()]
 
 
 class RollbackNoOpRecurrent(RecurrentCache):
@@ -229,8 +290,8 @@ class PublishBeforeAcceptRecurrent(RecurrentCache):
     """Seeded bug (docs/mutants.md, recurrent-publish-before-accept; vLLM #53912): the boundaries an append crosses
     are published as it runs, before its drafts are accepted, so a rollback leaves rejected steps' checkpoints."""
 
-    def append(self, sid, x, g, beta, tokens):
-        out = super().append(sid, x, g, beta, tokens)
+    def append(self, sid, x, g, beta, k, v, tokens):
+        out = super().append(sid, x, g, beta, k, v, tokens)
         seq = self.seqs.get(sid)
         for at, head in seq.pending.items():
             self.publish(tuple(seq.tokens[:at]), head)
@@ -253,3 +314,12 @@ class ResumeSharesCheckpointRecurrent(RecurrentCache):
 
     def resume(self, seq, cp):
         seq.now, seq.committed = cp.head, cp.head.copy()
+
+
+class HitPastAttentionBlocksRecurrent(RecurrentCache):
+    """Seeded bug (docs/mutants.md, recurrent-hit-past-attention-blocks; vLLM PR #46281): a create resumes from the
+    state's longest checkpoint though an attention block below it is missing; the rows it has stop short of its
+    length."""
+
+    def covered(self, tokens, end):
+        return True

@@ -8,8 +8,13 @@ import kvconform_port as kp
 from numpy_caches import recurrent
 
 # d_k = d_v = 1: rows [q, k, v]; a window of one row; checkpoints every 2 steps, at most 2 of them.
-CONFIG = {"capacity": 2, "block_size": 2, "d_k": 1, "d_v": 1, "conv_width": 2, "delta": False}
+CONFIG = {"capacity": 2, "block_size": 2, "d_k": 1, "d_v": 1, "conv_width": 2, "delta": False, "layers": 0}
 NO_BETA = np.zeros(0)
+
+
+def no_rows(n):
+    """k and v of n steps without attention layers."""
+    return np.zeros((0, n, 1)), np.zeros((0, n, 1))
 
 
 def cache(cls=recurrent.RecurrentCache, **config):
@@ -19,7 +24,8 @@ def cache(cls=recurrent.RecurrentCache, **config):
 def steps(c, s, n, tokens=None, first=1.0):
     """n steps of no decay with rows [t, t + 1, 1] from t = first, tokens 0, 1, 2, ... unless given."""
     x = np.array([[first + i, first + i + 1, 1.0] for i in range(n)]).reshape(n, 3)
-    return c.append(s, x, np.zeros(n), NO_BETA, list(range(n)) if tokens is None else tokens)
+    k = v = np.arange(first, first + n, dtype=float).reshape(1, n, 1).repeat(c.layers, axis=0)
+    return c.append(s, x, np.zeros(n), NO_BETA, k, -v, list(range(n)) if tokens is None else tokens)
 
 
 def head(c, s):
@@ -32,7 +38,7 @@ class RecurrentCacheTest(unittest.TestCase):
         s = c.create([])
         # Taps: 1 for the step, then (-1/2, 1/4, -1/2) on the row before. Step 1: S = 2 * 3, o = 1 * 6. Step 2:
         # convolved [2 - 1/2, 4 + 1/2, 1 - 3/2], S = 6 + 4.5 * -0.5 = 3.75, o = 1.5 * 3.75.
-        out = c.append(s, np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 1.0]]), np.zeros(2), NO_BETA, [7, 8])
+        out = c.append(s, np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 1.0]]), np.zeros(2), NO_BETA, *no_rows(2), [7, 8])
         self.assertEqual(out.ravel().tolist(), [6.0, 5.625])
         self.assertEqual(head(c, s), ([3.75], [2.0, 4.0, 1.0], 2))
 
@@ -46,10 +52,12 @@ class RecurrentCacheTest(unittest.TestCase):
                                     (row, g, np.array([0.5]), [1]), (row, g, NO_BETA, []),
                                     (np.array([[np.inf, 0, 0]]), g, NO_BETA, [1])):
             with self.assertRaises(kp.ShapeRefusal):
-                c.append(s, x, gs, beta, tokens)
+                c.append(s, x, gs, beta, *no_rows(1), tokens)
+        with self.assertRaises(kp.ShapeRefusal):  # the rows of an attention layer the config has not
+            c.append(s, row, g, NO_BETA, np.ones((1, 1, 1)), np.ones((1, 1, 1)), [1])
         d = cache(delta=True)
         with self.assertRaises(kp.ShapeRefusal):  # beta outside [0, 1] for the delta rule
-            d.append(d.create([]), row, g, np.array([1.5]), [1])
+            d.append(d.create([]), row, g, np.array([1.5]), *no_rows(1), [1])
         for op in (lambda: c.rollback(s, 2), lambda: c.evict(-1), lambda: c.fork(None)):
             with self.assertRaises(kp.IndexRefusal):
                 op()
@@ -122,6 +130,20 @@ class RecurrentCacheTest(unittest.TestCase):
             c.rollback(f, 1)  # the fork has its source's droppable steps
             self.assertEqual(c.length(f), 0)
 
+    def test_a_hit_is_the_shortest_over_the_state_and_the_attention_blocks(self):
+        for cls, hit in ((recurrent.RecurrentCache, 0), (recurrent.HitPastAttentionBlocksRecurrent, 4)):
+            c = cache(cls, layers=1, capacity=4)
+            s = c.create([])
+            steps(c, s, 4, [5, 6, 7, 8])
+            c.rollback(s, 1)
+            self.assertEqual(c.rows(s)[0].ravel().tolist(), [1.0, 2.0, 3.0], cls)  # the rows follow the rollback
+            steps(c, s, 1, [9], first=4.0)
+            c.release(s)  # in order: block (5, 6), checkpoint (5, 6), block (5, 6, 7, 9), checkpoint (5, 6, 7, 9)
+            self.assertEqual(sorted(chain for chain, _, _ in c.blocks()), [(5, 6), (5, 6, 7, 9)], cls)
+            c.evict(1)  # block (5, 6): both checkpoints stay, and neither has every block below it
+            t = c.create([5, 6, 7, 9])
+            self.assertEqual((c.length(t), len(c.rows(t)[0])), (hit, 0), cls)
+
 
 class RecurrentPortTest(unittest.TestCase):
     def test_observation_streams_counters_and_output(self):
@@ -134,7 +156,7 @@ class RecurrentPortTest(unittest.TestCase):
         ask("create", tokens=[])
         rows = {"shape": [2, 3], "data": [1.0, 2.0, 3.0, 2.0, 4.0, 1.0]}
         answer = ask("append", seq=0, x=rows, g={"shape": [2], "data": [0.0, 0.0]}, beta={"shape": [0], "data": []},
-                     tokens=[7, 8])
+                     k={"shape": [0, 2, 1], "data": []}, v={"shape": [0, 2, 1], "data": []}, tokens=[7, 8])
         self.assertEqual(answer["output"], [6.0, 5.625])
         ask("release", seq=0)
         ask("create", tokens=[7, 8])

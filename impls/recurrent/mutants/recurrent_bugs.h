@@ -95,6 +95,20 @@ struct recurrent_resume_shares_checkpoint : basic_recurrent<> {
   std::map<sequence_id, std::vector<std::int64_t>> shared_;
 };
 
+/// vLLM PR #46281 (issue #43559): the hit is the state's longest checkpoint while the attention layers found fewer
+/// blocks; the tokens of the missing blocks never reach the attention layers.
+struct recurrent_hit_past_attention_blocks : basic_recurrent<> {
+  using basic_recurrent::basic_recurrent;
+  bool hit_at(bool checkpoint, bool) const override { return checkpoint; }
+};
+
+/// vLLM #43090 (after PR #47491): the state misses, the attention layers' hit is kept, and the state starts empty as
+/// if it had been resumed.
+struct recurrent_hit_past_state : basic_recurrent<> {
+  using basic_recurrent::basic_recurrent;
+  bool hit_at(bool checkpoint, bool blocks) const override { return checkpoint || (layers_ > 0 && blocks); }
+};
+
 struct float_state_rules : recurrent_rules {
   using scalar = float;
 };

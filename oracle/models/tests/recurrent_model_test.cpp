@@ -74,3 +74,30 @@ TEST(RecurrentModel, EvictsTheLeastRecentlyUsedCheckpoint) {
   EXPECT_EQ(m.checkpoints(), 0u);
   EXPECT_FALSE(m.apply({.kind = kv::op_kind::evict, .count = -1}).accepted);
 }
+
+// With an attention layer the pool holds blocks of its rows beside the checkpoints; a hit needs both (vLLM's hybrid
+// rule), a rollback drops the rows with the steps, and a refused append changes neither.
+TEST(RecurrentModel, AHitNeedsTheCheckpointAndEveryAttentionBlockBelowIt) {
+  kv::cache_config c = config(4);
+  c.layers = 1;
+  kv::recurrent_model m(c, {}, {});
+  m.apply({.kind = kv::op_kind::create});
+  const kv::op a = kv::kinds::recurrent_append(c, 0, {1, 2, 3, 1}, 1, 0);
+  ASSERT_EQ(a.k.shape, (std::vector<std::size_t>{1, 4, 2}));
+  kv::op wrong = a;
+  wrong.k.shape[0] = 2, wrong.k.data.resize(16);
+  EXPECT_EQ(m.apply(wrong).reasons, kv::refuse_shape);
+  EXPECT_TRUE(m.apply(a).accepted);
+  m.apply(rollback(0, 1));
+  EXPECT_EQ(m.observe().streams.at(2).keys.size(), 6u);  // seq 0 rows: three steps of d_k = 2
+  m.apply({.kind = kv::op_kind::release, .seq = 0});     // block 2, then checkpoint 2 (the boundary at 4 was dropped)
+  EXPECT_EQ(m.blocks(), 1u);
+  EXPECT_EQ(m.hit_of({1, 2, 3}), 2u);
+  m.apply({.kind = kv::op_kind::evict, .count = 1});  // the older: the block
+  EXPECT_EQ(m.blocks(), 0u);
+  EXPECT_EQ(m.checkpoints(), 1u);
+  EXPECT_EQ(m.hit_of({1, 2, 3}), 0u);  // the checkpoint alone is not a hit
+  m.apply({.kind = kv::op_kind::create, .tokens = {1, 2, 3}});
+  EXPECT_TRUE(m.last().short_of_blocks);
+  EXPECT_EQ(m.length(1), 0u);
+}

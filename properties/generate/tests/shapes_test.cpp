@@ -80,14 +80,15 @@ void expect_hybrid_start(const kv::trace& t) {
   // The room left by the sliding group's window and the encoder's blocks, at least half the pool.
   EXPECT_GE(steps(t.ops[1]) * 2, rows_of(c));
 }
-void expect_recurrent_start(const kv::trace& t) {  // one sequence's steps in one append, a checkpoint slot per block
+// One sequence's steps in one append, into a pool of a few checkpoints (and blocks).
+void expect_recurrent_start(const kv::trace& t) {
   const kv::cache_config& c = t.config;
-  EXPECT_TRUE(rows_of(c) >= 300 - c.block_size && rows_of(c) <= 4096) << rows_of(c);
-  EXPECT_TRUE(c.block_size >= 4 && c.block_size <= 16 && c.d_k <= 4 && c.d_v <= 4);
+  EXPECT_TRUE(c.capacity >= 17 && c.capacity <= 32) << c.capacity;
+  EXPECT_TRUE(c.block_size >= 16 && c.block_size <= 64 && c.d_k <= 4 && c.d_v <= 4);
   ASSERT_EQ(t.ops[0].kind, kv::op_kind::create);
   ASSERT_EQ(t.ops[1].kind, kv::op_kind::append);
   ASSERT_EQ(t.ops[1].x.shape.size(), 2u);
-  EXPECT_TRUE(t.ops[1].x.shape[0] >= rows_of(c) && t.ops[1].x.shape[0] < rows_of(c) + c.block_size);
+  EXPECT_TRUE(t.ops[1].x.shape[0] >= 300 && t.ops[1].x.shape[0] <= 4096) << t.ops[1].x.shape[0];
 }
 void expect_huge_pool_start(const kv::trace& t) {  // paged_block_accounting
   const kv::cache_config& c = t.config;

@@ -8,8 +8,8 @@ namespace kvconform::kinds {
 
 namespace {
 /// Flavour 1 a create (empty, or a held chain's or a live sequence's tokens), 2 a fork, a release or a rollback, 3 an
-/// evict, 4 an append up to or past a block edge, 5 a malformed append; each op on a sequence names a live one, or one
-/// time in eight the next handle (an index refusal).
+/// evict, 4 an append up to or past a block edge, 5 a malformed append (attention rows included); each op on a sequence
+/// names a live one, or one time in eight the next handle (an index refusal).
 class recurrent_fuzz final : public model_fuzz_ops<recurrent_model> {
  public:
   using model_fuzz_ops::model_fuzz_ops;
@@ -42,8 +42,9 @@ class recurrent_fuzz final : public model_fuzz_ops<recurrent_model> {
     for (auto& t : tokens) t = static_cast<std::int64_t>(io_.range(0, 3, 0));
     op a = recurrent_append(c_, o.seq, std::move(tokens), seed(), regime);
     if (which == 5) {
-      switch (io_.range(0, 3, 0)) {
+      switch (io_.range(0, 4, 0)) {
         case 0: a.x.shape.push_back(1); break;                    // one rank more
+        case 4: a.v.shape.push_back(1); break;                    // attention rows of one rank more
         case 1: a.g.data.push_back(0), a.g.shape[0] += 1; break;  // a decay too many
         case 2: a.g.data.assign(a.g.data.size(), 1.0); break;     // growing decays
         default: a.tokens.push_back(0); break;                    // a token too many
@@ -61,6 +62,7 @@ void recurrent_fuzz_config(byte_io& io, cache_config& c) {
   c.d_v = io.range(1, 8, c.d_v);
   c.conv_width = io.range(1, 4, c.conv_width);
   c.delta = io.range(0, 1, c.delta) == 1;
+  c.layers = io.range(0, 2, c.layers);
 }
 
 std::unique_ptr<fuzz_ops> recurrent_fuzz_ops(byte_io& io, const cache_config& c) {

@@ -39,6 +39,11 @@ op recurrent_append(const cache_config& c, std::int64_t seq, std::vector<std::in
   o.kind = op_kind::append, o.seq = seq, o.tokens = std::move(tokens);
   o.x = n == 1 && rng() % 2 ? tensor::vector(std::move(x)) : tensor::matrix(n, ch, std::move(x));
   o.g = tensor::vector(std::move(g)), o.beta = tensor::vector(std::move(beta));
+  for (auto [t, d] : {std::pair{&o.k, c.d_k}, {&o.v, c.d_v}}) {  // the attention layers' rows
+    t->shape = {c.layers, n, d};
+    t->data.resize(c.layers * n * d);
+    for (double& e : t->data) e = normal(rng);
+  }
   return o;
 }
 
@@ -94,12 +99,13 @@ op seq_op(op_kind k, std::int64_t h) {
 
 /// A malformed op of flavour `v`: x one channel too wide, one decay too many, a growing decay, a write strength
 /// outside [0, 1] (or one the decay form has no use for), a token too few, a rollback past the last append, an
-/// append to or a fork of a handle no sequence has (a refused fork still uses up its handle).
+/// append to or a fork of a handle no sequence has (a refused fork still uses up its handle), the rows of one
+/// attention layer too many.
 op bad_op(const recurrent_model& m, std::int64_t h, const draw& d, int regime) {
   const cache_config& c = m.config();
   op o = recurrent_append(c, h, tokens_of(d.seed, 1 + d.a % 2), d.seed, regime);
   const std::size_t n = o.tokens.size(), ch = 2 * c.d_k + c.d_v;
-  switch (d.b % 8) {
+  switch (d.b % 9) {
     case 0: o.x = tensor::matrix(n, ch + 1, std::vector<double>(n * (ch + 1), 0.5)); break;
     case 1: o.g.data.push_back(0), o.g.shape[0] += 1; break;
     case 2: o.g.data[0] = 0.5; break;
@@ -112,6 +118,7 @@ op bad_op(const recurrent_model& m, std::int64_t h, const draw& d, int regime) {
         return r;
       }();
     case 6: o.seq = static_cast<std::int64_t>(m.handles()); break;
+    case 7: o.k.shape[0] += 1, o.k.data.resize(o.k.data.size() + n * c.d_k, 0.5); break;
     default: o = seq_op(op_kind::fork, static_cast<std::int64_t>(m.handles())); break;  // a fork of no sequence
   }
   return o;
@@ -130,21 +137,48 @@ maybe_ops round_trip(const recurrent_model& m, const draw& d, int regime) {
   return ops;
 }
 
-/// A held chain or a live sequence's tokens, half the time cut short and half the time with a few tokens more (an
-/// exact chain is where hit limits differ); then the rest computed.
+/// A held chain (a checkpoint's or an attention block's, which may have lost its checkpoint) or a live sequence's
+/// tokens, half the time cut short and half the time with a few tokens more (an exact chain is where hit limits
+/// differ); then the rest computed.
 maybe_ops reuse(const recurrent_model& m, const draw& d, int regime) {
-  std::vector<std::vector<std::int64_t>> from = m.chains();
+  std::vector<std::vector<std::int64_t>> from = m.chains(true);
   for (std::int64_t h : m.live()) from.push_back(m.tokens(h));
   if (from.empty()) return std::nullopt;  // shrinking removed what made them
   const auto& src = from[d.pick % from.size()];
-  const std::size_t cut = d.a % 2 ? d.a / 2 % (src.size() + 1) : 0;
-  std::vector<std::int64_t> t(src.begin(), src.end() - static_cast<std::ptrdiff_t>(cut));
-  for (std::int64_t x : tokens_of(d.seed, d.b % 2 ? d.b / 2 % (m.config().block_size + 1) : 0)) t.push_back(x);
+  // At most four blocks and a part of one: a prompt recomputes what it does not hit, and reusing reused prompts whole
+  // would grow them to thousands of steps with nothing more to show.
+  const std::size_t B = m.config().block_size, cut = d.a % 2 ? d.a / 2 % (src.size() + 1) : 0,
+                    keep = std::min(src.size() - cut, 4 * B + (src.size() - cut) % B);
+  std::vector<std::int64_t> t(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(keep));
+  for (std::int64_t x : tokens_of(d.seed, d.b % 2 ? d.b / 2 % (B + 1) : 0)) t.push_back(x);
   const auto hit = static_cast<std::ptrdiff_t>(m.hit_of(t));
   std::vector<op> ops{op{.kind = op_kind::create, .tokens = t}};
   if (static_cast<std::size_t>(hit) < t.size())
     ops.push_back(recurrent_append(m.config(), static_cast<std::int64_t>(m.handles()), {t.begin() + hit, t.end()},
                                    d.seed, regime));
+  return ops;
+}
+
+/// With attention layers: a held prompt of two blocks or more resumed, then evictions until its first block's
+/// checkpoint is gone while that block's rows stay (a hit touches the blocks it reads, not the shorter checkpoints),
+/// then the first block's prompt and a token more created again: a hit the blocks alone would have made longer.
+maybe_ops short_of_state(const recurrent_model& m, const draw& d, int) {
+  const std::size_t B = m.config().block_size;
+  std::vector<std::vector<std::int64_t>> whole;
+  for (const auto& chain : m.chains())
+    if (chain.size() >= 2 * B && m.hit_of(chain) >= 2 * B) whole.push_back(chain);
+  if (m.config().layers == 0 || whole.empty()) return std::nullopt;
+  const auto& chain = whole[d.pick % whole.size()];
+  std::vector<op> ops{op{.kind = op_kind::create, .tokens = chain}};
+  recurrent_model after = m;
+  after.apply(ops[0]);
+  const std::vector<std::int64_t> first(chain.begin(), chain.begin() + static_cast<std::ptrdiff_t>(B));
+  std::int64_t evicted = 0;
+  for (; after.holds_checkpoint(first); ++evicted) after.apply(op{.kind = op_kind::evict, .count = 1});
+  if (!after.holds_block(first)) return std::nullopt;  // its block went first
+  ops.push_back(op{.kind = op_kind::evict, .count = evicted});
+  ops.push_back(op{.kind = op_kind::create, .tokens = first});
+  ops.back().tokens.push_back(static_cast<std::int64_t>(d.seed % 4));
   return ops;
 }
 
@@ -170,18 +204,17 @@ rc::Gen<rcommand> on_live(const char* label, int regime, on_sequence make) {
   });
 }
 
-/// A long case (shapes.h): a sequence, then one bulk append of a step per checkpoint slot's block (its config's
-/// long_rows_gen rows), chunked over many blocks.
+/// A long case (shapes.h): a sequence, then one bulk append of long_rows_gen steps, chunked over many blocks; kept
+/// for good by the next append or its release, it publishes hundreds of checkpoints into a pool of a few.
 std::optional<rc::Gen<rcommand>> long_start(const recurrent_model& m, const gen_context& ctx, int regime) {
   if (!ctx.long_case) return std::nullopt;
   if (m.live().empty()) return rc::gen::just(kvconform::command<recurrent_model>(op{.kind = op_kind::create}));
   if (m.length(m.live().front()) > 0) return std::nullopt;
-  const cache_config& c = m.config();
-  return rc::gen::map(
-      rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), [c, h = m.live().front(), regime](std::uint64_t seed) {
-        const std::size_t n = c.capacity * c.block_size;
+  return rc::gen::apply(
+      [c = m.config(), h = m.live().front(), regime](std::size_t n, std::uint64_t seed) {
         return kvconform::command<recurrent_model>(recurrent_append(c, h, tokens_of(seed, n), seed, regime));
-      });
+      },
+      long_rows_gen(), rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
 }
 
 rc::Gen<rcommand> op_gen(const recurrent_mix& mix, const recurrent_model& m, const gen_context& ctx) {
@@ -193,8 +226,9 @@ rc::Gen<rcommand> op_gen(const recurrent_mix& mix, const recurrent_model& m, con
         return kvconform::command<recurrent_model>(op{.kind = op_kind::evict, .count = n});
       }));
   add(c, mix.round_trip, deferred("round trip", regime, round_trip));
-  if (m.live().empty() && m.chains().empty()) return weighted(std::move(c));
+  if (m.live().empty() && m.chains(true).empty()) return weighted(std::move(c));
   add(c, mix.reuse, deferred("reuse", regime, reuse));
+  add(c, mix.short_of_state, deferred("short of the state", regime, short_of_state));
   if (m.live().empty()) return weighted(std::move(c));
   const std::size_t most = mix.long_appends ? 4 * m.config().block_size : 3;
   add(c, mix.append, on_live("append", regime, [most](const recurrent_model& m, std::int64_t h, const draw& d, int r) {
@@ -232,30 +266,33 @@ rc::Gen<std::size_t> state_width_gen(bool deep) {
 }
 
 /// Small states, blocks and stores, so that chains repeat and checkpoints are evicted within a short trace; the delta
-/// rule and the decay form alike. A long case: one sequence of long_rows_min to long_rows_max steps.
-config_gens config_gen(bool long_traces, bool deep) {
-  const std::size_t max_slots = deep ? 16 : (long_traces ? 6 : 4), max_block = deep ? 8 : 4;
-  auto make = [](std::size_t slots, std::size_t block, std::size_t dk, std::size_t dv, std::size_t w, bool delta) {
+/// rule and the decay form alike; no attention layer, one or two (at least one with `attention`: the pool is then
+/// shared by checkpoints and blocks, so its capacity is drawn larger). A long case: blocks of 16 to 64 steps and a pool
+/// of 17 to 32 entries (more than 256 rows: the "long cache" event), for one sequence of long_rows_min to
+/// long_rows_max steps (long_start): every observation shows every entry, named by chains of up to thousands of
+/// tokens, so a pool of one per block would cost the square of the length.
+config_gens config_gen(bool long_traces, bool deep, bool attention) {
+  const std::size_t max_slots = (deep ? 16 : (long_traces ? 6 : 4)) * (attention ? 2 : 1), max_block = deep ? 8 : 4;
+  auto make = [](std::size_t slots, std::size_t block, std::size_t dk, std::size_t dv, std::size_t w, bool delta,
+                 std::size_t layers) {
     cache_config c{cache_kind::recurrent, slots, dk, dv};
-    c.block_size = block, c.conv_width = w, c.delta = delta;
+    c.block_size = block, c.conv_width = w, c.delta = delta, c.layers = layers;
     return c;
   };
+  const auto layers = attention ? uniform_in<std::size_t>(1, 3)
+                                : rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, 3));
   return {rc::gen::apply(make, uniform_in<std::size_t>(1, max_slots + 1), uniform_in<std::size_t>(1, max_block + 1),
                          state_width_gen(deep), state_width_gen(deep), uniform_in<std::size_t>(1, 5),
-                         rc::gen::arbitrary<bool>()),
-          rc::gen::apply(
-              [make](std::size_t rows, std::size_t block, std::size_t dk, std::size_t dv, std::size_t w, bool delta) {
-                return make(rows / block, block, dk, dv, w, delta);  // room for every checkpoint of the long sequence
-              },
-              long_rows_gen(), uniform_in<std::size_t>(4, 17), long_width_gen(), long_width_gen(),
-              uniform_in<std::size_t>(1, 5), rc::gen::arbitrary<bool>())};
+                         rc::gen::arbitrary<bool>(), layers),
+          rc::gen::apply(make, uniform_in<std::size_t>(17, 33), uniform_in<std::size_t>(16, 65), long_width_gen(),
+                         long_width_gen(), uniform_in<std::size_t>(1, 5), rc::gen::arbitrary<bool>(), layers)};
 }
 }  // namespace
 
 case_generator recurrent_cases(recurrent_mix mix) {
   return [mix](const property& p, const implementation& impl, const run_options& o) {
     return run_commands<recurrent_model>(
-        p, impl, o, config_gen(p.long_traces, o.deep),
+        p, impl, o, config_gen(p.long_traces, o.deep, mix.attention),
         [](const cache_config& c, const numeric_profile& prof, const policy_set& pol) {
           return recurrent_model(c, prof, pol, false);  // the executor's model judges the numbers
         },

@@ -24,7 +24,11 @@ struct recurrent_mix {
   /// A round trip as one command: a prompt of a block or more computed and released, then created again (its
   /// checkpoint resumed) and continued.
   int round_trip = 0;
+  /// With attention layers: a held prompt resumed, evictions until its first block's checkpoint is gone while the
+  /// block stays, and that block's prompt created again (properties/kinds/recurrent/generators.cpp).
+  int short_of_state = 0;
   bool long_appends = false;  ///< appends of up to 4 blocks (chunked kernels over several chunks)
+  bool attention = false;     ///< configs with attention layers beside the recurrent one, always
 };
 
 /// The cases of a recurrent property drawn from `mix`.

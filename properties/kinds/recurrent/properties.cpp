@@ -49,6 +49,21 @@ const own_property own_properties[] = {
      {.create = 1, .reuse = 4, .append = 2, .cross = 4, .speculate = 1, .release = 3, .evict = 3, .round_trip = 2},
      {},
      true},
+    {"recurrent_groups_agree",
+     "with attention layers beside the recurrent one in one pool, a create resumes from the longest prefix whose "
+     "checkpoint and every attention block below it are held (the shortest over the groups), and every op leaves the "
+     "state and each layer's rows at the same accepted length",
+     {.create = 1,
+      .reuse = 4,
+      .append = 2,
+      .cross = 3,
+      .speculate = 3,
+      .rollback = 1,
+      .release = 2,
+      .evict = 2,
+      .round_trip = 2,
+      .short_of_state = 2,
+      .attention = true}},
 };
 }  // namespace
 
@@ -72,6 +87,8 @@ enum event_index : std::size_t {
   crossed_event,
   delta_event,
   window_event,
+  short_of_state_event,
+  short_of_blocks_event,
 };
 constexpr event events[] = {
     {"prefix hit", "a create resumed from a checkpoint", true},
@@ -84,6 +101,9 @@ constexpr event events[] = {
      [](const cache_config& c) { return c.delta; }},
     {"convolution window", "a convolution of width 3 or more: rows carried across appends", true, nullptr,
      [](const cache_config& c) { return c.conv_width >= 3; }},
+    {"hit short of the state", "a create's hit stopped below a prefix the attention blocks covered: no checkpoint",
+     true},
+    {"hit short of the blocks", "a create's hit stopped below a checkpoint: an attention block was missing", true},
 };
 
 struct probe final : event_probe {
@@ -96,7 +116,9 @@ struct probe final : event_probe {
                                                   {f.evicted, evicted_event},
                                                   {f.dropped_pending, dropped_boundary_event},
                                                   {f.after_rollback, zero_draft_event},
-                                                  {f.crossed, crossed_event}};
+                                                  {f.crossed, crossed_event},
+                                                  {f.short_of_state, short_of_state_event},
+                                                  {f.short_of_blocks, short_of_blocks_event}};
     for (const auto& [fact, at] : facts)
       if (fact) hit.set(at);
   }

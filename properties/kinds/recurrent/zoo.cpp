@@ -32,6 +32,12 @@ std::vector<implementation> recurrent_zoo() {
           "a boundary's checkpoint holds the state at the step's end (SGLang #36537)"),
       mutant<recurrent_resume_shares_checkpoint>("recurrent-resume-shares-checkpoint", "recurrent_hit_resumes_as_miss",
                                                  "a resumed sequence writes into its checkpoint (vLLM PR #57908)"),
+      mutant<recurrent_hit_past_attention_blocks>(
+          "recurrent-hit-past-attention-blocks", "recurrent_groups_agree",
+          "the hit is the state's checkpoint though an attention block below it is missing (vLLM PR #46281)"),
+      mutant<recurrent_hit_past_state>("recurrent-hit-past-state", "recurrent_groups_agree",
+                                       "the attention blocks' hit is kept with no checkpoint, the state empty "
+                                       "(vLLM #43090)"),
       mutant<recurrent_float_state>("recurrent-float-state-declared-double", "recurrent_state_within_bound",
                                     "float state and arithmetic in a cache declared double"),
       mutant<declaring<recurrent, all_but_last_policy>>("recurrent-declared-all-but-last-hits-all",

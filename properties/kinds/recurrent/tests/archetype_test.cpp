@@ -15,20 +15,25 @@ namespace arch = kvconform::archetypes;
 
 namespace {
 struct minimal_recurrent {
-  minimal_recurrent(std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, bool) {}
+  minimal_recurrent(std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, bool, std::size_t) {}
   std::optional<int> create(std::span<const std::int64_t>) { return 0; }
   std::optional<int> fork(int) { return std::nullopt; }
   arch::status release(int) { return {}; }
-  std::optional<arch::numbers> append(int, kv::array_view, kv::array_view, kv::array_view,
-                                      std::span<const std::int64_t>) {
+  std::optional<arch::numbers> append(int, kv::array_view, kv::array_view, kv::array_view, kv::array_view,
+                                      kv::array_view, std::span<const std::int64_t>) {
     return arch::numbers{2};
   }
   void evict(std::size_t) {}
   std::size_t length(int) const { return 1; }
   arch::numbers state(int) const { return {4}; }
   arch::numbers window(int) const { return {0}; }
+  arch::numbers keys(int) const { return {2}; }
+  arch::numbers values(int) const { return {2}; }
   std::size_t hit_tokens() const { return 3; }
   void for_each_checkpoint(const std::function<void(std::vector<std::int64_t>, arch::numbers, arch::numbers)>&) const {}
+  void for_each_block(const std::function<void(std::vector<std::int64_t>, arch::numbers, arch::numbers)>& f) const {
+    f({1}, {2}, {2});
+  }
 };
 }  // namespace
 
@@ -50,4 +55,13 @@ TEST(RecurrentArchetype, OptionalIdsStatusesAndObservation) {
   EXPECT_EQ(snap.streams[0].name, "seq 0 state");
   EXPECT_EQ(snap.streams[0].rows(), 2u);
   EXPECT_EQ(snap.counters.back(), (std::pair<std::string, std::int64_t>{"hit_tokens", 3}));
+  c.layers = 1;  // with an attention layer: the sequence's rows and the block's, and the blocks counted
+  const kv::subject_ptr with_layers = impl.make(c);
+  with_layers->apply(kv::call{create, {}, {}, {}, {}});
+  const kv::snapshot rows = with_layers->observe();
+  ASSERT_EQ(rows.streams.size(), 4u);
+  EXPECT_EQ(rows.streams[2].name, "seq 0 rows");
+  EXPECT_EQ(rows.streams[3].name, "block 1 rows");
+  EXPECT_EQ(rows.streams[3].rows(), 1u);
+  EXPECT_EQ(rows.counters[rows.counters.size() - 2], (std::pair<std::string, std::int64_t>{"blocks", 1}));
 }
