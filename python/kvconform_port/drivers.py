@@ -301,10 +301,16 @@ class TieredDriver(SequenceDriver):
 
 def _rows(a, shape, what):
     """An adapter's state or window as `shape`: given so, or flat row-major (as the C++ concept takes them); another
-    shape is refused rather than reshaped, as a transposed state would read as a wrong one."""
+    shape is refused rather than reshaped, as a transposed state would read as a wrong one. Rows of -1: any number of
+    rows of that width (attention rows, whose count the gate judges)."""
     a = np.asarray(to_numpy(a), dtype=np.float64)
-    if a.shape != shape and (a.ndim != 1 or a.size != shape[0] * shape[1]):
-        raise ValueError(f"{what}: expected shape {shape} or {shape[0] * shape[1]} values, got shape {a.shape}")
+    rows, width = shape
+    if rows < 0:
+        if not (a.ndim == 2 and a.shape[1] == width or a.ndim == 1 and a.size % width == 0):
+            raise ValueError(f"{what}: expected shape (n, {width}) or a multiple of {width} values, got {a.shape}")
+        return a.reshape(-1, width)
+    if a.shape != shape and (a.ndim != 1 or a.size != rows * width):
+        raise ValueError(f"{what}: expected shape {shape} or {rows * width} values, got shape {a.shape}")
     return a.reshape(shape)
 
 
@@ -334,16 +340,16 @@ class RecurrentDriver(SequenceDriver):
             streams.append(stream(f"{name} state", state, np.zeros((c["d_k"], 0)), digest))
             streams.append(stream(f"{name} window", window, np.zeros((window.shape[0], 0)), digest))
 
-        def rows(name, keys, values, steps):  # every attention layer's rows, layer by layer
-            keys = _rows(keys, (c["layers"] * steps, c["d_k"]), f"{name} keys")
-            values = _rows(values, (c["layers"] * steps, c["d_v"]), f"{name} values")
+        def rows(name, keys, values):  # every attention layer's rows, layer by layer: however many, the gate counts
+            keys = _rows(keys, (-1, c["d_k"]), f"{name} keys")
+            values = _rows(values, (-1, c["d_v"]), f"{name} values")
             streams.append(stream(f"{name} rows", keys, values, digest))
 
         live = self.handles.each_live()
         for h, sid in live:
             head(f"seq {h}", a.state(sid), a.window(sid))
             if c["layers"]:
-                rows(f"seq {h}", *a.rows(sid), a.length(sid))
+                rows(f"seq {h}", *a.rows(sid))
             counts[f"length {h}"] = a.length(sid)
         held = sorted(((integers_of(chain, "checkpoint chain"), state, window)
                        for chain, state, window in a.checkpoints()), key=lambda e: e[0])
@@ -354,7 +360,7 @@ class RecurrentDriver(SequenceDriver):
             blocks = sorted(((integers_of(chain, "block chain"), keys, values) for chain, keys, values in a.blocks()),
                             key=lambda e: e[0])
             for chain, keys, values in blocks:
-                rows("block " + ",".join(map(str, chain)), keys, values, c["block_size"])
+                rows("block " + ",".join(map(str, chain)), keys, values)
             counts["blocks"] = len(blocks)
         return {"streams": streams, "counters": counters(counts)}
 
