@@ -35,9 +35,7 @@ bool is_vector(const tensor& t, std::size_t n) { return t.shape.size() == 1 && t
 std::vector<std::int64_t> prefix(const std::vector<std::int64_t>& tokens, std::size_t n) {
   return {tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(n)};
 }
-}  // namespace
 
-namespace {
 std::string chain_text(const std::vector<std::int64_t>& chain) {  // in place: every observation names every entry
   std::string s;
   s.reserve(chain.size() * 3);
@@ -167,7 +165,7 @@ expectation recurrent_model::append(const op& o) {
     ok = o.beta.data[i] >= 0 && o.beta.data[i] <= 1;
   for (std::size_t i = 0; ok && i < o.x.data.size(); ++i) ok = std::isfinite(o.x.data[i]);
   auto rows_ok = [&](const tensor& t, std::size_t d) {  // (layers, n, d), finite; nothing without attention layers
-    if (c_.layers == 0) return t.data.empty();
+    if (c_.layers == 0) return t.shape.empty() || t.data.empty();  // rank 0 reads as none, as for beta
     return t.shape == std::vector<std::size_t>{c_.layers, *n, d} &&
            std::all_of(t.data.begin(), t.data.end(), [](double v) { return std::isfinite(v); });
   };
