@@ -3,6 +3,7 @@
 
 #include "properties/executor/kind_table.h"
 #include "properties/generate/lockstep.h"
+#include "properties/generate/numbers_property.h"
 #include "properties/generate/statements.h"
 
 namespace kvconform {
@@ -50,6 +51,12 @@ std::vector<const property*> properties_of(cache_kind k) {
   for (const property& p : all_properties())
     if (p.kind == k) mine.push_back(&p);
   return mine;
+}
+
+const property* numbers_property(cache_kind k) {
+  for (const property* p : properties_of(k))
+    if (p->name.ends_with("_within_bound")) return p;
+  return nullptr;
 }
 
 const property* find_property(const std::string& name, cache_kind k) {

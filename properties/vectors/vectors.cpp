@@ -11,7 +11,7 @@
 #include "oracle/numeric/attention_oracle.h"
 #include "oracle/numeric/bound.h"
 #include "properties/executor/kind_table.h"
-#include "properties/generate/property.h"
+#include "properties/generate/numbers_property.h"
 #include "properties/generate/run_property.h"
 #include "properties/trace/file_io.h"
 #include "properties/trace/json_codec.h"
@@ -179,12 +179,9 @@ namespace {
 /// Every test of a kind: a trace per input class, refusals, pinned traces, and one per mutant.
 std::vector<test_case> tests_of(const implementation& ref, const std::vector<implementation>& impls,
                                 std::uint64_t seed) {
-  // A trace per input class from the kind's numbers property: the first whose name says it judges within the bound
-  // (decode_within_bound; the recurrent kind's recurrent_state_within_bound).
-  std::string numbers;
-  for (const property* p : properties_of(ref.kind))
-    if (numbers.empty() && p->name.ends_with("_within_bound")) numbers = p->name;
-  std::vector<test_case> tests = generated_tests(ref, numbers, seed, 1, 0, "");
+  // A trace per input class from the kind's numbers property.
+  const property* numbers = numbers_property(ref.kind);
+  std::vector<test_case> tests = generated_tests(ref, numbers ? numbers->name : "", seed, 1, 0, "");
   for (auto& t : generated_tests(ref, "refused_append_unchanged", seed, 0, 3, "Refusal")) tests.push_back(std::move(t));
   for (const property* p : properties_of(ref.kind))
     if (p->fixed) tests.push_back({p->fixed(), p->summary, {"Pinned", "Property_" + p->name}});

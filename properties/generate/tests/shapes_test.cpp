@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "properties/executor/kind_table.h"
+#include "properties/generate/numbers_property.h"
 #include "properties/generate/run_property.h"
 #include "properties/runners/builtin.h"
 
@@ -194,10 +195,7 @@ TEST(Shapes, EveryKindsQuickRunHasTwoProductionCases) {
   for (const kv::kind_descriptor* k : kv::all_kinds()) {
     const std::string ref = k->spec.name;
     SCOPED_TRACE(ref);
-    // The kind's numbers property: decode_within_bound, or the recurrent kind's recurrent_state_within_bound.
-    const kv::property* numbers = nullptr;
-    for (const kv::property* p : kv::properties_of(k->spec.kind))
-      if (!numbers && p->name.ends_with("_within_bound")) numbers = p;
+    const kv::property* numbers = kv::numbers_property(k->spec.kind);
     ASSERT_NE(numbers, nullptr);
     const auto ts = traces_of(ref, *numbers);
     EXPECT_EQ(where(ts, is_wide), (std::vector<std::size_t>{1, 42}));
