@@ -103,8 +103,8 @@ std::vector<std::int64_t> recurrent_model::live() const {
 std::vector<std::vector<std::int64_t>> recurrent_model::chains(bool blocks) const {
   std::vector<std::vector<std::int64_t>> out;
   for (const auto& [chain, cp] : store_) out.push_back(chain);
-  for (const auto& [chain, b] : blocks_)
-    if (blocks) out.push_back(chain);
+  if (blocks)
+    for (const auto& [chain, b] : blocks_) out.push_back(chain);
   return out;
 }
 
