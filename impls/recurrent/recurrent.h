@@ -64,13 +64,13 @@ class basic_recurrent {
       for (std::size_t e = block_; layers_ > 0 && e <= b; e += block_) {  // the rows, block by block
         const auto bl = blocks_.find(chain(tokens, e));
         if (bl == blocks_.end()) break;
-        bl->second.used = ++clock_;
+        use(bl->second.used, true, bl->first);
         for (std::size_t l = 0; l < layers_; ++l) {
           append_rows(s.keys[l], bl->second.keys, l * block_ * dk_, block_ * dk_);
           append_rows(s.values[l], bl->second.values, l * block_ * dv_, block_ * dv_);
         }
       }
-      if (it != store_.end()) s.now = s.committed = it->second.state, it->second.used = ++clock_;
+      if (it != store_.end()) s.now = s.committed = it->second.state, use(it->second.used, false, it->first);
       s.tokens = chain(tokens, b);
       hit_tokens_ += b;
       break;
@@ -145,7 +145,7 @@ class basic_recurrent {
 
   /// Evicts the `count` least recently used checkpoints and blocks (all there are, if fewer).
   void evict(std::size_t count) {
-    for (; count > 0 && store_.size() + blocks_.size() > 0; --count) evict_oldest();
+    for (; count > 0 && !queue_.empty(); --count) evict_oldest();
   }
 
   // Observation.
@@ -181,7 +181,7 @@ class basic_recurrent {
 
   struct checkpoint {
     head state;
-    std::uint64_t used = 0;
+    std::uint64_t used = 0;  // its stamp in queue_
   };
   struct block {  // one block of steps of every attention layer, layer by layer
     std::vector<T> keys, values;
@@ -192,7 +192,9 @@ class basic_recurrent {
   recurrence_form form_;
   std::vector<std::optional<sequence>> seqs_;
   std::map<std::vector<std::int64_t>, checkpoint> store_;
-  std::map<std::vector<std::int64_t>, block> blocks_;  // with store_, at most slots_ entries: one pool
+  std::map<std::vector<std::int64_t>, block> blocks_;
+  /// The pool of checkpoints and blocks (at most slots_) in the order of their last use, by stamp: (a block?, chain).
+  std::map<std::uint64_t, std::pair<bool, std::vector<std::int64_t>>> queue_;
   std::uint64_t clock_ = 0;
   std::size_t hit_tokens_ = 0;
 
@@ -257,29 +259,35 @@ class basic_recurrent {
   }
   virtual void publish(std::vector<std::int64_t> chain, const head& h) {
     if (store_.count(chain)) return;
-    if (store_.size() + blocks_.size() == slots_) evict_oldest();
-    store_.emplace(std::move(chain), checkpoint{h, ++clock_});
+    if (queue_.size() == slots_) evict_oldest();
+    const auto it = store_.emplace(std::move(chain), checkpoint{h}).first;
+    use(it->second.used, false, it->first);
   }
   void publish_block(const sequence& s, std::size_t end) {
     auto c = chain(s.tokens, end);
     if (blocks_.count(c)) return;
-    if (store_.size() + blocks_.size() == slots_) evict_oldest();
+    if (queue_.size() == slots_) evict_oldest();
     block b;
     for (std::size_t l = 0; l < layers_; ++l) {
       append_rows(b.keys, s.keys[l], (end - block_) * dk_, block_ * dk_);
       append_rows(b.values, s.values[l], (end - block_) * dv_, block_ * dv_);
     }
-    b.used = ++clock_;
-    blocks_.emplace(std::move(c), std::move(b));
+    const auto it = blocks_.emplace(std::move(c), std::move(b)).first;
+    use(it->second.used, true, it->first);
+  }
+  /// An entry of the pool becomes the most recently used: it moves to the end of the queue.
+  void use(std::uint64_t& used, bool is_block, const std::vector<std::int64_t>& c) {
+    if (used) queue_.erase(used);
+    used = ++clock_;
+    queue_.emplace(used, std::pair{is_block, c});
   }
   void evict_oldest() {
-    auto older = [](const auto& a, const auto& b) { return a.second.used < b.second.used; };
-    const auto cp = std::min_element(store_.begin(), store_.end(), older);
-    const auto bl = std::min_element(blocks_.begin(), blocks_.end(), older);
-    if (bl != blocks_.end() && (cp == store_.end() || bl->second.used < cp->second.used))
-      blocks_.erase(bl);
+    const auto& [is_block, c] = queue_.begin()->second;
+    if (is_block)
+      blocks_.erase(c);
     else
-      store_.erase(cp);
+      store_.erase(c);
+    queue_.erase(queue_.begin());
   }
 };
 
