@@ -2,7 +2,7 @@
 # properties/kinds/KIND with its CMakeLists.txt) plus its name here; everything else (the trace
 # codec, the models, generators and properties, the fuzz targets, the port, the vectors and
 # kvconform_add_suite) takes the kinds from this list through the generated kind_list.h.
-set(KVCONFORM_KINDS flat ring paged beam growing prefix hybrid latent tiered recurrent)
+set(KVCONFORM_KINDS flat ring paged beam growing prefix hybrid latent tiered recurrent radix)
 
 # Writes kind_list.h (the X-macro) and adapters.h (every kind's concept and adapter) into DIR.
 function(kvconform_generate_kind_table dir)

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -50,6 +51,10 @@ struct prefix_rules {
   static constexpr bool copy_registered = true;
   /// Whether a create's extra key seeds its chain, so that equal tokens under other keys never share a block.
   static constexpr bool keyed = true;
+  /// Whether a table takes the registered block it adopts in place of its own, before its own goes free.
+  static constexpr bool remap_adopted = true;
+  /// What an evicted leaf of the radix tree leaves on the evictable count: nothing, each of its blocks is taken off.
+  static constexpr std::size_t leaf_count_error = 0;
 
   // The policies (docs/kinds/prefix.md "Policies"); a cache of other choices declares them.
   /// hit_limit=all_but_last: a hit never covers a create's last token; all_but_last_block: nor its last matched block.
@@ -62,6 +67,21 @@ struct prefix_rules {
   static constexpr bool one_queue = false;
   /// rollback_blocks=kept: a rollback keeps the blocks past the new end in the table until the release.
   static constexpr bool keep_rolled_back = false;
+
+  // The phases (docs/kinds/prefix.md "Phases"), each a rule bugs get wrong.
+  /// Whether an admit matches its prompt again (else it holds the blocks its lookup found, whatever became of them).
+  static constexpr bool rematch_at_admit = true;
+  /// Whether a block an admit takes is registered only once an append has written its rows (else at the admit,
+  /// under the chain its prompt gives it).
+  static constexpr bool register_after_write = true;
+  /// Whether retract and abort let go of registered blocks as a table does (else they free them as the request's).
+  static constexpr bool registered_kept = true;
+  /// Whether an admit holds every block of its hit (else the last one is left unheld).
+  static constexpr bool hold_last_hit = true;
+  /// Whether the blocks past a lookup's split are found by later matches (else they are lost to them).
+  static constexpr bool split_found = true;
+  /// Whether the hit limit cuts the match at a block boundary (else a block whose tokens within it match counts).
+  static constexpr bool aligned_limit = true;
 };
 
 /// A pool of num_blocks blocks of block_size rows shared by sequences, as in the paged cache (fork
@@ -93,38 +113,86 @@ class basic_prefix {
   /// A new sequence holding the cached full blocks of the longest cached prefix of `tokens` under `key`
   /// (none: an empty sequence). Never refused: a hit takes no block.
   seq_id create(std::span<const std::int64_t> tokens, std::int64_t key = 0) {
-    sequence s;
-    s.seed = Rules::keyed && key != 0 ? prefix_rules::block_hash(0x6b6579, {&key, 1}) : 0;
-    const std::size_t limit = Rules::all_but_last && !tokens.empty() ? tokens.size() - 1 : tokens.size();
-    for (std::size_t at = 0; at < limit;) {
-      const std::size_t n = std::min(block_size_, limit - at);
-      if (!Rules::cacheable(n, block_size_)) break;
-      const std::uint64_t h = Rules::block_hash(s.hashes.empty() ? s.seed : s.hashes.back(), tokens.subspan(at, n));
-      const auto hit = cached_.find(h);
-      if (hit == cached_.end() || hit->second.empty()) break;
-      s.blocks.push_back(hit->second.front()), s.hashes.push_back(h);  // the earliest registered still cached
-      s.tokens.insert(s.tokens.end(), tokens.begin() + static_cast<std::ptrdiff_t>(at),
-                      tokens.begin() + static_cast<std::ptrdiff_t>(at + n));
-      at += n;
-    }
-    if (Rules::drop_last_hit && !s.blocks.empty())  // EAGLE's drafter needs the last block's states again
-      s.blocks.pop_back(), s.hashes.pop_back(), s.tokens.resize(s.blocks.size() * block_size_);
-    for (std::size_t b : s.blocks) use(b);
-    if (Rules::leaf_eviction) tree_.touch(s.blocks);
-    if (Rules::leaf_eviction && !s.blocks.empty()) tree_.cut_after(s.blocks.back());  // a hit ending inside a run
-    hit_rows_ += s.tokens.size();
-    seqs_.emplace(next_id_, std::move(s));
-    settle();
-    return next_id_++;
+    sequence s = matched(tokens, key);
+    hold(s);
+    return start(std::move(s), tokens, false);
   }
 
   /// A new sequence sharing every block of s that holds rows.
   seq_id fork(seq_id s) {
-    sequence from = find(s);
+    sequence from = running(s, "fork");
     from.blocks.resize((from.tokens.size() + block_size_ - 1) / block_size_);
     for (std::size_t b : from.blocks) ++blocks_[b].refs;
     seqs_.emplace(next_id_, from);
+    prompts_[next_id_] = prompts_.at(s);
     return next_id_++;
+  }
+
+  // The phases (docs/kinds/prefix.md "Phases").
+  /// A new waiting sequence whose prompt is `tokens` under `key`: its hit is found, its runs used and the one it ends
+  /// inside split (eviction=leaf), but nothing is held and no block taken. Never refused.
+  seq_id lookup(std::span<const std::int64_t> tokens, std::int64_t key = 0) {
+    sequence s = matched(tokens, key);
+    if (!s.blocks.empty() && Rules::leaf_eviction && !Rules::split_found)  // the rest under a key no match follows
+      for (std::size_t b : tree_.after_in_run(s.blocks.back())) lost_[b] = *blocks_[b].hash;
+    if (Rules::leaf_eviction) tree_.touch(s.blocks);
+    if (Rules::leaf_eviction && !s.blocks.empty()) tree_.cut_after(s.blocks.back());
+    const std::vector<std::size_t> found = std::move(s.blocks);
+    s.blocks.clear(), s.hashes.clear(), s.tokens.clear();
+    const seq_id id = start(std::move(s), tokens, true);
+    looked_up_[id] = found;
+    return id;
+  }
+  /// Waiting `id` matches its prompt again, holds that hit and takes the blocks of its next `count` rows into its
+  /// table; index_error when it is not waiting, capacity_error (nothing changed) when free and evictable blocks
+  /// besides the hit's are too few.
+  void admit(seq_id id, std::size_t count) {
+    if (!waiting_.count(id)) throw index_error("admit: not a waiting sequence");
+    const std::vector<std::int64_t>& prompt = prompts_.at(id);
+    sequence s = Rules::rematch_at_admit ? matched(prompt, seqs_.at(id).key) : as_looked_up(id);
+    const std::size_t need = (count + block_size_ - 1) / block_size_;
+    const auto reviving = static_cast<std::size_t>(
+        std::count_if(s.blocks.begin(), s.blocks.end(), [&](std::size_t b) { return blocks_[b].evictable; }));
+    if (need > free_blocks() + evictable_count_ - reviving)
+      throw capacity_error("admit: pool exhausted (free and evictable blocks besides the hit)");
+    if (Rules::hold_last_hit || s.blocks.empty()) {
+      hold(s);  // before the allocation, which may evict
+    } else {    // the lock taken from the matched node's parent up
+      sequence held = s;
+      held.blocks.pop_back(), held.tokens.resize(held.blocks.size() * block_size_);
+      hold(held);
+      if (Rules::leaf_eviction) tree_.touch(s.blocks), tree_.cut_after(s.blocks.back());
+      hit_rows_ += block_size_;
+    }
+    std::vector<std::size_t> fresh = take(need);
+    ++ops_;
+    while (!fresh.empty()) s.blocks.push_back(fresh.back()), blocks_[fresh.back()].refs = 1, fresh.pop_back();
+    if (!Rules::register_after_write) register_taken(s, prompt);
+    seqs_.at(id) = std::move(s);
+    waiting_.erase(id), looked_up_.erase(id);
+    settle();
+  }
+  /// Running `id` lets go of its table without the insert and waits again, its prompt its tokens followed by the rest
+  /// of its old prompt; index_error otherwise.
+  void retract(seq_id id) {
+    sequence& s = running(id, "retract");
+    std::vector<std::int64_t>& prompt = prompts_.at(id);
+    std::vector<std::int64_t> next = s.tokens;
+    if (prompt.size() > next.size())
+      next.insert(next.end(), prompt.begin() + static_cast<std::ptrdiff_t>(next.size()), prompt.end());
+    prompt = std::move(next);
+    let_go(s.blocks);
+    s.blocks.clear(), s.hashes.clear(), s.tokens.clear();
+    waiting_.insert(id), looked_up_[id] = {};
+    settle();
+  }
+  /// Ends `id`, running or waiting, letting go of its table without the insert; index_error when it is not live.
+  void abort(seq_id id) {
+    const auto it = find_sequence(seqs_, id, "abort");
+    let_go(it->second.blocks);
+    seqs_.erase(it);
+    forget_phases(id);
+    settle();
   }
 
   /// Releases s, its blocks from the last to the first: a registered block no table holds becomes
@@ -134,6 +202,7 @@ class basic_prefix {
     if (Rules::leaf_eviction) insert_path(it->second);
     for (auto b = it->second.blocks.rbegin(); b != it->second.blocks.rend(); ++b) unuse(*b);
     seqs_.erase(it);
+    forget_phases(s);
     settle();
   }
 
@@ -141,7 +210,7 @@ class basic_prefix {
   /// Throws index_error for an unknown s, shape_error for a wrong rank, width, step or token count,
   /// and capacity_error when free and evictable blocks together do not suffice (nothing changes).
   void append(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens) {
-    sequence& q = find(s);
+    sequence& q = running(s, "append");
     const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
     if (tokens.size() != steps) throw shape_error("append: k, v and tokens differ in steps");
     if (steps == 0) return;
@@ -169,7 +238,7 @@ class basic_prefix {
   /// over the rows before it and the chunk's first i + 1: output (m, d_v), weights (m, size before + m). Refused as
   /// append is, or for q's shape, before anything changes.
   decode_result prefill(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens, array_view q) {
-    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = find(s).tokens.size();
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = running(s, "prefill").tokens.size();
     check_prefill_queries(q, steps, d_k());
     append(s, k, v, tokens);
     const sequence& sq = find(s);
@@ -184,7 +253,7 @@ class basic_prefix {
   /// its table (rollback_blocks=kept). The block it keeps partly filled stays as it is, registered when it was, so
   /// that the next append copies it first. index_error (and no change) for an unknown s or more steps than it holds.
   void rollback(seq_id s, std::size_t n) {
-    sequence& q = find(s);
+    sequence& q = running(s, "rollback");
     if (n > q.tokens.size()) throw index_error("rollback: fewer steps held");
     q.tokens.resize(q.tokens.size() - n);
     q.hashes.resize(q.tokens.size() / block_size_);
@@ -195,6 +264,7 @@ class basic_prefix {
 
   /// One decode step over s's rows, read in place through its block table.
   decode_result decode_step(seq_id s, array_view q) const {
+    if (waiting_.count(s)) throw index_error("decode_step: a waiting sequence");
     const sequence& sq = find(s);
     if (q.rank != 1 || q.dims[0] != d_k()) throw shape_error("decode_step: q must be 1-D of width d_k");
     if (sq.tokens.empty()) throw empty_error("decode_step: empty sequence");
@@ -223,6 +293,7 @@ class basic_prefix {
     std::vector<std::uint64_t> hashes;  // of each full block, in order
     std::vector<std::int64_t> tokens;   // one per row
     std::uint64_t seed = 0;             // the chain's start: its create's extra key
+    std::int64_t key = 0;               // that key
   };
   struct block {
     std::size_t refs = 0;
@@ -233,6 +304,20 @@ class basic_prefix {
   static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 
   sequence& find(seq_id s) { return find_sequence(seqs_, s, "prefix")->second; }
+  /// Live, not waiting sequence s; index_error naming `what` otherwise.
+  sequence& running(seq_id s, const char* what) {
+    if (waiting_.count(s)) throw index_error(std::string(what) + ": a waiting sequence");
+    return find(s);
+  }
+  seq_id start(sequence s, std::span<const std::int64_t> prompt, bool wait) {
+    const seq_id id = next_id_++;
+    seqs_.emplace(id, std::move(s));
+    prompts_[id].assign(prompt.begin(), prompt.end());
+    if (wait) waiting_.insert(id);
+    settle();
+    return id;
+  }
+  void forget_phases(seq_id id) { prompts_.erase(id), waiting_.erase(id), looked_up_.erase(id); }
   const sequence& find(seq_id s) const { return find_sequence(seqs_, s, "prefix")->second; }
   Eigen::Index first_row(std::size_t b) const { return static_cast<Eigen::Index>(b * block_size_); }
   Eigen::Index slot(const sequence& s, std::size_t i) const {
@@ -243,6 +328,85 @@ class basic_prefix {
   bool must_copy(const sequence& s, std::size_t j) const {
     const block& x = blocks_[s.blocks[j]];
     return (j + 1) * block_size_ > s.tokens.size() && (x.refs > 1 || (Rules::copy_registered && x.hash));
+  }
+
+  /// The sequence a create of `tokens` under `key` starts as: the cached full blocks of the longest cached prefix
+  /// (hit_limit applied), not yet held.
+  sequence match(std::span<const std::int64_t> tokens, std::int64_t key) const {
+    sequence s;
+    s.seed = Rules::keyed && key != 0 ? prefix_rules::block_hash(0x6b6579, {&key, 1}) : 0;
+    const std::size_t limit = Rules::all_but_last && !tokens.empty() ? tokens.size() - 1 : tokens.size();
+    for (std::size_t at = 0; at < limit;) {
+      const std::size_t n = std::min(block_size_, limit - at);
+      if (!Rules::cacheable(n, block_size_)) break;
+      const std::uint64_t h = Rules::block_hash(s.hashes.empty() ? s.seed : s.hashes.back(), tokens.subspan(at, n));
+      const auto hit = cached_.find(h);
+      if (hit == cached_.end() || hit->second.empty()) break;
+      s.blocks.push_back(hit->second.front()), s.hashes.push_back(h);  // the earliest registered still cached
+      s.tokens.insert(s.tokens.end(), tokens.begin() + static_cast<std::ptrdiff_t>(at),
+                      tokens.begin() + static_cast<std::ptrdiff_t>(at + n));
+      at += n;
+    }
+    if (Rules::drop_last_hit && !s.blocks.empty())  // EAGLE's drafter needs the last block's states again
+      s.blocks.pop_back(), s.hashes.pop_back(), s.tokens.resize(s.blocks.size() * block_size_);
+    return s;
+  }
+  /// match, with what the phase rules' bugs do to it.
+  sequence matched(std::span<const std::int64_t> tokens, std::int64_t key) const {
+    sequence s = match(tokens, key);
+    s.key = key;
+    const std::size_t n = tokens.size();
+    if (!Rules::aligned_limit && Rules::all_but_last && n > 0 && n % block_size_ == 0 &&
+        s.blocks.size() + 1 == n / block_size_) {  // the limited key matches the last block by its first tokens
+      const std::uint64_t h =
+          Rules::block_hash(s.hashes.empty() ? s.seed : s.hashes.back(), tokens.subspan(n - block_size_, block_size_));
+      if (const auto hit = cached_.find(h); hit != cached_.end() && !hit->second.empty())
+        s.blocks.push_back(hit->second.front()), s.hashes.push_back(h), s.tokens.assign(tokens.begin(), tokens.end());
+    }
+    for (std::size_t j = 0; j < s.blocks.size(); ++j)
+      if (const auto lost = lost_.find(s.blocks[j]); lost != lost_.end() && blocks_[lost->first].hash == lost->second) {
+        s.blocks.resize(j), s.hashes.resize(j), s.tokens.resize(j * block_size_);
+        break;
+      }
+    return s;
+  }
+  /// The blocks waiting id's lookup found, with its prompt's tokens and chains, whatever became of them.
+  sequence as_looked_up(seq_id id) const {
+    sequence s = seqs_.at(id);
+    s.blocks = looked_up_.count(id) ? looked_up_.at(id) : std::vector<std::size_t>{};
+    const auto& prompt = prompts_.at(id);
+    s.tokens.assign(prompt.begin(), prompt.begin() + static_cast<std::ptrdiff_t>(s.blocks.size() * block_size_));
+    for (std::size_t j = 0; j < s.blocks.size(); ++j)
+      s.hashes.push_back(Rules::block_hash(
+          j ? s.hashes.back() : s.seed, std::span<const std::int64_t>(s.tokens).subspan(j * block_size_, block_size_)));
+    return s;
+  }
+  /// Blocks a table lets go of without the insert: registered ones stay cached (evictable once no table holds them).
+  void let_go(const std::vector<std::size_t>& blocks) {
+    for (auto b = blocks.rbegin(); b != blocks.rend(); ++b) {
+      if (Rules::registered_kept || !blocks_[*b].hash)
+        unuse(*b);
+      else if (--blocks_[*b].refs == 0)
+        free_.push_back(*b);  // still registered: its chain finds rows the pool will overwrite
+    }
+  }
+  /// Registers the blocks an admit took under the chains of the prompt they will hold, before any row is written.
+  void register_taken(const sequence& s, const std::vector<std::int64_t>& prompt) {
+    std::uint64_t parent = s.hashes.empty() ? s.seed : s.hashes.back();
+    for (std::size_t j = s.hashes.size(); j < s.blocks.size() && (j + 1) * block_size_ <= prompt.size(); ++j) {
+      parent = Rules::block_hash(parent, std::span<const std::int64_t>(prompt).subspan(j * block_size_, block_size_));
+      auto& entry = cached_[parent];
+      if (!entry.empty()) continue;
+      entry.push_back(s.blocks[j]), blocks_[s.blocks[j]].hash = parent;
+      if (Rules::leaf_eviction) tree_.add(s.blocks[j], j > 0 ? std::optional(s.blocks[j - 1]) : std::nullopt, ops_);
+    }
+  }
+  /// Matched sequence s holds its blocks: each used, their runs touched and the last one's split after it.
+  void hold(const sequence& s) {
+    for (std::size_t b : s.blocks) use(b);
+    if (Rules::leaf_eviction) tree_.touch(s.blocks);
+    if (Rules::leaf_eviction && !s.blocks.empty()) tree_.cut_after(s.blocks.back());  // a hit ending inside a run
+    hit_rows_ += s.tokens.size();
   }
 
   /// A cached block found by a create (or adopted) is held again, so no longer evictable.
@@ -286,7 +450,12 @@ class basic_prefix {
       for (; out.size() < n; queue_.pop_front()) out.push_back(queue_.front()), forget(queue_.front());
     } else {
       while (Rules::leaf_eviction && free_.size() < n)
-        for (std::size_t b : tree_.pop_leaf(held)) forget(b), free_.push_back(b);
+        if (const auto leaf = tree_.pop_leaf(held); !leaf.empty()) {
+          for (std::size_t b : leaf) forget(b), free_.push_back(b);
+          evictable_count_ += Rules::leaf_count_error;
+        } else {  // only a count that drifted from the tree gets here
+          throw capacity_error("append: no leaf of the radix tree to evict");
+        }
       for (; out.size() < n && !free_.empty(); free_.pop_back()) out.push_back(free_.back());
       while (out.size() < n) {
         const std::size_t b = evictable_.begin()->second;
@@ -346,7 +515,9 @@ class basic_prefix {
     auto& entry = cached_[h];
     const std::size_t b = s.blocks[j];
     if (!entry.empty() && Rules::duplicates == prefix_duplicates::adopted) {  // the cached block in its place
-      use(entry.front()), s.blocks[j] = entry.front(), unuse(b);
+      use(entry.front());
+      if (Rules::remap_adopted) s.blocks[j] = entry.front();
+      unuse(b);
       return;
     }
     if (!entry.empty() && Rules::duplicates == prefix_duplicates::first) return;
@@ -372,6 +543,10 @@ class basic_prefix {
   std::unordered_map<std::uint64_t, std::vector<std::size_t>> cached_;  // hash chain -> its blocks, earliest first
   std::map<seq_id, sequence> seqs_;
   seq_id next_id_ = 0;
+  std::map<seq_id, std::vector<std::int64_t>> prompts_;  // every live sequence's prompt
+  std::set<seq_id> waiting_;
+  std::map<seq_id, std::vector<std::size_t>> looked_up_;  // waiting sequence -> the blocks its lookup found
+  std::map<std::size_t, std::uint64_t> lost_;             // split_found=false: blocks no match follows, by chain
   std::size_t hit_rows_ = 0;
 };
 

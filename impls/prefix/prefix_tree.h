@@ -52,6 +52,13 @@ class prefix_tree {
     for (std::size_t x : rest.blocks) run_of_[x] = next_;
     runs_[next_++] = std::move(rest);
   }
+  /// The blocks after b in its run (none when b is its last, or in no run).
+  std::vector<std::size_t> after_in_run(std::size_t b) const {
+    const auto r = run_of_.find(b);
+    if (r == run_of_.end()) return {};
+    const auto& blocks = runs_.at(r->second).blocks;
+    return {std::find(blocks.begin(), blocks.end(), b) + 1, blocks.end()};
+  }
   /// After an op: a run whose first blocks alone are held (a rollback into it, a copy of one of its blocks) splits
   /// where the holding ends, so that every run is held whole or not at all.
   void settle(const std::function<bool(std::size_t)>& held) {

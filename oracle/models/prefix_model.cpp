@@ -23,8 +23,9 @@ void prefix_model::starting(const op& o) {
 }
 
 void prefix_model::finished(const op& o) {
-  (void)o;
   if (leaf_) settle();
+  const std::int64_t made = handles() - 1;
+  if (o.kind == op_kind::fork && is_live(made) && !prompts_.count(made)) prompts_[made] = prompts_.at(o.seq);
 }
 
 prefix_model::chain prefix_model::chain_of(const sequence& s, std::size_t end) const {
@@ -44,6 +45,7 @@ void prefix_model::evict(std::int64_t b) {
   if (blocks.empty()) registered_.erase(c.key);
   cached_.erase(b);
   --evictable_count_;  // only a block no table holds leaves the cache
+  last_.evicted = true;
 }
 
 std::int64_t prefix_model::take_block() {
@@ -65,14 +67,11 @@ std::int64_t prefix_model::take_block() {
   return block_pool_model::take_block();
 }
 
-void prefix_model::create(const op& o) {
-  sequence s = empty_sequence();
-  s.extra_key = o.extra_key;
-  const std::size_t bs = config_.block_size, n = o.tokens.size();
+std::vector<std::int64_t> prefix_model::find_hit(const std::vector<std::int64_t>& tokens, std::int64_t key) {
+  const std::size_t bs = config_.block_size, n = tokens.size();
   const std::size_t limit = all_but_last_ && n > 0 ? n - 1 : n;
   auto found = [&](std::size_t end) {
-    const auto it =
-        registered_.find({o.extra_key, {o.tokens.begin(), o.tokens.begin() + static_cast<std::ptrdiff_t>(end)}});
+    const auto it = registered_.find({key, {tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(end)}});
     return it == registered_.end() ? std::int64_t{-1} : it->second.front();  // the earliest still registered
   };
   std::vector<std::int64_t> hits;
@@ -80,6 +79,20 @@ void prefix_model::create(const op& o) {
   const std::size_t registered = hits.size();
   hits.resize(std::min(hits.size(), limit / bs));
   if (drop_last_hit_ && !hits.empty()) hits.pop_back();  // vLLM with EAGLE: never held, so never touched
+  last_.hit_stopped_before_last = hits.size() < registered;
+  keys_.insert(key);
+  for (std::int64_t k : keys_)  // a cache that ignored the key would find the first block under another one
+    if (k != key && n >= bs &&
+        registered_.count({k, {tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(bs)}})) {
+      last_.foreign_key_hit = true;
+      note_ = "these tokens are cached under extra key " + std::to_string(k) + ", this create's is " +
+              std::to_string(key) + ": a hit across extra keys leaks one tenant's rows to another";
+    }
+  return hits;
+}
+
+void prefix_model::hold_hit(sequence& s, const std::vector<std::int64_t>& hits,
+                            const std::vector<std::int64_t>& tokens) {
   for (std::int64_t b : hits) {
     const cached_block& c = cached_.at(b);
     if (hold(b)) revive(b);
@@ -88,19 +101,17 @@ void prefix_model::create(const op& o) {
     last_.found_second = last_.found_second || c.duplicate;  // its chain's earlier blocks were evicted
   }
   const std::size_t hit = s.rows.size();
-  last_.hit_stopped_before_last = hits.size() < registered;
-  keys_.insert(o.extra_key);
-  for (std::int64_t k : keys_)  // a cache that ignored the key would find the first block under another one
-    if (k != o.extra_key && n >= bs &&
-        registered_.count({k, {o.tokens.begin(), o.tokens.begin() + static_cast<std::ptrdiff_t>(bs)}})) {
-      last_.foreign_key_hit = true;
-      note_ = "these tokens are cached under extra key " + std::to_string(k) + ", this create's is " +
-              std::to_string(o.extra_key) + ": a hit across extra keys leaks one tenant's rows to another";
-    }
-  s.tokens.assign(o.tokens.begin(), o.tokens.begin() + static_cast<std::ptrdiff_t>(hit));
+  s.tokens.assign(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(hit));
   if (leaf_) stamp_runs(s.blocks);
   if (leaf_ && !s.blocks.empty()) cut_after(s.blocks.back());  // a hit ending inside a run (SGLang's match_prefix)
   hit_rows_ += static_cast<std::int64_t>(hit);
+}
+
+void prefix_model::create(const op& o) {
+  sequence s = empty_sequence();
+  s.extra_key = o.extra_key;
+  hold_hit(s, find_hit(o.tokens, o.extra_key), o.tokens);
+  prompts_[handles()] = o.tokens;
   add(std::move(s));
 }
 
@@ -155,7 +166,7 @@ void prefix_model::unheld(std::int64_t b) {
 }
 
 void prefix_model::releasing(const sequence& s) {
-  if (leaf_) insert_path(s);
+  if (leaf_ && !aborting_) insert_path(s);
 }
 
 void prefix_model::count(snapshot& out) const {

@@ -22,6 +22,19 @@ namespace kvconform {
 ///
 /// Beyond the pool's refusals: an append's (and a prefill's) `shape` also for a token count other than the step
 /// count, and its `capacity` when the blocks it could take are too few.
+///
+/// A scheduler's phases (capability `phases`, docs/kinds/prefix.md "Phases"; prefix_phases.cpp): sequences are
+/// *waiting* (a prompt, no block) or *running* (a table).
+/// - lookup(tokens): a new waiting sequence; its hit is found as a create's, its runs used and the run it ends inside
+///   split (eviction=leaf), but nothing is held and no block taken.
+/// - admit(seq, count): waiting seq matches its prompt again (the lookup's hit is not kept: blocks may have been
+///   evicted meanwhile), holds that hit and takes the blocks of its next `count` rows into its table past its rows,
+///   evicting as an append does. `index` for a sequence not waiting or a negative count; `capacity`, changing
+///   nothing, when free and evictable blocks other than the hit's are fewer than it takes.
+/// - retract(seq): running seq lets go of its table (last first, no insert) and waits again; its prompt becomes its
+///   tokens followed by what of its old prompt lies past them. `index` otherwise.
+/// - abort(seq): seq ends, its table let go of without the insert of a release. `index` for a dead handle.
+/// A waiting sequence refuses append, prefill, decode, fork, rollback and retract with `index`.
 class prefix_model : public block_pool_model {
  public:
   prefix_model(const cache_config& c, const numeric_profile& p, const policy_set& policies = {});
@@ -37,6 +50,13 @@ class prefix_model : public block_pool_model {
   const std::vector<held_tokens>& history() const { return history_; }
   /// Registered blocks no table holds.
   std::size_t evictable_blocks() const { return evictable_count_; }
+  /// Registered blocks some table holds (locked, as a radix tree's nodes on a request's path).
+  std::size_t protected_blocks() const;
+  /// Whether live handle h waits (made by a lookup, or retracted, and not admitted since).
+  bool waiting(std::int64_t h) const { return waiting_.count(h) != 0; }
+  /// Live handle h's prompt: its create's or lookup's tokens (a fork's: its parent's), or after a retract its tokens
+  /// and the rest of its old prompt.
+  const std::vector<std::int64_t>& prompt(std::int64_t h) const { return prompts_.at(h); }
   /// What the last op did that tells the policies apart, for the coverage probe.
   struct facts {
     bool hit_stopped_before_last = false;  ///< hit_limit kept a create's hit shorter than its registered prefix
@@ -45,6 +65,14 @@ class prefix_model : public block_pool_model {
     bool evicted_run = false;              ///< eviction=leaf evicted a leaf of two or more blocks at once
     bool evicted_before_free = false;      ///< free_order=one_queue evicted while never-registered blocks waited
     bool foreign_key_hit = false;          ///< a create's tokens were cached under another extra key only
+    // The phases:
+    bool hit_lost = false;             ///< an admit's hit was shorter than its lookup's: blocks evicted in between
+    int divergence = -1;               ///< a lookup's prompt left a registered chain at this offset of a block
+    bool retract_mid_prefill = false;  ///< a retract of a sequence holding rows and blocks still to be written
+    bool evicted = false;              ///< an allocation evicted registered blocks
+    bool evicted_under_lock = false;   ///< eviction=leaf evicted a leaf while a held run was less recently used
+    bool aborted_waiting = false;      ///< an abort ended a sequence never admitted since its lookup
+    std::size_t admitted_hit = 0;      ///< the rows an accepted admit's hit holds
   };
   const facts& last() const { return last_; }
 
@@ -81,7 +109,15 @@ class prefix_model : public block_pool_model {
   void count(snapshot& out) const override;
   void starting(const op& o) override;
   void finished(const op& o) override;
+  /// The phases (prefix_phases.cpp), and the refusals of a waiting sequence.
+  std::optional<expectation> own_op(const op& o) override;
 
+  /// The blocks a create of `tokens` under `key` finds: the earliest registered block of each chain of the longest
+  /// registered prefix, cut as hit_limit says (the facts of the hit set).
+  std::vector<std::int64_t> find_hit(const std::vector<std::int64_t>& tokens, std::int64_t key);
+  /// Empty sequence `s` holds `hits`, found for `tokens`: their rows from the cache, their runs used, the last split
+  /// after it (eviction=leaf); hit_rows grows.
+  void hold_hit(sequence& s, const std::vector<std::int64_t>& hits, const std::vector<std::int64_t>& tokens);
   /// Block j of `s` is full: registered, adopted, or left alone (duplicates=first).
   void filled(sequence& s, std::size_t j);
   chain chain_of(const sequence& s, std::size_t end) const;
@@ -102,6 +138,16 @@ class prefix_model : public block_pool_model {
   /// After an op: a run held in part splits where the holding ends.
   void settle();
   bool evictable_leaf(std::int64_t r) const;
+  // The phases (prefix_phases.cpp)
+  expectation lookup(const op& o);
+  expectation admit(const op& o);
+  expectation retract(const op& o);
+  expectation abort(const op& o);
+  /// The offset within the block after `hit_blocks` whole blocks at which `tokens` (under `key`) leaves the longest
+  /// registered chain that continues them, or -1 when none does (or tokens end inside that block on it).
+  int divergence(const std::vector<std::int64_t>& tokens, std::size_t hit_blocks, std::int64_t key) const;
+  /// eviction=leaf: whether some held run is less recently used than every leaf eviction could take.
+  bool lock_before_lru() const;
 
   bool all_but_last_, drop_last_hit_, one_queue_, leaf_;
   enum class duplicate_rule { first, registered, adopted } duplicates_;
@@ -118,6 +164,10 @@ class prefix_model : public block_pool_model {
   std::set<std::int64_t> keys_;  // every extra key a create has named
   std::int64_t hit_rows_ = 0;
   facts last_;
+  std::map<std::int64_t, std::vector<std::int64_t>> prompts_;  // live handle -> its prompt
+  std::set<std::int64_t> waiting_;
+  std::map<std::int64_t, std::size_t> looked_up_;  // waiting handle -> rows its lookup found
+  bool aborting_ = false;                          // a release without the insert
 };
 
 }  // namespace kvconform

@@ -73,7 +73,18 @@ void prefix_model::evict_leaf() {
 
 void prefix_model::taking(std::size_t n) {
   // SGLang evicts before it allocates, whole leaves until the free blocks suffice (PR #32016: the shortfall).
+  const bool locked_first = leaf_ && lock_before_lru();
   while (leaf_ && config_.capacity - held_blocks() - evictable_count_ < n) evict_leaf();
+  last_.evicted_under_lock = last_.evicted_under_lock || (locked_first && last_.evicted);
+}
+
+bool prefix_model::lock_before_lru() const {
+  std::uint64_t oldest_leaf = UINT64_MAX, oldest_held = UINT64_MAX;
+  for (const auto& [id, r] : runs_) {
+    if (evictable_leaf(id)) oldest_leaf = std::min(oldest_leaf, r.stamp);
+    if (held(r.blocks.front())) oldest_held = std::min(oldest_held, r.stamp);
+  }
+  return oldest_leaf != UINT64_MAX && oldest_held < oldest_leaf;
 }
 
 void prefix_model::settle() {

@@ -46,6 +46,7 @@ const char* to_string(capability c) {
     case capability::rollback: return "rollback";
     case capability::prefix: return "prefix";
     case capability::extra_keys: return "extra_keys";
+    case capability::phases: return "phases";
   }
   return "?";
 }

@@ -77,10 +77,11 @@ enum class capability : unsigned {
   rollback = 1u << 4,    ///< dropping the newest steps
   prefix = 1u << 5,      ///< hybrid: a create finds the blocks live sequences hold for a prefix of its tokens
   extra_keys = 1u << 6,  ///< prefix: a create's extra_key is part of its blocks' chain (docs/kinds/prefix.md)
+  phases = 1u << 7,      ///< prefix: lookup, admit, retract and abort, a scheduler's phases (docs/kinds/prefix.md)
 };
-inline constexpr capability all_capabilities[] = {capability::decode,    capability::preempt,  capability::sinks,
-                                                  capability::prefill,   capability::rollback, capability::prefix,
-                                                  capability::extra_keys};
+inline constexpr capability all_capabilities[] = {capability::decode,     capability::preempt,  capability::sinks,
+                                                  capability::prefill,    capability::rollback, capability::prefix,
+                                                  capability::extra_keys, capability::phases};
 const char* to_string(capability c);
 std::optional<capability> capability_from_string(std::string_view name);
 

@@ -190,7 +190,11 @@ class library_subject final : public subject {
       case op_kind::complete:
       case op_kind::fail:
       case op_kind::evict:
-      case op_kind::put: break;  // evict is also recurrent's, a kind refused at hello
+      case op_kind::put:     // evict is also recurrent's, a kind refused at hello
+      case op_kind::lookup:  // the radix kind's admission phases (docs/kinds/radix.md), refused at hello as well
+      case op_kind::admit:
+      case op_kind::retract:
+      case op_kind::abort: break;
     }
     return unsupported();
   }
@@ -349,11 +353,18 @@ void check_functions(const abi& f, const port_hello& h) {
       {capability::prefill, "kvc_prefill_latent", f.prefill_latent != nullptr, 5, kinds::latent}};
   for (const auto& entry : h.kinds)
     for (const auto& [kind, what] : {std::pair{"tiered", "its transfers, tiers and entries"},
-                                     {"recurrent", "its steps' x, g and beta, its states and checkpoints"}})
+                                     {"recurrent", "its steps' x, g and beta, its states and checkpoints"},
+                                     {"radix", "its lookups, admissions, retractions and aborts"}})
       if (entry.first == kind)
         throw std::invalid_argument(std::string("the library declares the ") + kind + " kind, which the C ABI does "
                                     "not carry (" + what + " are in no function of <kvconform/c_port.h>): serve that "
                                     "cache as a port over the pipe (docs/kinds/" + kind + ".md)");
+  for (const auto& [kind, offer] : h.kinds)
+    if (offer.capabilities.has(capability::phases))
+      throw std::invalid_argument("the library declares the capability \"phases\" for the " + kind +
+                                  " kind, which the C ABI cannot carry (no function takes a lookup, an admit, a "
+                                  "retract or an abort): serve that cache as a port over the pipe "
+                                  "(docs/port-protocol.md §12)");
   for (const auto& [kind, offer] : h.kinds)
     if (offer.capabilities.has(capability::extra_keys))
       throw std::invalid_argument("the library declares the capability \"extra_keys\" for the " + kind +

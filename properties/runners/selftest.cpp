@@ -139,15 +139,17 @@ void print_selftest(const selftest_report& r, std::ostream& out) {
   std::size_t name_width = 28;
   for (const auto& m : r.mutants) name_width = std::max(name_width, m.impl->name.size() + 2);
   for (const auto& v : r.variants) name_width = std::max(name_width, v.impl->name.size() + 2);
-  const auto name = std::setw(static_cast<int>(name_width));
-  out << std::left << name << "mutant" << std::setw(11) << "kind" << std::setw(8) << "killed" << std::setw(34)
+  std::size_t killer_width = 34;  // and the first killer's fits the longest property's
+  for (const auto& m : r.mutants) killer_width = std::max(killer_width, m.first_killer.size() + 2);
+  const auto name = std::setw(static_cast<int>(name_width)), killer = std::setw(static_cast<int>(killer_width));
+  out << std::left << name << "mutant" << std::setw(11) << "kind" << std::setw(8) << "killed" << killer
       << "first killer" << std::setw(16) << "cases med/max"
       << "registered killer (median cases)\n";
   int killed = 0;
   for (const auto& m : r.mutants) {
     killed += m.killed == m.seeds;
     out << std::left << name << m.impl->name << std::setw(11) << to_string(m.impl->kind) << std::setw(8)
-        << (std::to_string(m.killed) + "/" + std::to_string(m.seeds)) << std::setw(34)
+        << (std::to_string(m.killed) + "/" + std::to_string(m.seeds)) << killer
         << (m.first_killer.empty() ? "-" : m.first_killer) << std::setw(16)
         << (std::to_string(m.median()) + " / " + std::to_string(m.worst())) << m.impl->killer << " ("
         << (m.expected_killer_median < 0 ? std::string("never failed") : std::to_string(m.expected_killer_median))

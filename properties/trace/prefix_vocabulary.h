@@ -18,6 +18,20 @@ inline constexpr op_spec prefill{op_kind::prefill, field_k | field_v | field_q |
                                  "an append onto seq with one token per step whose q 2-D (m, d_k) attends causally, "
                                  "step i's query over the rows up to its own"};
 
+/// The phases of a scheduler (docs/kinds/prefix.md "Phases"): a lookup's own fields are its kind's.
+inline constexpr const char* lookup_meaning =
+    "a new waiting sequence whose prompt is tokens: its hit is found (the runs it meets used, the one it ends inside "
+    "split, under eviction=leaf) but not held, and it takes no block";
+inline constexpr op_spec admit{
+    op_kind::admit, field_seq | field_count,
+    "waiting seq matches its prompt again and holds that hit, then takes the blocks of its next count rows; refused "
+    "`capacity`, changing nothing, when free and evictable blocks other than the hit's are too few"};
+inline constexpr op_spec retract{
+    op_kind::retract, field_seq,
+    "running seq lets go of every block (no insert) and waits again, its tokens the start of its prompt"};
+inline constexpr op_spec abort{op_kind::abort, field_seq,
+                               "seq, running or waiting, ends; it lets go of every block without the insert"};
+
 // The points where engines legitimately differ (docs/kinds/prefix.md "Policies"), each default first.
 inline constexpr policy_choice hit_limit[] = {
     {"all", "a create finds the longest registered prefix of all its tokens"},

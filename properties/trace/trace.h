@@ -47,22 +47,26 @@ struct tensor {
 /// The op vocabulary, declared once (docs/design.md §3.2): X(name, meaning) for every op, in `op_kind` order.
 /// Which fields an op carries is its kind's (properties/trace/kind_spec.h). Sequences are named by handle (`seq`),
 /// whatever ids the implementation uses; released handles are never reused.
-#define KVCONFORM_OPS(X)                                                                                         \
-  X(append, "appends the steps of k and v (to sequence seq where the kind has sequences)")                       \
-  X(decode, "attends with q over the held rows (of sequence seq, or of layer)")                                  \
-  X(create, "starts a new sequence, named by the next handle")                                                   \
-  X(fork, "starts a new sequence that shares every block of seq")                                                \
-  X(release, "ends sequence seq, dropping its hold on each of its blocks")                                       \
-  X(update, "writes k and v at positions [start, start + n) of layer; a start below its length truncates first") \
-  X(reorder, "makes row b of every layer a copy of old row index[b]")                                            \
-  X(prefill, "appends the steps of k and v and attends with each step's query row of q, causally")               \
-  X(rollback, "drops the newest count steps (of sequence seq where the kind has sequences)")                     \
+#define KVCONFORM_OPS(X)                                                                                            \
+  X(append, "appends the steps of k and v (to sequence seq where the kind has sequences)")                          \
+  X(decode, "attends with q over the held rows (of sequence seq, or of layer)")                                     \
+  X(create, "starts a new sequence, named by the next handle")                                                      \
+  X(fork, "starts a new sequence that shares every block of seq")                                                   \
+  X(release, "ends sequence seq, dropping its hold on each of its blocks")                                          \
+  X(update, "writes k and v at positions [start, start + n) of layer; a start below its length truncates first")    \
+  X(reorder, "makes row b of every layer a copy of old row index[b]")                                               \
+  X(prefill, "appends the steps of k and v and attends with each step's query row of q, causally")                  \
+  X(rollback, "drops the newest count steps (of sequence seq where the kind has sequences)")                        \
   X(store, "starts copying tier block `block` of seq to tier `tier` (1 host: from the device; 2 disk: from host)")  \
   X(load, "starts copying seq's next tier blocks from tier `tier` (1 host: to device blocks; 2 disk: to host)")     \
-  X(complete, "ends the pending transfer `transfer`: its copy is done")                                           \
-  X(fail, "ends the pending transfer `transfer`: its copy failed")                                                \
-  X(evict, "evicts the count least recently used evictable entries of tier `tier` (0 device, 1 host, 2 disk)")    \
-  X(put, "stores the rows k, v of tokens, whole tier blocks, in tier `tier` at once, as a producer outside would")
+  X(complete, "ends the pending transfer `transfer`: its copy is done")                                             \
+  X(fail, "ends the pending transfer `transfer`: its copy failed")                                                  \
+  X(evict, "evicts the count least recently used evictable entries of tier `tier` (0 device, 1 host, 2 disk)")      \
+  X(put, "stores the rows k, v of tokens, whole tier blocks, in tier `tier` at once, as a producer outside would")  \
+  X(lookup, "starts a waiting sequence, named by the next handle, whose prompt is tokens: its hit found, not held") \
+  X(admit, "holds waiting seq's hit found again and takes the blocks of its next count rows")                       \
+  X(retract, "puts running seq back to waiting: its blocks let go of, its tokens kept in its prompt")               \
+  X(abort, "ends seq, running or waiting, letting go of its blocks without the insert of a release")
 
 /// X(name, type, range, meaning) for every op field, in the order the fuzz byte format visits an op's fields
 /// (reordering these lines changes what the committed corpora mean). `type` is the field's form: tensor,
@@ -79,7 +83,7 @@ struct tensor {
   X(mask, optional_tensor, none, "(B, len), a prefill's (B, len + m): 0 takes no weight; absent, all attend")          \
   X(index, integers, rows, "new row b is old row index[b]")                                                            \
   X(tokens, integers, tokens, "the token of each step appended, or the prefix a create looks up")                      \
-  X(count, integer, step, "the number of newest steps a rollback drops")                                               \
+  X(count, integer, step, "the number of newest steps a rollback drops; an admit's rows to come; what evict takes")    \
   X(w_uk, tensor, none, "latent: each query head's key up-projection (Hq, d_nope, d_c)")                               \
   X(w_uv, tensor, none, "latent: each query head's value up-projection (Hq, d_vh, d_c)")                               \
   X(extra_key, optional_integer, tokens,                                                                               \

@@ -62,3 +62,24 @@ TEST(Prefix, AnAppendThatDoesNotFitChangesNothing) {
   std::vector<double> row = {1};
   EXPECT_THROW(c.append(a, {row.data(), {1}}, {row.data(), {1}}, {}), kv::shape_error);  // one step, no token
 }
+
+TEST(Prefix, AnAdmitUnderBlockEvictionMatchesAgainAndEvictsTheLeastRecentlyReleased) {
+  kv::prefix c(4, 1, 1, 1);
+  const auto a = c.create({});
+  append_tokens(c, a, {1, 2});
+  c.release(a);  // [1, 2] evictable, released before [1]
+  const std::vector<std::int64_t> prompt = {1, 2, 3};
+  const auto b = c.lookup(prompt);
+  EXPECT_EQ(c.size(b), 0u);
+  const double q = 1;
+  EXPECT_THROW(c.decode_step(b, {&q, {1}}), kv::index_error);  // waiting: nothing runs before the admit
+  const auto d = c.lookup({});
+  c.admit(d, 3);  // the two free blocks, then [1, 2], the least recently released
+  c.admit(b, 0);
+  EXPECT_EQ(c.size(b), 1u);  // [1] still cached; [1, 2] evicted since the lookup
+  EXPECT_THROW(c.admit(b, 0), kv::index_error);
+  c.retract(b);
+  EXPECT_EQ(c.evictable_blocks(), 1u);
+  c.abort(b), c.abort(d);
+  EXPECT_EQ(c.free_blocks(), 3u);
+}

@@ -132,7 +132,8 @@ void expect_long_start(const kv::trace& t, const std::string& property) {
       {kv::cache_kind::hybrid, [&] { expect_hybrid_start(t); }},
       {kv::cache_kind::latent, [&] { expect_pool_start(t, 4096, 1); }},
       {kv::cache_kind::tiered, [&] { expect_pool_start(t, 512, 4); }},
-      {kv::cache_kind::recurrent, [&] { expect_recurrent_start(t); }}};
+      {kv::cache_kind::recurrent, [&] { expect_recurrent_start(t); }},
+      {kv::cache_kind::radix, [&] { expect_pool_start(t, 1024, 4); }}};
   ASSERT_TRUE(by_kind.count(t.config.kind)) << "a kind without expectations: add its row";
   by_kind.at(t.config.kind)();
 }

@@ -48,6 +48,16 @@ concept prefix_keyed = requires(C& c, std::span<const std::int64_t> t, std::int6
   c.create(t, key);
 };
 
+/// The optional phases (capability phases): lookup(tokens) (and lookup(tokens, key) with extra keys) giving a waiting
+/// sequence's id, admit(seq, count), retract(seq) and abort(seq), each void or a status (docs/kinds/prefix.md).
+template <class C>
+concept prefix_phased = requires(C& c, prefix_id_t<C> s, std::span<const std::int64_t> t, std::size_t n) {
+  requires std::same_as<unwrapped_t<decltype(c.lookup(t))>, prefix_id_t<C>>;
+  c.admit(s, n);
+  c.retract(s);
+  c.abort(s);
+};
+
 /// The prefix kind's part of the block-pool adapter (block_pool_subject): the op's tokens passed on.
 template <prefix_pool C>
 struct prefix_calls {
@@ -69,6 +79,32 @@ struct prefix_calls {
   static auto prefill(C& c, id s, const call& x) requires prefills {
     return c.prefill(s, x.k, x.v, std::span<const std::int64_t>(x.o.tokens), x.q);
   }
+  /// The phases, as the kind's own ops: a lookup names the next handle, as a create does.
+  op_outcome own(C& c, sequence_handles<id>& handles, const call& x) requires prefix_phased<C> {
+    const op& o = x.o;
+    switch (o.kind) {
+      case op_kind::lookup:
+        handles.issue();
+        return call_cache(
+            [&] {
+              if constexpr (prefix_keyed<C>)
+                return c.lookup(std::span<const std::int64_t>(o.tokens), o.extra_key);
+              else
+                return c.lookup(std::span<const std::int64_t>(o.tokens));
+            },
+            [&](op_outcome&, id s) { handles.give(s); });
+      case op_kind::admit:
+        if (o.count < 0) return refused(refuse_index);  // a count the cache's size_t cannot carry
+        return call_cache([&] { return c.admit(handles.id_of(o.seq), static_cast<std::size_t>(o.count)); });
+      case op_kind::retract: return call_cache([&] { return c.retract(handles.id_of(o.seq)); });
+      case op_kind::abort: {
+        op_outcome r = call_cache([&] { return c.abort(handles.id_of(o.seq)); });
+        if (r.accepted) handles.released(o.seq);
+        return r;
+      }
+      default: return unsupported();
+    }
+  }
   static void count(const C& c, snapshot& s) {
     s.counters.emplace_back("evictable_blocks", static_cast<std::int64_t>(c.evictable_blocks()));
     s.counters.emplace_back("hit_rows", static_cast<std::int64_t>(c.hit_rows()));
@@ -80,6 +116,7 @@ template <prefix_cache C>
 implementation make_implementation(implementation_info info) {
   capability_set caps;
   if (prefix_keyed<C>) caps.add(capability::extra_keys);
+  if (prefix_phased<C>) caps.add(capability::phases);
   return block_pool_implementation<C, prefix_calls<C>>(std::move(info), cache_kind::prefix, caps);
 }
 

@@ -11,7 +11,7 @@
 #include "properties/generate/commands.h"
 #include "properties/generate/pool_speculation.h"
 #include "properties/kinds/prefix/parts.h"
-#include "properties/kinds/prefix/prefix_generation.h"
+#include "properties/kinds/prefix/phase_generation.h"
 
 namespace kvconform::kinds {
 
@@ -27,6 +27,9 @@ rc::Gen<prefix_command> op_gen(const prefix_mix& mix, const prefix_model& m, con
   choices c;
   add_sequence_ops(c, mix, m, ctx.can_decode, ctx.src);
   if (!m.live().empty()) add_appends(c, mix, m.live().size(), m.config().block_size, ctx.src);
+  phase_mix phases = mix.phases;
+  if (ctx.long_case) phases.step = 0;  // a long case's few ops after its bulk append, as every kind's (shapes.h)
+  if (ctx.caps.has(capability::phases)) add_phase_ops(c, phases, m, ctx);
   add_token_speculation(c, mix.speculation, ctx);
   return weighted(std::move(c));
 }

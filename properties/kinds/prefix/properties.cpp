@@ -47,6 +47,46 @@ void add_prefix_speculation(std::vector<property>& ps, cache_kind kind, case_gen
        .refused = "of more steps than a sequence holds, of a negative count or of a released sequence"});
 }
 
+void add_phase_properties(std::vector<property>& ps, cache_kind kind, case_generator (*cases)(prefix_mix),
+                          capability_set needs) {
+  struct phase_property {
+    const char* suffix;
+    const char* summary;
+    prefix_mix mix;
+  };
+  const phase_property phase_properties[] = {
+      {"_admitted_hit_decodes_as_miss",
+       "a hit an admit holds gives the rows and decodes of the same prompt computed with no cache, however other "
+       "requests' lookups, admits and chunks come between a lookup and its admit",
+       {.append = 1,
+        .decode = 3,
+        .create = 1,
+        .reuse = 2,
+        .release = 3,
+        .phases = {.lookup = 2, .admit = 3, .chunk = 3, .abort = 1, .step = 6, .tails = 0b11000}}},
+      {"_written_before_found",
+       "a block is found by a lookup, an admit or a create only once an append has written its rows: the blocks an "
+       "admit took for rows to come are never another request's hit",
+       {.append = 1,
+        .decode = 2,
+        .create = 1,
+        .reuse = 3,
+        .release = 2,
+        .phases = {.lookup = 4, .admit = 4, .chunk = 2, .step = 5, .tails = 0b10000}}},
+      {"_retract_abort_release_blocks",
+       "a retract or an abort between chunks lets go of the request's own blocks and of its hold on registered ones, "
+       "which stay cached: no block is held twice, leaked or found with rows it no longer holds",
+       {.append = 1,
+        .decode = 2,
+        .create = 1,
+        .reuse = 2,
+        .release = 1,
+        .phases = {.lookup = 2, .admit = 3, .chunk = 3, .retract = 3, .abort = 3, .step = 5, .tails = 0b0110}}},
+  };
+  for (const phase_property& p : phase_properties)
+    add_property(ps, kind, to_string(kind) + std::string(p.suffix), p.summary, cases(p.mix), needs);
+}
+
 void add_prefix_properties(std::vector<property>& ps) {
   add_statements<prefix_mix>(ps, prefix, prefix_cases, {.stale = 2});
   auto own = [&](const char* name, const char* summary, prefix_mix mix) -> property& {
@@ -87,6 +127,7 @@ void add_prefix_properties(std::vector<property>& ps) {
        .release = 1,
        .speculation = {.rollback = 2, .block_rollback = 6, .shared_rollback = 2}})
       .needs = {capability::rollback};
+  add_phase_properties(ps, prefix, prefix_cases, {capability::phases});
   own("prefix_extra_key_isolation",
       "equal tokens under different extra keys (an adapter, a tenant's salt) never share a block: a create finds only "
       "the blocks of its own key's chain (needs extra_keys)",
@@ -112,6 +153,10 @@ enum event_index : std::size_t {
   second_copy_event,
   leaf_event,
   queue_event,
+  lost_event,
+  retract_event,
+  waiting_abort_event,
+  admit_full_event,
   speculation_events
 };
 bool keyed(const implementation& i) { return i.capabilities.has(capability::extra_keys); }
@@ -120,6 +165,7 @@ bool registers(const implementation& i) { return i.policies.is("duplicates", "re
 bool adopts(const implementation& i) { return i.policies.is("duplicates", "adopted"); }
 bool leaves(const implementation& i) { return i.policies.is("eviction", "leaf"); }
 bool queues(const implementation& i) { return i.policies.is("free_order", "one_queue"); }
+bool phased(const implementation& i) { return i.capabilities.has(capability::phases); }
 constexpr auto events = with_pool_speculation({
     {"prefix hit", "a create finds cached blocks of its tokens", true},
     {"evictable block found again", "a create finds a released block that was still cached", true},
@@ -149,6 +195,14 @@ constexpr auto events = with_pool_speculation({
     {"evicted while free blocks waited",
      "an append evicted a registered block while never-registered blocks waited behind it (free_order=one_queue)", true,
      queues},
+    // The phases (docs/kinds/prefix.md "Phases").
+    {"hit lost before admit",
+     "an admit found a shorter hit than its lookup: another request's allocation evicted it in between", true, phased},
+    {"retract between chunks",
+     "a retract of a sequence holding rows and blocks an admit took for rows still to be written", true, phased},
+    {"abort of a waiting sequence", "an abort of a sequence that was looked up and never admitted", true, phased},
+    {"admit refused: pool exhausted", "an admit refused for capacity: free and evictable blocks besides its hit", true,
+     phased},
 });
 
 /// The pool's events, what creates found and whether an append evicted.
@@ -165,6 +219,7 @@ struct probe final : block_pool_probe {
       hit_only.insert(pool.handles() - 1);
     }
     if (o.kind == op_kind::create && pool.evictable_blocks() < before_evictable) hit.set(revive_event);
+    if (o.kind == op_kind::admit && !e.accepted && e.reasons == refuse_capacity) hit.set(admit_full_event);
     if (!e.accepted || (o.kind != op_kind::append && o.kind != op_kind::prefill && o.kind != op_kind::rollback)) return;
     if (o.kind == op_kind::prefill && hit_only.count(o.seq) && !o.tokens.empty()) hit.set(hit_prefill_event);
     if (o.kind == op_kind::rollback && pool.copies_on_append(o.seq) && !pool.shares_last_block(o.seq))
@@ -180,7 +235,8 @@ struct probe final : block_pool_probe {
         {f.foreign_key_hit, foreign_key_event},    {f.hit_stopped_before_last, before_last_event},
         {f.duplicate, duplicate_registered_event}, {f.duplicate, duplicate_adopted_event},
         {f.found_second, second_copy_event},       {f.evicted_run, leaf_event},
-        {f.evicted_before_free, queue_event}};
+        {f.evicted_before_free, queue_event},      {f.hit_lost, lost_event},
+        {f.retract_mid_prefill, retract_event},    {f.aborted_waiting, waiting_abort_event}};
     for (const auto& [fact, at] : facts)
       if (fact) hit.set(at);  // a duplicate is both; which applies is the implementation's
   }

@@ -15,6 +15,10 @@ constexpr op_spec ops[] = {
     pool_decode,
     prefix_vocabulary::prefill,
     pool_rollback,
+    {op_kind::lookup, field_tokens | field_extra_key, prefix_vocabulary::lookup_meaning},
+    prefix_vocabulary::admit,
+    prefix_vocabulary::retract,
+    prefix_vocabulary::abort,
 };
 constexpr auto sizes = sized_config("num_blocks: blocks in the pool");
 constexpr config_field config[] = {sizes[0], block_size_field, sizes[1], sizes[2], sizes[3], sizes[4]};
