@@ -32,12 +32,16 @@ int kvc_abi_version(void) { return PAGED_ABI_VERSION; }
 #else
 #define PAGED_POLICIES ""
 #endif
-/* Test builds that also claim the tiered or the recurrent kind, which the C ABI cannot carry: the harness refuses the
- * library. */
+/* Test builds that also claim the tiered, the recurrent or the radix kind, or the prefix kind's phases, which the C ABI
+ * cannot carry: the harness refuses the library. */
 #if defined(PAGED_CLAIM_TIERED)
 #define PAGED_OTHER_KINDS ", \"tiered\": {\"capabilities\": [\"decode\"]}"
 #elif defined(PAGED_CLAIM_RECURRENT)
 #define PAGED_OTHER_KINDS ", \"recurrent\": {\"capabilities\": [\"rollback\"]}"
+#elif defined(PAGED_CLAIM_RADIX)
+#define PAGED_OTHER_KINDS ", \"radix\": {\"capabilities\": [\"decode\"]}"
+#elif defined(PAGED_CLAIM_PHASES)
+#define PAGED_OTHER_KINDS ", \"prefix\": {\"capabilities\": [\"phases\"]}"
 #else
 #define PAGED_OTHER_KINDS ""
 #endif

@@ -3,10 +3,10 @@
 Usage: /usr/bin/python3 numpy_port.py [--bug NAME] [--no-poison] [--no-digest]
 """
 from kvconform_port import serve
-from numpy_caches import beam, flat, growing, hybrid, latent, paged, prefix, recurrent, ring, tiered
+from numpy_caches import beam, flat, growing, hybrid, latent, paged, prefix, radix, recurrent, ring, tiered
 
 CACHES = [flat.FlatCache, ring.RingCache, growing.GrowingCache, paged.PagedCache, prefix.PrefixCache, beam.BeamCache,
-          hybrid.HybridCache, latent.LatentCache, tiered.TieredCache, recurrent.RecurrentCache]
+          hybrid.HybridCache, latent.LatentCache, tiered.TieredCache, recurrent.RecurrentCache, radix.RadixCache]
 BUGS = {
     "flat-strict-capacity": flat.StrictCapacityFlat,
     "flat-no-copy": flat.NoCopyFlat,
@@ -39,6 +39,10 @@ BUGS = {
     "recurrent-fork-shares-state": recurrent.ForkSharesStateRecurrent,
     "recurrent-resume-shares-checkpoint": recurrent.ResumeSharesCheckpointRecurrent,
     "recurrent-hit-past-attention-blocks": recurrent.HitPastAttentionBlocksRecurrent,
+    "radix-admit-stale-hit": radix.AdmitStaleHitRadix,
+    "radix-registers-before-write": radix.RegistersBeforeWriteRadix,
+    "radix-lock-skips-matched-node": radix.LockSkipsMatchedNodeRadix,
+    "radix-duplicate-freed-unmapped": radix.DuplicateFreedUnmappedRadix,
 }
 
 if __name__ == "__main__":

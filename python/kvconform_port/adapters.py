@@ -255,24 +255,44 @@ class PrefixAdapter(PagedAdapter):
     registered already. CapacityRefusal when free and evictable blocks together are too few;
     evictable blocks go least recently released first. release(seq): registered blocks stay cached
     and evictable, added from the last to the first. Counters: free_blocks(), evictable_blocks(),
-    hit_rows() (rows every create so far found cached). With `supports_extra_keys = True` (the capability
+    hit_rows() (rows every create and admit so far found cached). With `supports_extra_keys = True` (the capability
     "extra_keys"), create(tokens, extra_key) receives the create's extra key (an adapter, a tenant's salt; 0 for
     none), part of every block's chain: equal tokens under another key share nothing; without, a create with a key
     is unsupported and create(tokens) is called. prefill(seq, k, v, tokens, q) (optional) as
     paged's with the tokens; rollback(seq, count) (optional) as paged's, and a registered block it
     leaves partly filled stays registered and unchanged (the next append copies it first).
+
+    Phases (optional: the capability "phases", declared when the class defines all four methods; docs/kinds/prefix.md
+    "Phases"), a scheduler's steps under the declared policies. lookup(tokens) -> id (with extra keys
+    lookup(tokens, extra_key), as create's): a new waiting sequence whose prompt is tokens, its handle the next as a
+    create's: its hit found as a create's but not held, no block taken, hit_rows unchanged (eviction=leaf: the runs
+    it walks used, the one it ends inside split); never refused. admit(seq, count): waiting seq matches its prompt
+    again (its lookup's hit may have been evicted since), holds that hit (hit_rows grows), then takes
+    ceil(count / block_size) blocks into its table past its rows, free ones first, then as the policies evict (the hit
+    is held first, so never evicted); IndexRefusal for a sequence that is not waiting or a negative count,
+    CapacityRefusal, changing nothing, when free and evictable blocks other than the hit's are too few. Appends write
+    into those blocks and only then register what fills. retract(seq): running seq lets go of its blocks, last first,
+    without the insert of a release, and waits again, its prompt its tokens followed by the rest of its old prompt;
+    IndexRefusal otherwise. abort(seq): a running or waiting seq ends, letting go as a retract does (the library ends
+    its handle); IndexRefusal for a dead one. A waiting sequence refuses append, prefill, decode, fork, rollback and
+    retract with IndexRefusal (release ends it) and shows no rows and no blocks; a fork shares only the blocks that
+    hold rows. A create is a lookup and an admit of no rows at once.
     """
 
     kind = "prefix"
     supports_preempt = False
     supports_extra_keys = False
     config_defaults = SCALES
+    PHASES = {"lookup": (("tokens",), ("extra_key",)), "admit": (("seq", "count"), ()), "retract": (("seq",), ()),
+              "abort": (("seq",), ())}
     ops = dict(PagedAdapter.ops, create=(("tokens",), ("extra_key",)), append=(("seq", "k", "v", "tokens"), ()),
-               prefill=(("seq", "k", "v", "tokens", "q"), ()))
+               prefill=(("seq", "k", "v", "tokens", "q"), ()), **PHASES)
 
     @classmethod
     def capabilities(cls):
-        return super().capabilities() + (["extra_keys"] if cls.supports_extra_keys else [])
+        phased = all(callable(getattr(cls, op, None)) for op in cls.PHASES)  # one missing: NOT SUPPORTED, never half
+        return super().capabilities() + (["extra_keys"] if cls.supports_extra_keys else []) + (
+            ["phases"] if phased else [])
 
     def observed_counters(self):
         return {"free_blocks": self.free_blocks(), "evictable_blocks": self.evictable_blocks(),
@@ -323,14 +343,15 @@ class TieredAdapter(PrefixAdapter):
     driver = TieredDriver
     config_fields = PrefixAdapter.config_fields + ("host_blocks", "host_factor")
     config_defaults = dict(SCALES, disk_blocks=0)
-    ops = dict(PrefixAdapter.ops, create=(("tokens",), ()), store=(("seq", "block", "tier"), ()),
-               load=(("seq", "tier"), ()), complete=(("transfer",), ()), fail=(("transfer",), ()),
-               evict=(("tier", "count"), ()), put=(("tier", "tokens", "k", "v"), ()))
+    ops = dict({op: fields for op, fields in PrefixAdapter.ops.items() if op not in PrefixAdapter.PHASES},
+               create=(("tokens",), ()), store=(("seq", "block", "tier"), ()), load=(("seq", "tier"), ()),
+               complete=(("transfer",), ()), fail=(("transfer",), ()), evict=(("tier", "count"), ()),
+               put=(("tier", "tokens", "k", "v"), ()))
     TIER_COUNTS = ("free", "cached", "pinned", "pending", "hit_rows")
 
     @classmethod
-    def capabilities(cls):  # a tiered create takes no extra key, whatever the prefix cache it builds on takes
-        return [c for c in super().capabilities() if c != "extra_keys"]
+    def capabilities(cls):  # no extra keys and no phases, whatever the prefix cache it builds on takes
+        return [c for c in super().capabilities() if c not in ("extra_keys", "phases")]
 
     def tier_names(self):
         """(tier, name) of the tiers the config has: the host, and the disk when disk_blocks > 0."""
@@ -342,6 +363,28 @@ class TieredAdapter(PrefixAdapter):
             counts = self.tier_counts(tier)
             counters.update((f"{name}_{what}", counts[what]) for what in self.TIER_COUNTS)
         return counters
+
+
+class RadixAdapter(PrefixAdapter):
+    """SGLang's radix cache as a scheduler drives it (docs/kinds/radix.md): PrefixAdapter's pool of pages of
+    config["block_size"] tokens under eviction=leaf and duplicates=adopted (a page that fills under a chain the tree
+    holds is replaced in its table by the tree's page, its own going free; an allocation short of free pages evicts
+    whole least recently used leaves no table holds), with prefix's phases always.
+
+    create(tokens), fork(seq), release(seq), append(seq, k, v, tokens), decode, prefill and rollback (optional) as
+    prefix's, without extra keys; lookup(tokens), admit(seq, count), retract(seq) and abort(seq) as PrefixAdapter's
+    phases, required here. Counters: prefix's and protected_blocks(), the registered pages some table holds (locked).
+    """
+
+    kind = "radix"
+    ops = dict(PrefixAdapter.ops, create=(("tokens",), ()), lookup=(("tokens",), ()))
+
+    @classmethod
+    def capabilities(cls):  # no extra keys, whatever the prefix cache it builds on takes; the phases are the kind's
+        return [c for c in super().capabilities() if c not in ("extra_keys", "phases")]
+
+    def observed_counters(self):
+        return dict(super().observed_counters(), protected_blocks=self.protected_blocks())
 
 
 class LatentAdapter(PagedAdapter):
@@ -510,4 +553,4 @@ class RecurrentAdapter(Adapter):
 
 BEAM_MEMORY_BUDGET = 1 << 20  # bytes: the budget max_batch_tokens is observed for (docs/port-protocol.md §7)
 KIND_BASES = (FlatAdapter, RingAdapter, GrowingAdapter, PagedAdapter, PrefixAdapter, BeamAdapter, HybridAdapter,
-              LatentAdapter, TieredAdapter, RecurrentAdapter)
+              LatentAdapter, TieredAdapter, RecurrentAdapter, RadixAdapter)

@@ -151,7 +151,7 @@ class RowsDriver(Driver):
 
 
 class Handles:
-    """Harness handles (0-based count of create and fork requests, refused ones included) and the
+    """Harness handles (0-based count of create, fork and lookup requests, refused ones included) and the
     adapter's ids. A handle that names no sequence maps to None; a released one keeps its id unless
     the cache gave that id to a live sequence since (then None), so no id of a live sequence ever
     reaches the cache for a handle that is not it."""
@@ -165,7 +165,7 @@ class Handles:
 
     def give(self, sid):
         if sid is None:
-            raise TypeError("create and fork must return the new sequence's id, not None")
+            raise TypeError("create, fork and lookup must return the new sequence's id, not None")
         self.ids[-1], self.live[-1] = sid, True
 
     def id_of(self, h):
@@ -193,20 +193,22 @@ class Handles:
 
 
 class SequenceDriver(Driver):
-    """paged, prefix, latent: handles to ids and back; one stream "seq H" per live handle, and block_refs."""
+    """paged, prefix, latent, radix: handles to ids and back; one stream "seq H" per live handle, and block_refs. A
+    prefix lookup names the next handle as a create does, and an accepted abort ends its handle as a release does
+    (docs/kinds/prefix.md "Phases")."""
 
     def __init__(self, adapter, inputs, guard):
         super().__init__(adapter, inputs, guard)
         self.handles = Handles()
 
     def call(self, op, method, args):
-        if op == "create" and len(args) > 1:  # a prefix create's extra key, for a cache that takes one
+        if op in ("create", "lookup") and len(args) > 1:  # a create's or lookup's extra key, if the cache takes it
             key = args.pop() or 0
             if getattr(self.adapter, "supports_extra_keys", False):
                 args.append(key)
             elif key != 0:
                 raise Unsupported(f"{type(self.adapter).__name__} takes no extra keys (supports_extra_keys)")
-        if op in ("create", "fork"):
+        if op in ("create", "fork", "lookup"):
             if op == "fork":
                 args[0] = self.handles.id_of(args[0])
             self.handles.issue()  # used up even if the cache refuses
@@ -215,7 +217,7 @@ class SequenceDriver(Driver):
         handle = args[0]
         args[0] = self.handles.id_of(handle)
         result = self.invoke(method, *args)
-        if op == "release":
+        if op in ("release", "abort"):
             self.handles.released(handle)
         if op == "decode":
             return decode_answer(result)

@@ -27,7 +27,8 @@ class EmptyRefusal(Refusal):
 
 
 class IndexRefusal(Refusal):
-    """An unknown or released sequence, a transfer that is not pending, a layer, start, reorder index or tier out of
+    """An unknown or released sequence, a sequence in the wrong phase (prefix's phases, radix: waiting for an op that
+    runs it, running for an admit), a transfer that is not pending, a layer, start, reorder index or tier out of
     range."""
 
     reason = "index"

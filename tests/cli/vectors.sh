@@ -24,11 +24,11 @@ PY
 # The numpy caches pass every kind's vectors (full and digest observations); each seeded-bug twin fails, at least on
 # the trace that kills the built-in mutant of its name.
 run 0 "$py" "$root/examples/python/check_vectors.py" vec
-contains out.txt "10 files: "
+contains out.txt "11 files: "
 contains out.txt " 0 failed"
 for bug in flat-strict-capacity flat-no-copy ring-bulk-evicts-sinks growing-doubles paged-fork-without-cow \
     prefix-hash-without-parent beam-reorder-aliases hybrid-global-layers-windowed tiered-failed-store-leaks-slot \
-    recurrent-rollback-no-op; do
+    recurrent-rollback-no-op radix-registers-before-write; do
   run 1 "$py" "$root/examples/python/check_vectors.py" vec --bug "$bug"
   contains out.txt "(kills mutant $bug "
 done

@@ -151,7 +151,12 @@ class PortTest(unittest.TestCase):
         answer = self.ask(kp.Port("p", CACHES), "hello", protocol=2)
         self.assertEqual((answer["ok"], answer["protocol"], answer["name"], answer["digest"]), (True, 2, "p", True))
         self.assertEqual(set(answer["kinds"]), {"flat", "ring", "growing", "paged", "prefix", "beam", "hybrid",
-                                                "latent", "tiered", "recurrent"})
+                                                "latent", "tiered", "recurrent", "radix"})
+        self.assertEqual(answer["kinds"]["prefix"]["capabilities"],
+                         ["decode", "prefill", "rollback", "extra_keys", "phases"])
+        # Built on the prefix cache, whose extra keys and phases are no capabilities of these kinds.
+        self.assertEqual(answer["kinds"]["tiered"]["capabilities"], ["decode", "prefill", "rollback"])
+        self.assertEqual(answer["kinds"]["radix"]["capabilities"], ["decode", "prefill", "rollback"])
         self.assertEqual(answer["kinds"]["ring"]["capabilities"], ["decode", "prefill", "rollback", "sinks"])
         self.assertEqual(answer["kinds"]["paged"]["capabilities"], ["decode", "prefill", "rollback", "preempt"])
         self.assertEqual(answer["kinds"]["beam"]["capabilities"], ["decode", "prefill"])  # its rollback is an update
