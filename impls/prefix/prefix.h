@@ -1,142 +1,81 @@
-// The reference prefix cache: a paged block pool whose full blocks are found again by the hash chain of their tokens.
+// The reference prefix cache: its pool (prefix_pool.h) with a scheduler's phases (docs/kinds/prefix.md "Phases").
 #pragma once
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
-#include <list>
 #include <map>
 #include <optional>
 #include <set>
 #include <span>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <kvconform/array_view.h>
 #include <kvconform/errors.h>
-#include "impls/common/append_steps.h"
-#include "impls/common/attention.h"
-#include "impls/common/sequences.h"
-#include "impls/prefix/prefix_tree.h"
+#include "impls/prefix/prefix_pool.h"
 
 namespace kvconform {
 
-/// What a prefix cache does with a block that fills under a chain already registered (the policy `duplicates`).
-enum class prefix_duplicates { first, registered, adopted };
-
-/// The rules of a prefix cache that bugs get wrong, and its policies. Mutants replace one (impls/prefix/mutants/).
-struct prefix_rules {
-  /// The hash of a full block: its parent's hash chained with its own tokens, so equal blocks
-  /// after different prefixes differ.
-  static std::uint64_t block_hash(std::uint64_t parent, std::span<const std::int64_t> tokens) {
-    std::uint64_t h = parent ^ 0x9e3779b97f4a7c15ull;
-    for (const std::int64_t t : tokens)
-      for (int byte = 0; byte < 8; ++byte)
-        h = (h ^ ((static_cast<std::uint64_t>(t) >> (8 * byte)) & 0xff)) * 1099511628211ull;
-    return h;
-  }
-  /// Whether a block with `filled` of `block_size` rows may be registered in the cache: full ones only.
-  static bool cacheable(std::size_t filled, std::size_t block_size) { return filled == block_size; }
-  /// Whether a released block that `refs` tables still hold becomes evictable: only when none do.
-  static bool evictable(std::size_t refs) { return refs == 0; }
-  /// Whether a block released again after a reuse counts as released now (else: when first released).
-  static constexpr bool refresh_on_reuse = true;
-  /// Whether eviction forgets the evicted block's hash.
-  static constexpr bool forget_on_evict = true;
-  /// Whether a registered block a rollback left partly filled is copied before the next write, even by its only
-  /// holder: it stays what its hash says for every later hit.
-  static constexpr bool copy_registered = true;
-  /// Whether a create's extra key seeds its chain, so that equal tokens under other keys never share a block.
-  static constexpr bool keyed = true;
-  /// Whether a table takes the registered block it adopts in place of its own, before its own goes free.
-  static constexpr bool remap_adopted = true;
-  /// What an evicted leaf of the radix tree leaves on the evictable count: nothing, each of its blocks is taken off.
-  static constexpr std::size_t leaf_count_error = 0;
-
-  // The policies (docs/kinds/prefix.md "Policies"); a cache of other choices declares them.
-  /// hit_limit=all_but_last: a hit never covers a create's last token; all_but_last_block: nor its last matched block.
-  static constexpr bool all_but_last = false, drop_last_hit = false;
-  /// duplicates: a block that fills under a chain already registered is left alone, registered too, or adopted.
-  static constexpr prefix_duplicates duplicates = prefix_duplicates::first;
-  /// eviction=leaf: whole least recently used leaves of the radix tree go (prefix_tree.h).
-  static constexpr bool leaf_eviction = false;
-  /// free_order=one_queue: every unheld block in one queue in release order.
-  static constexpr bool one_queue = false;
-  /// rollback_blocks=kept: a rollback keeps the blocks past the new end in the table until the release.
-  static constexpr bool keep_rolled_back = false;
-
-  // The phases (docs/kinds/prefix.md "Phases"), each a rule bugs get wrong.
-  /// Whether an admit matches its prompt again (else it holds the blocks its lookup found, whatever became of them).
-  static constexpr bool rematch_at_admit = true;
-  /// Whether a block an admit takes is registered only once an append has written its rows (else at the admit,
-  /// under the chain its prompt gives it).
-  static constexpr bool register_after_write = true;
-  /// Whether retract and abort let go of registered blocks as a table does (else they free them as the request's).
-  static constexpr bool registered_kept = true;
-  /// Whether an admit holds every block of its hit (else the last one is left unheld).
-  static constexpr bool hold_last_hit = true;
-  /// Whether the blocks past a lookup's split are found by later matches (else they are lost to them).
-  static constexpr bool split_found = true;
-  /// Whether the hit limit cuts the match at a block boundary (else a block whose tokens within it match counts).
-  static constexpr bool aligned_limit = true;
-};
-
-/// A pool of num_blocks blocks of block_size rows shared by sequences, as in the paged cache (fork
-/// shares every block holding rows, a write into a shared, partly filled block copies it first, a refused
-/// append changes nothing), with automatic prefix caching: each appended step carries its token;
-/// a full block is registered under the hash chain of every token up to its end, seeded by the create's
-/// extra key; create(tokens, key) starts a sequence with the cached blocks of the longest cached prefix of
-/// `tokens`; a released block that is registered stays cached and evictable; when the free blocks run out,
-/// an evictable block is evicted (the least recently released, or a whole least recently used leaf of the
-/// radix tree). A block is never evicted while referenced. Rules choose the policies.
+/// A prefix pool whose sequences wait or run (the capability `phases`): lookup(tokens, key) starts a waiting one (its
+/// hit found, its runs used and split under eviction=leaf, nothing held), admit(seq, count) matches its prompt again,
+/// holds that hit and takes the blocks of its next count rows (capacity_error, nothing changed, when free and
+/// evictable blocks besides the hit's are too few), retract(seq) lets go of a running one's blocks and makes it wait
+/// again, abort(seq) ends one without the insert of a release. A waiting sequence refuses appends, prefills, decodes,
+/// forks, rollbacks and retracts with index_error. Rules choose the policies, and what a phase's bug does.
 template <class Rules = prefix_rules>
-class basic_prefix {
+class basic_prefix : public basic_prefix_pool<Rules> {
+  using pool = basic_prefix_pool<Rules>;
+  using sequence = typename pool::sequence;
+
  public:
-  using seq_id = std::size_t;
-  using row_matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using seq_id = typename pool::seq_id;
+  using pool::pool;
 
-  basic_prefix(std::size_t num_blocks, std::size_t block_size, std::size_t d_k, std::size_t d_v)
-      : block_size_(block_size),
-        k_(row_matrix::Constant(static_cast<Eigen::Index>(num_blocks * block_size), static_cast<Eigen::Index>(d_k),
-                                nan())),
-        v_(row_matrix::Constant(static_cast<Eigen::Index>(num_blocks * block_size), static_cast<Eigen::Index>(d_v),
-                                nan())),
-        blocks_(num_blocks) {
-    if (block_size == 0 || d_k == 0 || d_v == 0) throw shape_error("prefix: block_size, d_k and d_v must be positive");
-    for (std::size_t b = num_blocks; b > 0; --b) free_.push_back(b - 1);
-    if (Rules::one_queue) queue_.assign(free_.rbegin(), free_.rend()), free_.clear();
-  }
-
-  /// A new sequence holding the cached full blocks of the longest cached prefix of `tokens` under `key`
-  /// (none: an empty sequence). Never refused: a hit takes no block.
+  /// A new running sequence holding the cached full blocks of the longest cached prefix of `tokens` under `key`: a
+  /// lookup and an admit of no rows at once. Never refused.
   seq_id create(std::span<const std::int64_t> tokens, std::int64_t key = 0) {
     sequence s = matched(tokens, key);
-    hold(s);
+    this->hold(s);
     return start(std::move(s), tokens, false);
   }
-
-  /// A new sequence sharing every block of s that holds rows.
+  /// A new sequence sharing every block of running s that holds rows, and its prompt.
   seq_id fork(seq_id s) {
-    sequence from = running(s, "fork");
-    from.blocks.resize((from.tokens.size() + block_size_ - 1) / block_size_);
-    for (std::size_t b : from.blocks) ++blocks_[b].refs;
-    seqs_.emplace(next_id_, from);
-    prompts_[next_id_] = prompts_.at(s);
-    return next_id_++;
+    running(s, "fork");
+    const seq_id child = pool::fork(s);
+    prompts_[child] = prompts_.at(s);
+    return child;
+  }
+  void release(seq_id s) {
+    pool::release(s);
+    forget_phases(s);
+  }
+  void append(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens) {
+    running(s, "append");
+    pool::append(s, k, v, tokens);
+  }
+  decode_result prefill(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens, array_view q) {
+    running(s, "prefill");
+    return pool::prefill(s, k, v, tokens, q);
+  }
+  void rollback(seq_id s, std::size_t n) {
+    running(s, "rollback");
+    pool::rollback(s, n);
+  }
+  decode_result decode_step(seq_id s, array_view q) const {
+    if (waiting_.count(s)) throw index_error("decode_step: a waiting sequence");
+    return pool::decode_step(s, q);
   }
 
-  // The phases (docs/kinds/prefix.md "Phases").
   /// A new waiting sequence whose prompt is `tokens` under `key`: its hit is found, its runs used and the one it ends
   /// inside split (eviction=leaf), but nothing is held and no block taken. Never refused.
   seq_id lookup(std::span<const std::int64_t> tokens, std::int64_t key = 0) {
     sequence s = matched(tokens, key);
     if (!s.blocks.empty() && Rules::leaf_eviction && !Rules::split_found)  // the rest under a key no match follows
-      for (std::size_t b : tree_.after_in_run(s.blocks.back())) lost_[b] = *blocks_[b].hash;
-    if (Rules::leaf_eviction) tree_.touch(s.blocks);
-    if (Rules::leaf_eviction && !s.blocks.empty()) tree_.cut_after(s.blocks.back());
+      for (std::size_t b : this->tree_.after_in_run(s.blocks.back())) lost_[b] = *this->blocks_[b].hash;
+    if (Rules::leaf_eviction) this->tree_.touch(s.blocks);
+    if (Rules::leaf_eviction && !s.blocks.empty()) this->tree_.cut_after(s.blocks.back());
     const std::vector<std::size_t> found = std::move(s.blocks);
     s.blocks.clear(), s.hashes.clear(), s.tokens.clear();
     const seq_id id = start(std::move(s), tokens, true);
@@ -149,28 +88,28 @@ class basic_prefix {
   void admit(seq_id id, std::size_t count) {
     if (!waiting_.count(id)) throw index_error("admit: not a waiting sequence");
     const std::vector<std::int64_t>& prompt = prompts_.at(id);
-    sequence s = Rules::rematch_at_admit ? matched(prompt, seqs_.at(id).key) : as_looked_up(id);
-    const std::size_t need = (count + block_size_ - 1) / block_size_;
+    sequence s = Rules::rematch_at_admit ? matched(prompt, this->seqs_.at(id).key) : as_looked_up(id);
+    const std::size_t need = (count + this->block_size_ - 1) / this->block_size_;
     const auto reviving = static_cast<std::size_t>(
-        std::count_if(s.blocks.begin(), s.blocks.end(), [&](std::size_t b) { return blocks_[b].evictable; }));
-    if (need > free_blocks() + evictable_count_ - reviving)
+        std::count_if(s.blocks.begin(), s.blocks.end(), [&](std::size_t b) { return this->blocks_[b].evictable; }));
+    if (need > this->free_blocks() + this->evictable_count_ - reviving)
       throw capacity_error("admit: pool exhausted (free and evictable blocks besides the hit)");
     if (Rules::hold_last_hit || s.blocks.empty()) {
-      hold(s);  // before the allocation, which may evict
+      this->hold(s);  // before the allocation, which may evict
     } else {    // the lock taken from the matched node's parent up
       sequence held = s;
-      held.blocks.pop_back(), held.tokens.resize(held.blocks.size() * block_size_);
-      hold(held);
-      if (Rules::leaf_eviction) tree_.touch(s.blocks), tree_.cut_after(s.blocks.back());
-      hit_rows_ += block_size_;
+      held.blocks.pop_back(), held.tokens.resize(held.blocks.size() * this->block_size_);
+      this->hold(held);
+      if (Rules::leaf_eviction) this->tree_.touch(s.blocks), this->tree_.cut_after(s.blocks.back());
+      this->hit_rows_ += this->block_size_;
     }
-    std::vector<std::size_t> fresh = take(need);
-    ++ops_;
-    while (!fresh.empty()) s.blocks.push_back(fresh.back()), blocks_[fresh.back()].refs = 1, fresh.pop_back();
+    std::vector<std::size_t> fresh = this->take(need);
+    ++this->ops_;
+    while (!fresh.empty()) s.blocks.push_back(fresh.back()), this->blocks_[fresh.back()].refs = 1, fresh.pop_back();
     if (!Rules::register_after_write) register_taken(s, prompt);
-    seqs_.at(id) = std::move(s);
+    this->seqs_.at(id) = std::move(s);
     waiting_.erase(id), looked_up_.erase(id);
-    settle();
+    this->settle();
   }
   /// Running `id` lets go of its table without the insert and waits again, its prompt its tokens followed by the rest
   /// of its old prompt; index_error otherwise.
@@ -184,370 +123,91 @@ class basic_prefix {
     let_go(s.blocks);
     s.blocks.clear(), s.hashes.clear(), s.tokens.clear();
     waiting_.insert(id), looked_up_[id] = {};
-    settle();
+    this->settle();
   }
   /// Ends `id`, running or waiting, letting go of its table without the insert; index_error when it is not live.
   void abort(seq_id id) {
-    const auto it = find_sequence(seqs_, id, "abort");
+    const auto it = find_sequence(this->seqs_, id, "abort");
     let_go(it->second.blocks);
-    seqs_.erase(it);
+    this->seqs_.erase(it);
     forget_phases(id);
-    settle();
+    this->settle();
   }
-
-  /// Releases s, its blocks from the last to the first: a registered block no table holds becomes
-  /// evictable (most recently released last), any other unheld block free.
-  void release(seq_id s) {
-    const auto it = find_sequence(seqs_, s, "prefix");
-    if (Rules::leaf_eviction) insert_path(it->second);
-    for (auto b = it->second.blocks.rbegin(); b != it->second.blocks.rend(); ++b) unuse(*b);
-    seqs_.erase(it);
-    forget_phases(s);
-    settle();
-  }
-
-  /// Appends n steps to s: k and v 1-D (one step) or 2-D (n steps), and one token per step.
-  /// Throws index_error for an unknown s, shape_error for a wrong rank, width, step or token count,
-  /// and capacity_error when free and evictable blocks together do not suffice (nothing changes).
-  void append(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens) {
-    sequence& q = running(s, "append");
-    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v());
-    if (tokens.size() != steps) throw shape_error("append: k, v and tokens differ in steps");
-    if (steps == 0) return;
-    const std::size_t from = q.tokens.size(), last = (from + steps - 1) / block_size_;
-    std::vector<std::size_t> replaced;  // table entries written that another table holds or the cache keeps as is
-    for (std::size_t j = from / block_size_; j <= last && j < q.blocks.size(); ++j)
-      if (must_copy(q, j)) replaced.push_back(j);
-    std::vector<std::size_t> fresh =
-        take(replaced.size() + (last + 1 > q.blocks.size() ? last + 1 - q.blocks.size() : 0));
-    for (std::size_t j : replaced) copy_block(q, j, fresh.back()), fresh.pop_back();
-    while (!fresh.empty()) q.blocks.push_back(fresh.back()), blocks_[fresh.back()].refs = 1, fresh.pop_back();
-    ++ops_;
-    for (std::size_t i = 0; i < steps; ++i) {
-      const Eigen::Index row = slot(q, q.tokens.size());
-      k_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(k.data + i * d_k(), k_.cols());
-      v_.row(row) = Eigen::Map<const Eigen::RowVectorXd>(v.data + i * d_v(), v_.cols());
-      q.tokens.push_back(tokens[i]);
-      register_if_full(q);
-    }
-    if (Rules::leaf_eviction) insert_path(q);
-    settle();
-  }
-
-  /// Appends the m steps of k, v and tokens to s as append does, then attends with query row i of q (2-D (m, d_k))
-  /// over the rows before it and the chunk's first i + 1: output (m, d_v), weights (m, size before + m). Refused as
-  /// append is, or for q's shape, before anything changes.
-  decode_result prefill(seq_id s, array_view k, array_view v, std::span<const std::int64_t> tokens, array_view q) {
-    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = running(s, "prefill").tokens.size();
-    check_prefill_queries(q, steps, d_k());
-    append(s, k, v, tokens);
-    const sequence& sq = find(s);
-    return attend_causal(
-        steps, sq.tokens.size(), d_k(), d_v(), q.data,
-        [&](std::size_t i) { return k_.data() + slot(sq, i) * k_.cols(); },
-        [&](std::size_t i) { return v_.data() + slot(sq, i) * v_.cols(); },
-        [&](std::size_t query, std::size_t row) { return row <= before + query; });
-  }
-
-  /// Drops the newest n steps of s: blocks past its new end are released as release does (last first), or kept in
-  /// its table (rollback_blocks=kept). The block it keeps partly filled stays as it is, registered when it was, so
-  /// that the next append copies it first. index_error (and no change) for an unknown s or more steps than it holds.
-  void rollback(seq_id s, std::size_t n) {
-    sequence& q = running(s, "rollback");
-    if (n > q.tokens.size()) throw index_error("rollback: fewer steps held");
-    q.tokens.resize(q.tokens.size() - n);
-    q.hashes.resize(q.tokens.size() / block_size_);
-    while (!Rules::keep_rolled_back && q.blocks.size() * block_size_ >= q.tokens.size() + block_size_)
-      unuse(q.blocks.back()), q.blocks.pop_back();
-    settle();
-  }
-
-  /// One decode step over s's rows, read in place through its block table.
-  decode_result decode_step(seq_id s, array_view q) const {
-    if (waiting_.count(s)) throw index_error("decode_step: a waiting sequence");
-    const sequence& sq = find(s);
-    if (q.rank != 1 || q.dims[0] != d_k()) throw shape_error("decode_step: q must be 1-D of width d_k");
-    if (sq.tokens.empty()) throw empty_error("decode_step: empty sequence");
-    return attend(
-        sq.tokens.size(), d_k(), d_v(), q.data, [&](std::size_t i) { return k_.data() + slot(sq, i) * k_.cols(); },
-        [&](std::size_t i) { return v_.data() + slot(sq, i) * v_.cols(); });
-  }
-
-  std::size_t size(seq_id s) const { return find(s).tokens.size(); }
-  std::size_t d_k() const { return static_cast<std::size_t>(k_.cols()); }
-  std::size_t d_v() const { return static_cast<std::size_t>(v_.cols()); }
-  std::size_t num_blocks() const { return blocks_.size(); }
-  /// Contiguous copies of s's rows in order (its blocks are scattered over the pool).
-  row_matrix keys(seq_id s) const { return gather(k_, find(s)); }
-  row_matrix values(seq_id s) const { return gather(v_, find(s)); }
-  const std::vector<std::size_t>& block_table(seq_id s) const { return find(s).blocks; }
-  std::size_t ref_count(std::size_t block) const { return blocks_.at(block).refs; }
-  std::size_t free_blocks() const { return Rules::one_queue ? queue_.size() - evictable_count_ : free_.size(); }
-  std::size_t evictable_blocks() const { return evictable_count_; }
-  /// Rows every create so far found in the cache.
-  std::size_t hit_rows() const { return hit_rows_; }
 
  protected:
-  struct sequence {
-    std::vector<std::size_t> blocks;
-    std::vector<std::uint64_t> hashes;  // of each full block, in order
-    std::vector<std::int64_t> tokens;   // one per row
-    std::uint64_t seed = 0;             // the chain's start: its create's extra key
-    std::int64_t key = 0;               // that key
-  };
-  struct block {
-    std::size_t refs = 0;
-    std::optional<std::uint64_t> hash;  // registered under it
-    std::uint64_t released = 0;         // when it last became evictable (0: never)
-    bool evictable = false;
-  };
-  static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
-
-  sequence& find(seq_id s) { return find_sequence(seqs_, s, "prefix")->second; }
   /// Live, not waiting sequence s; index_error naming `what` otherwise.
   sequence& running(seq_id s, const char* what) {
     if (waiting_.count(s)) throw index_error(std::string(what) + ": a waiting sequence");
-    return find(s);
+    return this->find(s);
   }
   seq_id start(sequence s, std::span<const std::int64_t> prompt, bool wait) {
-    const seq_id id = next_id_++;
-    seqs_.emplace(id, std::move(s));
+    const seq_id id = this->next_id_++;
+    this->seqs_.emplace(id, std::move(s));
     prompts_[id].assign(prompt.begin(), prompt.end());
     if (wait) waiting_.insert(id);
-    settle();
+    this->settle();
     return id;
   }
   void forget_phases(seq_id id) { prompts_.erase(id), waiting_.erase(id), looked_up_.erase(id); }
-  const sequence& find(seq_id s) const { return find_sequence(seqs_, s, "prefix")->second; }
-  Eigen::Index first_row(std::size_t b) const { return static_cast<Eigen::Index>(b * block_size_); }
-  Eigen::Index slot(const sequence& s, std::size_t i) const {
-    return first_row(s.blocks[i / block_size_]) + static_cast<Eigen::Index>(i % block_size_);
-  }
-  /// Whether table entry j, which an append writes into, must be copied first: another table holds it, or it is
-  /// registered (it stays what its hash says).
-  bool must_copy(const sequence& s, std::size_t j) const {
-    const block& x = blocks_[s.blocks[j]];
-    return (j + 1) * block_size_ > s.tokens.size() && (x.refs > 1 || (Rules::copy_registered && x.hash));
-  }
-
-  /// The sequence a create of `tokens` under `key` starts as: the cached full blocks of the longest cached prefix
-  /// (hit_limit applied), not yet held.
-  sequence match(std::span<const std::int64_t> tokens, std::int64_t key) const {
-    sequence s;
-    s.seed = Rules::keyed && key != 0 ? prefix_rules::block_hash(0x6b6579, {&key, 1}) : 0;
-    const std::size_t limit = Rules::all_but_last && !tokens.empty() ? tokens.size() - 1 : tokens.size();
-    for (std::size_t at = 0; at < limit;) {
-      const std::size_t n = std::min(block_size_, limit - at);
-      if (!Rules::cacheable(n, block_size_)) break;
-      const std::uint64_t h = Rules::block_hash(s.hashes.empty() ? s.seed : s.hashes.back(), tokens.subspan(at, n));
-      const auto hit = cached_.find(h);
-      if (hit == cached_.end() || hit->second.empty()) break;
-      s.blocks.push_back(hit->second.front()), s.hashes.push_back(h);  // the earliest registered still cached
-      s.tokens.insert(s.tokens.end(), tokens.begin() + static_cast<std::ptrdiff_t>(at),
-                      tokens.begin() + static_cast<std::ptrdiff_t>(at + n));
-      at += n;
-    }
-    if (Rules::drop_last_hit && !s.blocks.empty())  // EAGLE's drafter needs the last block's states again
-      s.blocks.pop_back(), s.hashes.pop_back(), s.tokens.resize(s.blocks.size() * block_size_);
-    return s;
-  }
   /// match, with what the phase rules' bugs do to it.
   sequence matched(std::span<const std::int64_t> tokens, std::int64_t key) const {
-    sequence s = match(tokens, key);
+    sequence s = this->match(tokens, key);
     s.key = key;
     const std::size_t n = tokens.size();
-    if (!Rules::aligned_limit && Rules::all_but_last && n > 0 && n % block_size_ == 0 &&
-        s.blocks.size() + 1 == n / block_size_) {  // the limited key matches the last block by its first tokens
-      const std::uint64_t h =
-          Rules::block_hash(s.hashes.empty() ? s.seed : s.hashes.back(), tokens.subspan(n - block_size_, block_size_));
-      if (const auto hit = cached_.find(h); hit != cached_.end() && !hit->second.empty())
+    if (!Rules::aligned_limit && Rules::all_but_last && n > 0 && n % this->block_size_ == 0 &&
+        s.blocks.size() + 1 == n / this->block_size_) {  // the limited key matches the last block by its first tokens
+      const std::uint64_t h = Rules::block_hash(s.hashes.empty() ? s.seed : s.hashes.back(),
+                                                tokens.subspan(n - this->block_size_, this->block_size_));
+      if (const auto hit = this->cached_.find(h); hit != this->cached_.end() && !hit->second.empty())
         s.blocks.push_back(hit->second.front()), s.hashes.push_back(h), s.tokens.assign(tokens.begin(), tokens.end());
     }
     for (std::size_t j = 0; j < s.blocks.size(); ++j)
-      if (const auto lost = lost_.find(s.blocks[j]); lost != lost_.end() && blocks_[lost->first].hash == lost->second) {
-        s.blocks.resize(j), s.hashes.resize(j), s.tokens.resize(j * block_size_);
+      if (const auto lost = lost_.find(s.blocks[j]);
+          lost != lost_.end() && this->blocks_[lost->first].hash == lost->second) {
+        s.blocks.resize(j), s.hashes.resize(j), s.tokens.resize(j * this->block_size_);
         break;
       }
     return s;
   }
   /// The blocks waiting id's lookup found, with its prompt's tokens and chains, whatever became of them.
   sequence as_looked_up(seq_id id) const {
-    sequence s = seqs_.at(id);
+    sequence s = this->seqs_.at(id);
     s.blocks = looked_up_.count(id) ? looked_up_.at(id) : std::vector<std::size_t>{};
     const auto& prompt = prompts_.at(id);
-    s.tokens.assign(prompt.begin(), prompt.begin() + static_cast<std::ptrdiff_t>(s.blocks.size() * block_size_));
+    s.tokens.assign(prompt.begin(), prompt.begin() + static_cast<std::ptrdiff_t>(s.blocks.size() * this->block_size_));
     for (std::size_t j = 0; j < s.blocks.size(); ++j)
-      s.hashes.push_back(Rules::block_hash(
-          j ? s.hashes.back() : s.seed, std::span<const std::int64_t>(s.tokens).subspan(j * block_size_, block_size_)));
+      s.hashes.push_back(
+          Rules::block_hash(j ? s.hashes.back() : s.seed,
+                            std::span<const std::int64_t>(s.tokens).subspan(j * this->block_size_, this->block_size_)));
     return s;
   }
   /// Blocks a table lets go of without the insert: registered ones stay cached (evictable once no table holds them).
   void let_go(const std::vector<std::size_t>& blocks) {
     for (auto b = blocks.rbegin(); b != blocks.rend(); ++b) {
-      if (Rules::registered_kept || !blocks_[*b].hash)
-        unuse(*b);
-      else if (--blocks_[*b].refs == 0)
-        free_.push_back(*b);  // still registered: its chain finds rows the pool will overwrite
+      if (Rules::registered_kept || !this->blocks_[*b].hash)
+        this->unuse(*b);
+      else if (--this->blocks_[*b].refs == 0)
+        this->free_.push_back(*b);  // still registered: its chain finds rows the pool will overwrite
     }
   }
   /// Registers the blocks an admit took under the chains of the prompt they will hold, before any row is written.
   void register_taken(const sequence& s, const std::vector<std::int64_t>& prompt) {
     std::uint64_t parent = s.hashes.empty() ? s.seed : s.hashes.back();
-    for (std::size_t j = s.hashes.size(); j < s.blocks.size() && (j + 1) * block_size_ <= prompt.size(); ++j) {
-      parent = Rules::block_hash(parent, std::span<const std::int64_t>(prompt).subspan(j * block_size_, block_size_));
-      auto& entry = cached_[parent];
+    for (std::size_t j = s.hashes.size(); j < s.blocks.size() && (j + 1) * this->block_size_ <= prompt.size(); ++j) {
+      parent = Rules::block_hash(
+          parent, std::span<const std::int64_t>(prompt).subspan(j * this->block_size_, this->block_size_));
+      auto& entry = this->cached_[parent];
       if (!entry.empty()) continue;
-      entry.push_back(s.blocks[j]), blocks_[s.blocks[j]].hash = parent;
-      if (Rules::leaf_eviction) tree_.add(s.blocks[j], j > 0 ? std::optional(s.blocks[j - 1]) : std::nullopt, ops_);
-    }
-  }
-  /// Matched sequence s holds its blocks: each used, their runs touched and the last one's split after it.
-  void hold(const sequence& s) {
-    for (std::size_t b : s.blocks) use(b);
-    if (Rules::leaf_eviction) tree_.touch(s.blocks);
-    if (Rules::leaf_eviction && !s.blocks.empty()) tree_.cut_after(s.blocks.back());  // a hit ending inside a run
-    hit_rows_ += s.tokens.size();
-  }
-
-  /// A cached block found by a create (or adopted) is held again, so no longer evictable.
-  void use(std::size_t b) {
-    block& x = blocks_[b];
-    if (x.evictable) {
-      --evictable_count_, x.evictable = false;
-      if (Rules::one_queue) queue_.remove(b);
-      if (!Rules::one_queue && !Rules::leaf_eviction) evictable_.erase({x.released, b});
-    }
-    ++x.refs;
-  }
-  /// One table fewer holds b: a registered block becomes evictable, any other unheld block free.
-  void unuse(std::size_t b) {
-    block& x = blocks_[b];
-    --x.refs;
-    if (x.hash && Rules::evictable(x.refs)) {
-      if (x.evictable) return;
-      if (Rules::refresh_on_reuse || x.released == 0) x.released = ++clock_;
-      x.evictable = true, ++evictable_count_;
-      if (Rules::one_queue)
-        queue_.push_back(b);
-      else if (!Rules::leaf_eviction)
-        evictable_.insert({x.released, b});
-    } else if (x.refs == 0) {
-      if (Rules::one_queue)
-        queue_.push_back(b);
-      else
-        free_.push_back(b);
+      entry.push_back(s.blocks[j]), this->blocks_[s.blocks[j]].hash = parent;
+      if (Rules::leaf_eviction)
+        this->tree_.add(s.blocks[j], j > 0 ? std::optional(s.blocks[j - 1]) : std::nullopt, this->ops_);
     }
   }
 
-  /// `n` blocks, none when the blocks the cache could free do not suffice (nothing changes): free ones first, then
-  /// the least recently released evictable ones; or the queue's oldest (one_queue); or whole leaves evicted first.
-  std::vector<std::size_t> take(std::size_t n) {
-    const auto held = [&](std::size_t b) { return blocks_[b].refs > 0; };
-    if (n > free_blocks() + evictable_count_)
-      throw capacity_error("append: pool exhausted (free and evictable blocks)");
-    std::vector<std::size_t> out;
-    if (Rules::one_queue) {
-      for (; out.size() < n; queue_.pop_front()) out.push_back(queue_.front()), forget(queue_.front());
-    } else {
-      while (Rules::leaf_eviction && free_.size() < n)
-        if (const auto leaf = tree_.pop_leaf(held); !leaf.empty()) {
-          for (std::size_t b : leaf) forget(b), free_.push_back(b);
-          evictable_count_ += Rules::leaf_count_error;
-        } else {  // only a count that drifted from the tree gets here
-          throw capacity_error("append: no leaf of the radix tree to evict");
-        }
-      for (; out.size() < n && !free_.empty(); free_.pop_back()) out.push_back(free_.back());
-      while (out.size() < n) {
-        const std::size_t b = evictable_.begin()->second;
-        evictable_.erase(evictable_.begin());
-        forget(b), out.push_back(b);
-      }
-    }
-    std::reverse(out.begin(), out.end());  // handed out from the back: in the order taken
-    return out;
-  }
-  /// eviction=leaf, after an append and at a release: the runs of s's full blocks used now, and the run its last one
-  /// ends inside split there (SGLang's insert of the sequence).
-  void insert_path(const sequence& s) {
-    const std::vector<std::size_t> path(s.blocks.begin(),
-                                        s.blocks.begin() + static_cast<std::ptrdiff_t>(s.tokens.size() / block_size_));
-    tree_.touch(path);
-    if (!path.empty() && blocks_[path.back()].hash) tree_.cut_after(path.back());
-  }
-  /// eviction=leaf: every run of the tree held whole or not at all, after each op (prefix_tree.h).
-  void settle() {
-    if (Rules::leaf_eviction) tree_.settle([&](std::size_t b) { return blocks_[b].refs > 0; });
-  }
-  /// Block b leaves the cache (when registered and evictable): its hash no longer finds it.
-  void forget(std::size_t b) {
-    block& x = blocks_[b];
-    if (!x.evictable) return;
-    --evictable_count_;
-    if (Rules::forget_on_evict) {
-      auto& entry = cached_.at(*x.hash);
-      entry.erase(std::find(entry.begin(), entry.end(), b));
-      if (entry.empty()) cached_.erase(*x.hash);
-    }
-    x.hash.reset(), x.evictable = false, x.released = 0;
-  }
-
-  /// Table entry j of s replaced by block `to`, with the rows s holds in it.
-  void copy_block(sequence& s, std::size_t j, std::size_t to) {
-    const std::size_t from = s.blocks[j];
-    const std::size_t first = j * block_size_, held = s.tokens.size() > first ? s.tokens.size() - first : 0;
-    const auto rows = static_cast<Eigen::Index>(std::min(block_size_, held));
-    k_.middleRows(first_row(to), rows) = k_.middleRows(first_row(from), rows);
-    v_.middleRows(first_row(to), rows) = v_.middleRows(first_row(from), rows);
-    unuse(from);
-    s.blocks[j] = to, blocks_[to].refs = 1;
-  }
-
-  /// Registers s's last block under its hash chain once it is full; a block whose hash is already cached stays
-  /// unregistered (the first one is the cache's), is registered too, or gives way to the cached one (duplicates).
-  void register_if_full(sequence& s) {
-    const std::size_t filled = (s.tokens.size() - 1) % block_size_ + 1, j = (s.tokens.size() - 1) / block_size_;
-    if (!Rules::cacheable(filled, block_size_)) return;
-    // The full blocks before this one all have their hash: its parent is the last of them.
-    const std::uint64_t parent = s.hashes.size() == j && !s.hashes.empty() ? s.hashes.back() : s.seed;
-    const auto own = std::span<const std::int64_t>(s.tokens).subspan(s.tokens.size() - filled, filled);
-    const std::uint64_t h = Rules::block_hash(parent, own);
-    if (filled == block_size_) s.hashes.push_back(h);
-    auto& entry = cached_[h];
-    const std::size_t b = s.blocks[j];
-    if (!entry.empty() && Rules::duplicates == prefix_duplicates::adopted) {  // the cached block in its place
-      use(entry.front());
-      if (Rules::remap_adopted) s.blocks[j] = entry.front();
-      unuse(b);
-      return;
-    }
-    if (!entry.empty() && Rules::duplicates == prefix_duplicates::first) return;
-    entry.push_back(b), blocks_[b].hash = h;
-    if (Rules::leaf_eviction) tree_.add(b, j > 0 ? std::optional(s.blocks[j - 1]) : std::nullopt, ops_);
-  }
-
-  row_matrix gather(const row_matrix& pool, const sequence& s) const {
-    row_matrix out(static_cast<Eigen::Index>(s.tokens.size()), pool.cols());
-    for (std::size_t i = 0; i < s.tokens.size(); ++i) out.row(static_cast<Eigen::Index>(i)) = pool.row(slot(s, i));
-    return out;
-  }
-
-  std::size_t block_size_;
-  row_matrix k_, v_;  // block b holds rows [b * block_size, (b + 1) * block_size)
-  std::vector<block> blocks_;
-  std::size_t evictable_count_ = 0;
-  std::vector<std::size_t> free_;
-  std::set<std::pair<std::uint64_t, std::size_t>> evictable_;  // (released, block): least recently released first
-  std::list<std::size_t> queue_;                               // free_order=one_queue: every unheld block, oldest first
-  prefix_tree tree_;                                           // eviction=leaf
-  std::uint64_t clock_ = 0, ops_ = 0;
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> cached_;  // hash chain -> its blocks, earliest first
-  std::map<seq_id, sequence> seqs_;
-  seq_id next_id_ = 0;
   std::map<seq_id, std::vector<std::int64_t>> prompts_;  // every live sequence's prompt
   std::set<seq_id> waiting_;
   std::map<seq_id, std::vector<std::size_t>> looked_up_;  // waiting sequence -> the blocks its lookup found
   std::map<std::size_t, std::uint64_t> lost_;             // split_found=false: blocks no match follows, by chain
-  std::size_t hit_rows_ = 0;
 };
 
 using prefix = basic_prefix<>;

@@ -98,4 +98,23 @@ void apply_hello(const port_hello& h, cache_kind kind, implementation& impl) {
   if (!h.name.empty()) impl.note = h.name + " (" + impl.note + ")";
 }
 
+std::string beyond_c_abi(const port_hello& h) {
+  for (const auto& entry : h.kinds)
+    for (const auto& [kind, what] : {std::pair{"tiered", "its transfers, tiers and entries"},
+                                     {"recurrent", "its steps' x, g and beta, its states and checkpoints"},
+                                     {"radix", "its lookups, admissions, retractions and aborts"}})
+      if (entry.first == kind)
+        return std::string("the library declares the ") + kind + " kind, which the C ABI does not carry (" + what +
+               " are in no function of <kvconform/c_port.h>): serve that cache as a port over the pipe (docs/kinds/" +
+               kind + ".md)";
+  for (const auto& [kind, offer] : h.kinds)
+    for (const auto& [cap, why] : {std::pair{capability::extra_keys, "kvc_create takes no extra key"},
+                                   {capability::phases, "no function takes a lookup, an admit, a retract or an abort"}})
+      if (offer.capabilities.has(cap))
+        return std::string("the library declares the capability \"") + to_string(cap) + "\" for the " + kind +
+               " kind, which the C ABI cannot carry (" + why + "): serve that cache as a port over the pipe " +
+               "(docs/port-protocol.md §12)";
+  return "";
+}
+
 }  // namespace kvconform

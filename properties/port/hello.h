@@ -36,5 +36,8 @@ port_hello version_1_hello();
 /// Sets `impl`'s profile, capabilities and config limits for `kind` from the handshake, or marks it unavailable
 /// (every property NOT SUPPORTED) when the port does not serve that kind.
 void apply_hello(const port_hello& h, cache_kind kind, implementation& impl);
+/// Why a C library with handshake `h` cannot be served (a kind or a capability no function of <kvconform/c_port.h>
+/// carries: docs/port-protocol.md §12), or "".
+std::string beyond_c_abi(const port_hello& h);
 
 }  // namespace kvconform

@@ -351,25 +351,7 @@ void check_functions(const abi& f, const port_hello& h) {
       {capability::rollback, "kvc_rollback", f.rollback != nullptr, 3, kinds::all},
       {capability::decode, "kvc_decode_latent", f.decode_latent != nullptr, 4, kinds::latent},
       {capability::prefill, "kvc_prefill_latent", f.prefill_latent != nullptr, 5, kinds::latent}};
-  for (const auto& entry : h.kinds)
-    for (const auto& [kind, what] : {std::pair{"tiered", "its transfers, tiers and entries"},
-                                     {"recurrent", "its steps' x, g and beta, its states and checkpoints"},
-                                     {"radix", "its lookups, admissions, retractions and aborts"}})
-      if (entry.first == kind)
-        throw std::invalid_argument(std::string("the library declares the ") + kind + " kind, which the C ABI does "
-                                    "not carry (" + what + " are in no function of <kvconform/c_port.h>): serve that "
-                                    "cache as a port over the pipe (docs/kinds/" + kind + ".md)");
-  for (const auto& [kind, offer] : h.kinds)
-    if (offer.capabilities.has(capability::phases))
-      throw std::invalid_argument("the library declares the capability \"phases\" for the " + kind +
-                                  " kind, which the C ABI cannot carry (no function takes a lookup, an admit, a "
-                                  "retract or an abort): serve that cache as a port over the pipe "
-                                  "(docs/port-protocol.md §12)");
-  for (const auto& [kind, offer] : h.kinds)
-    if (offer.capabilities.has(capability::extra_keys))
-      throw std::invalid_argument("the library declares the capability \"extra_keys\" for the " + kind +
-                                  " kind, which the C ABI cannot carry (kvc_create takes no extra key): serve that "
-                                  "cache as a port over the pipe (docs/port-protocol.md §12)");
+  if (const std::string why = beyond_c_abi(h); !why.empty()) throw std::invalid_argument(why);
   for (const auto& [kind, offer] : h.kinds)
     for (const auto& [cap, function, exported, since, which] : needs) {
       const bool applies = which == kinds::all || (which == kinds::latent) == (kind == "latent");

@@ -81,6 +81,7 @@ void add_phase_properties(std::vector<property>& ps, cache_kind kind, case_gener
         .create = 1,
         .reuse = 2,
         .release = 1,
+        .speculation = {.rollback = 1},  // of an admitted sequence too: its blocks past the end go, even at 0
         .phases = {.lookup = 2, .admit = 3, .chunk = 3, .retract = 3, .abort = 3, .step = 5, .tails = 0b0110}}},
   };
   for (const phase_property& p : phase_properties)
