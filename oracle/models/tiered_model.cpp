@@ -75,7 +75,6 @@ expectation tiered_model::pending_refusal(const op& o) {
 std::optional<expectation> tiered_model::own_op(const op& o) {
   facts_ = {};
   switch (o.kind) {
-    case op_kind::create: prompts_[handles()] = o.tokens; return std::nullopt;
     case op_kind::store: return store(o);
     case op_kind::load: return load(o);
     case op_kind::complete: return complete(o);
@@ -89,8 +88,7 @@ std::optional<expectation> tiered_model::own_op(const op& o) {
     case op_kind::decode:
     case op_kind::rollback:
       if (is_live(o.seq) && loading(o.seq)) return pending_refusal(o);
-      if (o.kind == op_kind::fork && is_live(o.seq)) prompts_[handles()] = prompts_.at(o.seq);
-      return std::nullopt;
+      return std::nullopt;  // a create's and a fork's prompt are the pool's (prefix_model::prompt)
     default: return std::nullopt;
   }
 }

@@ -40,8 +40,6 @@ class tiered_model final : public prefix_model {
   bool loading(std::int64_t h) const { return loading_.count(h) != 0; }
   /// Rows per tier block (F = host_factor x block_size).
   std::size_t tier_rows() const { return tier_rows_; }
-  /// The tokens live sequence h was created with (a fork's: its parent's).
-  const std::vector<std::int64_t>& prompt(std::int64_t h) const { return prompts_.at(h); }
   /// Host entries an evict could take now.
   std::size_t host_evictable() const { return evictable_entries(host_); }
   /// Whether tier 1 (host) or 2 (disk) holds `c` ready.
@@ -116,7 +114,6 @@ class tiered_model final : public prefix_model {
   tier host_, disk_;
   std::map<std::int64_t, transfer> pending_;
   std::map<std::int64_t, std::int64_t> loading_;  // sequence -> its pending load
-  std::map<std::int64_t, std::vector<std::int64_t>> prompts_;
   std::int64_t transfers_ = 0;
   std::uint64_t tick_ = 0;  // an entry's use
   tier_facts facts_;

@@ -191,7 +191,7 @@ class library_subject final : public subject {
       case op_kind::fail:
       case op_kind::evict:
       case op_kind::put:     // evict is also recurrent's, a kind refused at hello
-      case op_kind::lookup:  // the radix kind's admission phases (docs/kinds/radix.md), refused at hello as well
+      case op_kind::lookup:  // the phases (docs/kinds/prefix.md): the radix kind and `phases` are refused at hello
       case op_kind::admit:
       case op_kind::retract:
       case op_kind::abort: break;

@@ -7,39 +7,14 @@ import numpy as np
 import kvconform_port as kp
 from numpy_caches import radix
 
-CONFIG = {"capacity": 4, "block_size": 2, "d_k": 1, "d_v": 1, "k_scale": 1.0, "v_scale": 1.0}
+from .test_prefix_phases import CONFIG, counts, rows  # the phases' worked example is there, on the same pool
 
 
 def cache(cls=radix.RadixCache, **config):
     return cls(dict(CONFIG, **config))
 
 
-def rows(*values):
-    """k and v of one step per value: keys the values, values their negatives."""
-    k = np.array(values, dtype=float).reshape(-1, 1)
-    return k, -k
-
-
-def counts(c):
-    return c.observed_counters()
-
-
 class RadixCacheTest(unittest.TestCase):
-    def test_phases_worked_example(self):
-        c = cache()
-        a = c.lookup([1, 2, 3, 4, 5])
-        self.assertEqual((c.keys(a).shape, c.block_table(a)), ((0, 1), []))  # waiting: no rows, no pages
-        c.admit(a, 3)  # two pages for rows to come, nothing registered yet
-        self.assertEqual((len(c.block_table(a)), c.keys(a).shape), (2, (0, 1)))
-        self.assertEqual(counts(c), {"free_blocks": 2, "evictable_blocks": 0, "hit_rows": 0, "protected_blocks": 0})
-        c.append(a, *rows(1.0, 2.0), [1, 2])  # page 0 written, then registered
-        b = c.lookup([1, 2, 3])
-        self.assertEqual((c.hit_rows(), c.ref_counts()[c.block_table(a)[0]]), (0, 1))  # a lookup holds nothing
-        c.admit(b, 1)
-        self.assertEqual(c.block_table(b)[0], c.block_table(a)[0])
-        self.assertEqual(c.keys(b).ravel().tolist(), [1.0, 2.0])
-        self.assertEqual(counts(c), {"free_blocks": 1, "evictable_blocks": 0, "hit_rows": 2, "protected_blocks": 1})
-
     def test_an_admit_matches_its_prompt_again(self):
         for cls, hit in ((radix.RadixCache, 0), (radix.AdmitStaleHitRadix, 1)):
             c = cache(cls, capacity=2, block_size=1)
