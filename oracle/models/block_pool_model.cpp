@@ -192,6 +192,7 @@ expectation block_pool_model::apply_op(const op& o) {
 
 snapshot block_pool_model::observe() const {
   snapshot out;
+  out.streams.reserve(seqs_.size());
   for (const auto& [h, s] : seqs_) {
     stream st;
     st.name = "seq " + std::to_string(h);

@@ -230,15 +230,19 @@ class case_runner {
 
 /// The command list of a case of `shape` (shapes.h): up to `trace_scale` x (RapidCheck size + 1)
 /// commands for an ordinary case, as many as at size production_case_size for a production one,
-/// long_case_min_ops to long_case_ops + 1 for a long one.
+/// long_case_min_ops to long_case_ops + 1 for a long one. `max_commands` (0: none) caps an ordinary case's size
+/// without changing a smaller case's draws.
 template <class Commands>
-rc::Gen<Commands> case_commands(rc::Gen<Commands> list, case_shape shape, double trace_scale) {
+rc::Gen<Commands> case_commands(rc::Gen<Commands> list, case_shape shape, double trace_scale, int max_commands) {
   if (shape == case_shape::long_case)
     return rc::gen::suchThat(rc::gen::resize(long_case_ops, std::move(list)),
                              [](const Commands& c) { return c.size() >= long_case_min_ops; });
   if (shape == case_shape::production)
     return rc::gen::resize(static_cast<int>(production_case_size * trace_scale), std::move(list));
-  return rc::gen::scale(trace_scale, std::move(list));
+  if (max_commands == 0) return rc::gen::scale(trace_scale, std::move(list));
+  return [=](const rc::Random& r, int size) {
+    return list(r, std::min(max_commands, static_cast<int>(size * trace_scale)));
+  };
 }
 
 /// Thrown by a command's generator once the run stops: the case being drawn returns at once
@@ -253,7 +257,7 @@ struct generation_stopped {};
 /// sample of a long case's decodes (docs/design.md §4.4).
 template <class Model, class MakeModel, class OpGen>
 property_run run_commands(const property& p, const implementation& impl, const run_options& o, config_gens configs,
-                          MakeModel make_model, OpGen op_gen, double trace_scale = 1) {
+                          MakeModel make_model, OpGen op_gen, double trace_scale = 1, int max_commands = 0) {
   property_run out;
   case_runner run(p, impl, o, out);
   const auto drawn = run.configs(std::move(configs));
@@ -281,7 +285,8 @@ property_run run_commands(const property& p, const implementation& impl, const r
             return op_gen(m, ctx)(r, size);
           });
         };
-        const auto list = case_commands(rc::state::gen::commands(initial, lazy), drawn_case.first, trace_scale);
+        const auto list =
+            case_commands(rc::state::gen::commands(initial, lazy), drawn_case.first, trace_scale, max_commands);
         typename decltype(list)::ValueType commands;
         try {
           commands = *list;

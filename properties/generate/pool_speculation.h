@@ -145,15 +145,15 @@ void add_pool_speculation(std::vector<std::pair<int, rc::Gen<command_ptr<Model>>
   const auto prefill = d::prefiller(std::move(to_prefill), src);
   const bool prefills = ctx.caps.has(capability::prefill), rolls = ctx.caps.has(capability::rollback);
   // A deferred group named `label`, made when it runs by make(model, picked sequence, drawn values...).
+  const auto pick = rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, 4));
   auto add = [&](int weight, bool can, const char* label, auto make, auto... gens) {
     if (weight <= 0 || !can) return;
-    const auto pick = rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, 4));
-    c.emplace_back(weight, rc::gen::apply(
-                               [=](std::size_t p, auto... drawn) {
-                                 return deferred_ops<Model>(label,
-                                                            [=](const Model& m) { return make(m, p, drawn...); });
-                               },
-                               pick, gens...));
+    c.emplace_back(weight, rc::Gen<command_ptr<Model>>([=](const rc::Random& r, int size) {  // built when drawn from
+                     const auto made = [=](std::size_t p, auto... drawn) {
+                       return deferred_ops<Model>(label, [=](const Model& m) { return make(m, p, drawn...); });
+                     };
+                     return rc::gen::apply(made, pick, gens...)(r, size);
+                   }));
   };
   const auto bits = rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   add(

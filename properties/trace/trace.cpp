@@ -56,7 +56,6 @@ std::string diff_blocks(const snapshot& e, const snapshot& o) {
   for (const auto& st : e.streams) held += st.blocks.size();
   std::unordered_map<std::int64_t, std::int64_t> to_impl, to_model;
   to_impl.reserve(held), to_model.reserve(held);
-  std::ostringstream s;
   for (std::size_t i = 0; i < e.streams.size(); ++i) {
     const auto &want = e.streams[i].blocks, &got = o.streams[i].blocks;
     const std::string& name = e.streams[i].name;
@@ -76,18 +75,19 @@ std::string diff_blocks(const snapshot& e, const snapshot& o) {
   }
   std::unordered_map<std::int64_t, std::int64_t> refs(o.block_refs.begin(), o.block_refs.end());
   for (const auto& [block, count] : e.block_refs) {
-    const std::int64_t mine = to_impl.count(block) ? to_impl[block] : -1;
-    const std::int64_t got = refs.count(mine) ? refs[mine] : 0;
+    const auto mapped = to_impl.find(block);
+    const std::int64_t mine = mapped == to_impl.end() ? -1 : mapped->second;
+    const auto held_by = refs.find(mine);
+    const std::int64_t got = held_by == refs.end() ? 0 : held_by->second;
     if (got != count)
-      s << "block " << mine << " has reference count " << got << ", expected " << count << " (tables holding it)";
-    if (!s.str().empty()) return s.str();
-    refs.erase(mine);
+      return "block " + std::to_string(mine) + " has reference count " + std::to_string(got) + ", expected " +
+             std::to_string(count) + " (tables holding it)";
+    if (held_by != refs.end()) refs.erase(held_by);
   }
-  if (!refs.empty()) {
-    const auto leaked = std::min_element(refs.begin(), refs.end());  // the lowest id, whatever the hash order
-    s << "block " << leaked->first << " has reference count " << leaked->second << " but no table holds it (leaked)";
-  }
-  return s.str();
+  if (refs.empty()) return "";
+  const auto leaked = std::min_element(refs.begin(), refs.end());  // the lowest id, whatever the hash order
+  return "block " + std::to_string(leaked->first) + " has reference count " + std::to_string(leaked->second) +
+         " but no table holds it (leaked)";
 }
 }  // namespace
 
@@ -223,16 +223,11 @@ std::string describe(const cache_config& c) {
 }
 
 std::string diff(const snapshot& e, const snapshot& o) {
-  std::ostringstream s;
+  // Messages are built only on a difference: this runs after every op of every case.
   for (const auto& [name, value] : e.counters) {
-    bool found = false;
-    for (const auto& [oname, ovalue] : o.counters) {
-      if (oname != name) continue;
-      found = true;
-      if (ovalue != value) s << name << " is " << ovalue << ", expected " << value;
-    }
-    if (!found) s << "counter " << name << " missing";
-    if (!s.str().empty()) return s.str();
+    const auto at = std::find_if(o.counters.begin(), o.counters.end(), [&](const auto& c) { return c.first == name; });
+    if (at == o.counters.end()) return "counter " + name + " missing";
+    if (at->second != value) return name + " is " + std::to_string(at->second) + ", expected " + std::to_string(value);
   }
   if (e.streams.size() != o.streams.size())
     return std::to_string(o.streams.size()) + " streams, expected " + std::to_string(e.streams.size());
@@ -241,27 +236,28 @@ std::string diff(const snapshot& e, const snapshot& o) {
     const std::string where = a.name.empty() ? "" : " of " + a.name;
     if (a.name != b.name) return "stream " + b.name + ", expected " + a.name;
     if (a.d_k != b.d_k || a.d_v != b.d_v || b.keys.size() != b.rows() * b.d_k || b.values.size() != b.rows() * b.d_v ||
-        b.rows() != a.rows())
+        b.rows() != a.rows()) {
+      std::ostringstream s;
       s << "view" << where << " is " << b.keys.size() / (b.d_k ? b.d_k : 1) << " x " << b.d_k << " keys / "
         << b.values.size() / (b.d_v ? b.d_v : 1) << " x " << b.d_v << " values, expected " << a.rows() << " x " << a.d_k
         << " / " << a.rows() << " x " << a.d_v;
-    else
-      for (auto [name, want, got, w] :
-           {std::tuple{"key", &a.keys, &b.keys, a.d_k}, std::tuple{"value", &a.values, &b.values, a.d_v}}) {
-        const bool bounded = want == &a.keys && !a.key_bounds.empty();
-        const std::size_t at = !s.str().empty() ? want->size()
-                               : bounded        ? bounded_mismatch(*want, *got, a.key_bounds)
-                                                : want->mismatch(*got);
-        if (at == want->size()) continue;
-        const std::size_t r = at / w;
-        s << name << " row " << r << where << " is " << row_text(got->copy(r * w, w)) << ", expected "
-          << row_text(want->copy(r * w, w));
-        if (bounded)
-          s << " (entry " << at % w << " off by " << std::abs((*got)[at] - (*want)[at]) << ", bound "
-            << a.key_bounds[at] << ")";
-      }
-    if (s.str().empty() && a.positions != b.positions) s << "positions" << where << " differ";
-    if (!s.str().empty()) return s.str();
+      return s.str();
+    }
+    for (auto [name, want, got, w] :
+         {std::tuple{"key", &a.keys, &b.keys, a.d_k}, std::tuple{"value", &a.values, &b.values, a.d_v}}) {
+      const bool bounded = want == &a.keys && !a.key_bounds.empty();
+      const std::size_t at = bounded ? bounded_mismatch(*want, *got, a.key_bounds) : want->mismatch(*got);
+      if (at == want->size()) continue;
+      const std::size_t r = at / w;
+      std::ostringstream s;
+      s << name << " row " << r << where << " is " << row_text(got->copy(r * w, w)) << ", expected "
+        << row_text(want->copy(r * w, w));
+      if (bounded)
+        s << " (entry " << at % w << " off by " << std::abs((*got)[at] - (*want)[at]) << ", bound " << a.key_bounds[at]
+          << ")";
+      return s.str();
+    }
+    if (a.positions != b.positions) return "positions" + where + " differ";
   }
   return diff_blocks(e, o);
 }

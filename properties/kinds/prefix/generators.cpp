@@ -113,14 +113,14 @@ void queued_free_block(session& s, const cache_config& c, const row_source& src,
 
 case_generator prefix_cases(prefix_mix mix) {
   return [mix](const property& p, const implementation& impl, const run_options& o) {
-    // Many sequences come and go: creates, releases and lookups need longer traces than one sequence.
-    const double trace_scale = p.long_traces ? 4 : 2;
+    const double trace_scale = mix.trace * (p.long_traces ? 2 : 1);
     return run_commands<prefix_model>(
         p, impl, o, config_gen(p.long_traces, o.deep),
         [](const cache_config& c, const numeric_profile& prof, const policy_set& pol) {
           return prefix_model(c, prof, pol);
         },
-        [mix](const prefix_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, trace_scale);
+        [mix](const prefix_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, trace_scale,
+        o.deep ? 0 : quick_max_commands);
   };
 }
 

@@ -10,6 +10,10 @@
 
 namespace kvconform::kinds {
 
+/// The most commands of a quick case of a pool with tokens (prefix, radix, tiered): the first cases, which kill, are
+/// drawn as before; the largest, which cost most, are cut (docs/performance.md §8). Deep cases are not capped.
+inline constexpr int quick_max_commands = 32;
+
 /// Relative weights of the phases a property draws (docs/kinds/prefix.md "Phases"; 0 = never).
 struct phase_mix {
   int lookup = 0;   ///< a waiting sequence whose prompt is a token sequence held before, cut or continued
@@ -41,6 +45,9 @@ struct prefix_mix {
   bool keys = false;                      ///< creates name extra keys 0 to 2 (a cache with extra_keys)
   pool_speculation_mix speculation = {};  ///< prefills, rollbacks and speculative rounds (behind their capabilities)
   phase_mix phases = {};                  ///< the phases (behind the capability `phases` for prefix)
+  /// Commands per RapidCheck size (doubled for a property with long traces): many sequences come and go, so a kind's
+  /// own properties draw 2; the statements, which need no pool history, 1 (docs/performance.md §8).
+  double trace = 2;
 };
 
 /// A driver: `size` distinct prefixes cached and released in turn, some reused and released again,

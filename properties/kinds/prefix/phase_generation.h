@@ -123,7 +123,20 @@ struct step_plan {
   std::size_t chunk = 1;   ///< rows per chunk
   std::size_t keep = 0;    ///< tokens of a held sequence each prompt starts with
   std::uint64_t bits = 0;  ///< the tokens after them
+  /// The ops of the step left out (bit i: the i-th op made): none when drawn, as shrinking drops them one at a time
+  /// (the later ops are made again from the model without them), so that a failure shrinks below whole steps.
+  std::uint32_t dropped = 0;
 };
+
+/// No op dropped, shrinking to each op dropped besides those already (step_plan::dropped).
+inline rc::Gen<std::uint32_t> dropped_ops() {
+  return [](const rc::Random&, int) {
+    return rc::shrinkable::shrinkRecur(std::uint32_t{0}, [](std::uint32_t m) {
+      return rc::seq::map(rc::seq::filter(rc::seq::range(0, 32), [m](int i) { return (m >> i & 1u) == 0; }),
+                          [m](int i) { return m | 1u << i; });
+    });
+  };
+}
 
 /// The ops of a step (a greedy first admit takes every page but what the others' chunks need, is written and
 /// released, and the others still waiting are admitted again: their lookups' pages are evicted), each applied to a copy
@@ -132,8 +145,11 @@ template <class M>
 struct step_builder {
   M m;
   row_source_ptr src;
+  std::uint32_t dropped = 0;
   std::vector<op> ops;
+  std::size_t made = 0;
   void run(op o) {
+    if (made < 32 && (dropped >> made++ & 1u)) return;
     if (o.kind != op_kind::decode) m.apply(o);  // a decode changes nothing, and its problem costs as much as a case
     ops.push_back(std::move(o));
   }
@@ -152,14 +168,24 @@ struct step_builder {
 template <class M>
 pool_command<M> scheduler_step(step_plan plan, bool can_decode, row_source_ptr src) {
   return deferred_ops<M>("scheduler step", [=](const M& state) -> std::optional<std::vector<op>> {
-    step_builder<M> g{state, src, {}};
+    step_builder<M> g{state, src, plan.dropped};
     const std::size_t bs = state.config().block_size, chunk = plan.chunk;
     std::vector<std::vector<std::int64_t>> prompts;
-    for (std::size_t i = 0; i < plan.requests; ++i)  // each continues its own held sequence at its own place
+    // Each continues its own held sequence at its own place; in a greedy step the others continue the newest, whose
+    // request finishes as the step begins, so that their hits are cached pages no table holds: the greedy admit
+    // evicts them before theirs (hit lost before admit).
+    const auto held_from = [&](std::size_t i) { return !plan.greedy ? i : i == 0 ? 1 : 0; };
+    for (std::size_t i = 0; i < plan.requests; ++i)
       prompts.push_back(plan.same_prompt && i > 0 ? prompts[0]
                         : plan.whole && i == 0    ? prompt_of(state, 0, (plan.keep + bs) / bs * bs, {})
-                                                  : prompt_of(state, i, plan.keep + i * (plan.bits % (bs + 1)),
-                                                              tokens_of(plan.bits >> (7 * i), 2 * chunk + 1)));
+                                               : prompt_of(state, held_from(i), plan.keep + i * (plan.bits % (bs + 1)),
+                                                           tokens_of(plan.bits >> (7 * i), 2 * chunk + 1)));
+    if (plan.greedy && !state.history().empty())
+      for (std::int64_t h : state.live())
+        if (!state.waiting(h) && state.tokens(h) == state.history().back().tokens) {
+          g.run(op{.kind = op_kind::release, .seq = h});
+          break;
+        }
     const std::size_t pages = (chunk + bs - 1) / bs;
     std::vector<std::int64_t> hs;
     if (!plan.interleave)
@@ -204,38 +230,43 @@ void add_phase_ops(pool_choices<M>& c, const phase_mix& mix, const M& m, const g
   const auto bits = rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   const auto chunk = uniform_in<std::size_t>(1, 2 * bs + 2);
   const auto src = ctx.src;
-  add<M>(c, mix.lookup,
-         rc::gen::apply(
-             [](std::size_t which, std::size_t keep, std::uint64_t b, bool whole) {
-               return lookup_command<M>(which, keep, tokens_of(b, b % (3 + 2 * (b % 5))), whole);
-             },
-             uniform_in<std::size_t>(0, 4), uniform_in<std::size_t>(0, 3 * bs + 2), bits, rc::gen::arbitrary<bool>()));
-  add<M>(
-      c, live == 0 ? 0 : mix.admit,
-      rc::gen::apply([](std::size_t p, int rule, std::size_t n) { return admit_command<M>(p, rule, n); }, pick,
-                     rc::gen::weightedOneOf<int>({{6, rc::gen::just(0)}, {3, rc::gen::just(1)}, {1, rc::gen::just(2)}}),
-                     chunk));
-  add<M>(c, live == 0 ? 0 : mix.chunk,
-         rc::gen::apply([src](std::size_t p, std::size_t n, std::uint64_t b) { return chunk_command<M>(p, n, b, src); },
-                        pick, chunk, bits));
+  add(c, mix.lookup, [=] {
+    return rc::gen::apply(
+        [](std::size_t which, std::size_t keep, std::uint64_t b, bool whole) {
+          return lookup_command<M>(which, keep, tokens_of(b, b % (3 + 2 * (b % 5))), whole);
+        },
+        uniform_in<std::size_t>(0, 4), uniform_in<std::size_t>(0, 3 * bs + 2), bits, rc::gen::arbitrary<bool>());
+  });
+  add(c, live == 0 ? 0 : mix.admit, [=] {
+    return rc::gen::apply(
+        [](std::size_t p, int rule, std::size_t n) { return admit_command<M>(p, rule, n); }, pick,
+        rc::gen::weightedOneOf<int>({{6, rc::gen::just(0)}, {3, rc::gen::just(1)}, {1, rc::gen::just(2)}}), chunk);
+  });
+  add(c, live == 0 ? 0 : mix.chunk, [=] {
+    return rc::gen::apply(
+        [src](std::size_t p, std::size_t n, std::uint64_t b) { return chunk_command<M>(p, n, b, src); }, pick, chunk,
+        bits);
+  });
   for (const auto& [weight, kind] : {std::pair{mix.retract, op_kind::retract}, {mix.abort, op_kind::abort}}) {
     const op_kind k = kind;
-    add<M>(c, live == 0 ? 0 : weight, rc::gen::map(pick, [k](std::size_t p) { return end_command<M>(k, p, false); }));
+    add(c, live == 0 ? 0 : weight,
+        [=] { return rc::gen::map(pick, [k](std::size_t p) { return end_command<M>(k, p, false); }); });
   }
   for (const op_kind k : {op_kind::admit, op_kind::retract, op_kind::abort})
-    add<M>(c, mix.stale, rc::gen::map(pick, [k](std::size_t p) { return end_command<M>(k, p, true); }));
+    add(c, mix.stale, [=] { return rc::gen::map(pick, [k](std::size_t p) { return end_command<M>(k, p, true); }); });
   auto tails = [](unsigned mask) {  // the tails the mix allows, equally likely
     std::vector<int> allowed{0};
     for (int t = 1; t < 5; ++t)
       if (mask & (1u << t)) allowed.push_back(t);
     return rc::gen::elementOf(allowed);
   };
-  const auto plan = rc::gen::construct<step_plan>(
-      uniform_in<std::size_t>(2, 4), rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>(),
-      rc::gen::arbitrary<bool>(), tails(mix.tails), uniform_in<std::size_t>(1, bs + 2),
-      uniform_in<std::size_t>(0, 3 * bs + 2), bits);
-  add<M>(c, mix.step,
-         rc::gen::map(plan, [decode = ctx.can_decode, src](step_plan p) { return scheduler_step<M>(p, decode, src); }));
+  add(c, mix.step, [=, decode = ctx.can_decode, mask = mix.tails] {
+    const auto plan = rc::gen::construct<step_plan>(
+        uniform_in<std::size_t>(2, 4), rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>(),
+        rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>(), tails(mask), uniform_in<std::size_t>(1, bs + 2),
+        uniform_in<std::size_t>(0, 3 * bs + 2), bits, dropped_ops());
+    return rc::gen::map(plan, [decode, src](step_plan p) { return scheduler_step<M>(p, decode, src); });
+  });
 }
 
 }  // namespace kvconform::kinds::prefix_generation

@@ -124,9 +124,12 @@ pool_command<M> create_command(std::size_t which, std::size_t keep, std::vector<
   });
 }
 
-template <class M>
-void add(pool_choices<M>& c, int weight, std::type_identity_t<rc::Gen<pool_command<M>>> g) {
-  if (weight > 0) c.emplace_back(weight, std::move(g));
+/// Adds the commands `make()` generates at `weight`; the generator is built only when drawn from, as most of a
+/// command's alternatives are not (building them all was most of generation's cost).
+template <class M, class Make>
+void add(pool_choices<M>& c, int weight, Make make) {
+  if (weight > 0)
+    c.emplace_back(weight, rc::Gen<pool_command<M>>([make](const rc::Random& r, int size) { return make()(r, size); }));
 }
 
 /// Appends of the live sequences: ordinary ones (fitting), fills of the whole pool (evicting),
@@ -135,21 +138,24 @@ template <class M>
 void add_appends(pool_choices<M>& c, const prefix_mix& mix, std::size_t live, std::size_t block, row_source_ptr src) {
   const auto pick = rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, live));
   const auto bits = rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
-  auto appends = [&](int weight, const char* label, rc::Gen<rows_rule> rule, rc::Gen<int> bad) {
-    add(c, weight,
-        rc::gen::apply([src, label](std::size_t p, rows_rule r, std::uint64_t b, int ranks,
-                                    int x) { return append_command<M>(label, p, r, b, ranks, x, src); },
-                       pick, std::move(rule), bits, uniform_in(0, 4), std::move(bad)));
+  // rule() and bad() draw the rows and the malformation
+  auto appends = [&](int weight, const char* label, auto rule, auto bad) {
+    add(c, weight, [=] {
+      return rc::gen::apply([src, label](std::size_t p, rows_rule r, std::uint64_t b, int ranks,
+                                         int x) { return append_command<M>(label, p, r, b, ranks, x, src); },
+                            pick, rule(), bits, uniform_in(0, 4), bad());
+    });
   };
-  const auto none = rc::gen::just(0);
-  appends(mix.append, "append",
-          rc::gen::construct<rows_rule>(rc::gen::just(false), uniform_in<std::size_t>(1, 2 * block + 2)), none);
-  appends(mix.fill, "fill", rc::gen::just(rows_rule{true, 0}), none);
-  appends(mix.overfill, "overfill", rc::gen::construct<rows_rule>(rc::gen::just(true), uniform_in<std::size_t>(1, 3)),
-          none);
-  appends(mix.empty, "empty append", rc::gen::just(rows_rule{false, 0}), none);
-  appends(mix.bad_shape, "bad shape",
-          rc::gen::construct<rows_rule>(rc::gen::just(false), uniform_in<std::size_t>(1, 3)), uniform_in(1, 3));
+  const auto none = [] { return rc::gen::just(0); };
+  auto rows = [](bool all, std::size_t most) {
+    return [=] { return rc::gen::construct<rows_rule>(rc::gen::just(all), uniform_in<std::size_t>(1, most)); };
+  };
+  auto just = [](rows_rule r) { return [=] { return rc::gen::just(r); }; };
+  appends(mix.append, "append", rows(false, 2 * block + 2), none);
+  appends(mix.fill, "fill", just({true, 0}), none);
+  appends(mix.overfill, "overfill", rows(true, 3), none);
+  appends(mix.empty, "empty append", just({false, 0}), none);
+  appends(mix.bad_shape, "bad shape", rows(false, 3), [] { return uniform_in(1, 3); });
 }
 
 /// Creates (fresh, or looking up a prefix held before), forks, releases, decodes and stale handles.
@@ -161,23 +167,28 @@ void add_sequence_ops(pool_choices<M>& c, const prefix_mix& mix, const M& m, boo
   if (mix.keys) {  // a lookup names its sequence's key, or more often another (which must find nothing of its)
     const auto key = rc::gen::weightedOneOf<std::int64_t>(
         {{1, rc::gen::just<std::int64_t>(-1)}, {3, uniform_in<std::int64_t>(0, 3)}});
-    add(c, creates,
-        rc::gen::apply([](std::uint64_t b, std::int64_t k) { return create_command<M>(0, 0, tokens_of(b, b % 3), k); },
-                       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), key));
-    add(c, mix.reuse,
-        rc::gen::apply([](std::size_t which, std::size_t keep, std::uint64_t b,
-                          std::int64_t k) { return create_command<M>(which, keep, tokens_of(b, b % 2), k); },
-                       uniform_in<std::size_t>(0, 4), uniform_in<std::size_t>(0, 3 * block + 2),
-                       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), key));
+    add(c, creates, [=] {
+      return rc::gen::apply(
+          [](std::uint64_t b, std::int64_t k) { return create_command<M>(0, 0, tokens_of(b, b % 3), k); },
+          rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), key);
+    });
+    add(c, mix.reuse, [=] {
+      return rc::gen::apply([](std::size_t which, std::size_t keep, std::uint64_t b,
+                               std::int64_t k) { return create_command<M>(which, keep, tokens_of(b, b % 2), k); },
+                            uniform_in<std::size_t>(0, 4), uniform_in<std::size_t>(0, 3 * block + 2),
+                            rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), key);
+    });
   } else {
-    add(c, creates, rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()), [](std::uint64_t b) {
-          return create_command<M>(0, 0, tokens_of(b, b % 3));
-        }));
-    add(c, mix.reuse,
-        rc::gen::apply([](std::size_t which, std::size_t keep,
-                          std::uint64_t b) { return create_command<M>(which, keep, tokens_of(b, b % 2)); },
-                       uniform_in<std::size_t>(0, 4), uniform_in<std::size_t>(0, 3 * block + 2),
-                       rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+    add(c, creates, [] {
+      return rc::gen::map(rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()),
+                          [](std::uint64_t b) { return create_command<M>(0, 0, tokens_of(b, b % 3)); });
+    });
+    add(c, mix.reuse, [=] {
+      return rc::gen::apply([](std::size_t which, std::size_t keep,
+                               std::uint64_t b) { return create_command<M>(which, keep, tokens_of(b, b % 2)); },
+                            uniform_in<std::size_t>(0, 4), uniform_in<std::size_t>(0, 3 * block + 2),
+                            rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>()));
+    });
   }
   const int decode = can_decode ? mix.decode : 0, bad_decode = can_decode ? mix.bad_decode : 0;
   for (const auto& [weight, which, stale, bad] : {std::tuple{mix.fork, op_kind::fork, false, false},
@@ -188,7 +199,9 @@ void add_sequence_ops(pool_choices<M>& c, const prefix_mix& mix, const M& m, boo
     const op_kind kind = which;  // plain copies: clang 14 cannot capture structured bindings
     const bool gone = stale, wide = bad;
     if (live > 0 || gone)
-      add(c, weight, rc::gen::map(pick, [=](std::size_t p) { return sequence_command<M>(kind, p, gone, wide, src); }));
+      add(c, weight, [=] {
+        return rc::gen::map(pick, [=](std::size_t p) { return sequence_command<M>(kind, p, gone, wide, src); });
+      });
   }
 }
 

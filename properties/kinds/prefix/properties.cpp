@@ -26,6 +26,12 @@ constexpr const char* accounting =
     "after every op free + evictable + held = num_blocks and every held block's count equals the tables holding it";
 }  // namespace summaries
 
+/// The statements' cases: short traces, as they need no pool history (prefix_mix::trace).
+case_generator statement_cases(prefix_mix m) {
+  m.trace = 1;
+  return prefix_cases(m);
+}
+
 /// Lookups of prefixes held before, among creates, releases and fills that run the pool dry.
 constexpr prefix_mix lookups{.append = 4, .fill = 2, .decode = 1, .create = 1, .reuse = 4, .fork = 1, .release = 3};
 }  // namespace
@@ -89,7 +95,7 @@ void add_phase_properties(std::vector<property>& ps, cache_kind kind, case_gener
 }
 
 void add_prefix_properties(std::vector<property>& ps) {
-  add_statements<prefix_mix>(ps, prefix, prefix_cases, {.stale = 2});
+  add_statements<prefix_mix>(ps, prefix, statement_cases, {.stale = 2});
   auto own = [&](const char* name, const char* summary, prefix_mix mix) -> property& {
     return add_property(ps, prefix, name, summary, prefix_cases(mix));
   };

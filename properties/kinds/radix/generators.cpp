@@ -51,14 +51,14 @@ config_gens config_gen(bool long_traces, bool deep) {
 
 case_generator radix_cases(prefix_mix mix) {
   return [mix](const property& p, const implementation& impl, const run_options& o) {
-    // A step is one command of a dozen ops: the early, small cases still hold several.
-    const double trace_scale = mix.phases.step == 0 || p.long_traces ? 4 : 2;
+    const double trace_scale = mix.trace * (p.long_traces ? 2 : 1);
     return run_commands<radix_model>(
         p, impl, o, config_gen(p.long_traces, o.deep),
         [](const cache_config& c, const numeric_profile& prof, const policy_set& pol) {
           return radix_model(c, prof, pol);
         },
-        [mix](const radix_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, trace_scale);
+        [mix](const radix_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, trace_scale,
+        o.deep ? 0 : quick_max_commands);
   };
 }
 

@@ -10,15 +10,23 @@ namespace kvconform::kinds {
 namespace {
 constexpr cache_kind radix = cache_kind::radix;
 
-/// The pool's mixes (prefix's) with the kind's phases at their default weights: the statements every kind has.
-case_generator pool_cases(prefix_mix m) {
+/// The statements every kind has: the pool's mixes (prefix's) with the kind's phases, a scheduler step now and then,
+/// and short traces (prefix_mix::trace).
+case_generator statement_cases(prefix_mix m) {
   m.phases = radix_phases;
+  m.phases.step = 1;
+  m.trace = 1;
+  return radix_cases(m);
+}
+/// Short traces for prefill and rollback, whose rewrites run every op twice.
+case_generator short_cases(prefix_mix m) {
+  m.trace = 1;
   return radix_cases(m);
 }
 }  // namespace
 
 void add_radix_properties(std::vector<property>& ps) {
-  add_statements<prefix_mix>(ps, radix, pool_cases, {.stale = 2});
+  add_statements<prefix_mix>(ps, radix, statement_cases, {.stale = 2});
   add_phase_properties(ps, radix, radix_cases, {});
   add_property(
       ps, radix, "radix_lock_accounting",
@@ -37,7 +45,7 @@ void add_radix_properties(std::vector<property>& ps) {
       .long_traces = true;
   // prefix's, with no phases where a rewrite runs: like a release, a retract or an abort may let go of blocks a
   // chunk registered that the whole prefill registers differently (docs/kinds/prefix.md)
-  add_prefix_speculation(ps, radix, radix_cases);
+  add_prefix_speculation(ps, radix, short_cases);
 }
 
 namespace {

@@ -264,62 +264,73 @@ tiered_command round_trip(round_trip_plan plan, std::uint64_t bits, std::shared_
   });
 }
 
+/// true with weight `yes` against `no`, shrinking towards false.
+rc::Gen<bool> either(int no, int yes) {
+  return rc::gen::map(uniform_in(0, std::max(no + yes, 1)), [no](int r) { return r >= no; });
+}
+/// The tails `mask` allows, equally likely.
+rc::Gen<int> tails(unsigned mask) {
+  std::vector<int> allowed;
+  for (int t = 0; t < 5; ++t)
+    if (mask & (1u << t)) allowed.push_back(t);
+  return rc::gen::elementOf(allowed.empty() ? std::vector<int>{0} : allowed);
+}
+
 void add_tier_ops(choices& c, const tiered_mix& mix, const tiered_model& m, const gen_context& ctx) {
   const std::size_t live = m.live().size();
   const auto pick = rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, live + 3));
   const auto bits = rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   const auto disk = rc::gen::weightedOneOf<bool>({{3, rc::gen::just(false)}, {1, rc::gen::just(true)}});
   const auto src = ctx.src;
-  add<tiered_model>(c, live == 0 ? 0 : mix.prompt,
-                    rc::gen::apply([src](std::size_t p, std::size_t n) { return prompt_append(p, n, src); }, pick,
-                                   uniform_in<std::size_t>(1, 3 * m.tier_rows() + 1)));
-  add<tiered_model>(
-      c, live == 0 ? 0 : mix.store,
-      rc::gen::apply([](std::size_t p, int which, bool d) { return store_command(p, which, d); }, pick,
-                     rc::gen::weightedOneOf<int>({{6, rc::gen::just(0)}, {2, rc::gen::just(1)}, {1, rc::gen::just(2)}}),
-                     disk));
-  add<tiered_model>(c, live == 0 ? 0 : mix.load,
-                    rc::gen::apply([](std::size_t p, bool d) { return load_command(p, d); }, pick, disk));
+  const std::size_t tier_rows = m.tier_rows();
+  add(c, live == 0 ? 0 : mix.prompt, [=] {
+    return rc::gen::apply([src](std::size_t p, std::size_t n) { return prompt_append(p, n, src); }, pick,
+                          uniform_in<std::size_t>(1, 3 * tier_rows + 1));
+  });
+  add(c, live == 0 ? 0 : mix.store, [=] {
+    return rc::gen::apply(
+        [](std::size_t p, int which, bool d) { return store_command(p, which, d); }, pick,
+        rc::gen::weightedOneOf<int>({{6, rc::gen::just(0)}, {2, rc::gen::just(1)}, {1, rc::gen::just(2)}}), disk);
+  });
+  add(c, live == 0 ? 0 : mix.load,
+      [=] { return rc::gen::apply([](std::size_t p, bool d) { return load_command(p, d); }, pick, disk); });
   const std::size_t pending = m.pending().size();
   for (const auto& [weight, fail] : {std::pair{mix.complete, false}, {mix.fail, true}}) {
     const bool failing = fail;
-    add<tiered_model>(c, pending == 0 ? 0 : weight,
-                      rc::gen::map(uniform_in<std::size_t>(0, pending + 1),
-                                   [failing](std::size_t p) { return end_command(p, failing, false); }));
-    add<tiered_model>(c, weight > 0 ? mix.stale : 0,
-                      rc::gen::map(uniform_in<std::size_t>(0, 3),
-                                   [failing](std::size_t p) { return end_command(p, failing, true); }));
+    add(c, pending == 0 ? 0 : weight, [=] {
+      return rc::gen::map(uniform_in<std::size_t>(0, pending + 1),
+                          [failing](std::size_t p) { return end_command(p, failing, false); });
+    });
+    add(c, weight > 0 ? mix.stale : 0, [=] {
+      return rc::gen::map(uniform_in<std::size_t>(0, 3),
+                          [failing](std::size_t p) { return end_command(p, failing, true); });
+    });
   }
-  add<tiered_model>(c, mix.evict,
-                    rc::gen::apply([](std::int64_t t, std::int64_t n) { return evict_command(t, n); },
-                                   uniform_in<std::int64_t>(0, 3), uniform_in<std::int64_t>(1, 3)));
-  add<tiered_model>(c, mix.put,
-                    rc::gen::apply([src](std::size_t which, bool d,
-                                         std::uint64_t b) { return put_command(which, d, tokens_of(b, 1), src); },
-                                   uniform_in<std::size_t>(0, 4), disk, bits));
+  add(c, mix.evict, [=] {
+    return rc::gen::apply([](std::int64_t t, std::int64_t n) { return evict_command(t, n); },
+                          uniform_in<std::int64_t>(0, 3), uniform_in<std::int64_t>(1, 3));
+  });
+  add(c, mix.put, [=] {
+    return rc::gen::apply(
+        [src](std::size_t which, bool d, std::uint64_t b) { return put_command(which, d, tokens_of(b, 1), src); },
+        uniform_in<std::size_t>(0, 4), disk, bits);
+  });
   // Each choice shrinks towards the shorter trip: a put, the device letting go of everything, no tail.
-  auto either = [](int no, int yes) {
-    return rc::gen::map(uniform_in(0, std::max(no + yes, 1)), [no](int r) { return r >= no; });
-  };
-  auto tails = [](unsigned mask) {  // the tails the mix allows, equally likely
-    std::vector<int> allowed;
-    for (int t = 0; t < 5; ++t)
-      if (mask & (1u << t)) allowed.push_back(t);
-    return rc::gen::elementOf(allowed.empty() ? std::vector<int>{0} : allowed);
-  };
-  const auto plan = rc::gen::construct<round_trip_plan>(
-      either(mix.via_put, mix.via_store), either(3, 1), rc::gen::arbitrary<bool>(),
-      rc::gen::map(either(mix.evict_all, mix.evict_last), [](bool last) { return !last; }),
-      rc::gen::map(either(1, 1), [](bool whole) { return !whole; }),  // towards a device part: one put trip shows both
-      uniform_in<std::size_t>(1, 3), tails(mix.store_tails), tails(mix.load_tails));
-  add<tiered_model>(
-      c, mix.round_trip,
-      rc::gen::apply([src](round_trip_plan p, std::uint64_t b) { return round_trip(p, b, src); }, plan, bits));
+  add(c, mix.round_trip, [=] {
+    const auto plan = rc::gen::construct<round_trip_plan>(
+        either(mix.via_put, mix.via_store), either(3, 1), rc::gen::arbitrary<bool>(),
+        rc::gen::map(either(mix.evict_all, mix.evict_last), [](bool last) { return !last; }),
+        rc::gen::map(either(1, 1),
+                     [](bool whole) { return !whole; }),  // towards a device part: one put trip shows both
+        uniform_in<std::size_t>(1, 3), tails(mix.store_tails), tails(mix.load_tails));
+    return rc::gen::apply([src](round_trip_plan p, std::uint64_t b) { return round_trip(p, b, src); }, plan, bits);
+  });
   // Creates whose prompts the tiers may hold: whole, cut to tier blocks, or one token more.
-  add<tiered_model>(c, mix.pool.reuse,
-                    rc::gen::apply([](std::size_t which, bool whole,
-                                      std::uint64_t b) { return prompt_create(which, whole, tokens_of(b, b % 2)); },
-                                   uniform_in<std::size_t>(0, 4), rc::gen::arbitrary<bool>(), bits));
+  add(c, mix.pool.reuse, [=] {
+    return rc::gen::apply(
+        [](std::size_t which, bool whole, std::uint64_t b) { return prompt_create(which, whole, tokens_of(b, b % 2)); },
+        uniform_in<std::size_t>(0, 4), rc::gen::arbitrary<bool>(), bits);
+  });
 }
 
 rc::Gen<tiered_command> op_gen(const tiered_mix& mix, const tiered_model& m, const gen_context& ctx) {
@@ -369,7 +380,8 @@ case_generator tiered_cases(tiered_mix mix) {
         [](const cache_config& c, const numeric_profile& prof, const policy_set& pol) {
           return tiered_model(c, prof, pol);
         },
-        [mix](const tiered_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, trace_scale);
+        [mix](const tiered_model& m, const gen_context& ctx) { return op_gen(mix, m, ctx); }, trace_scale,
+        o.deep ? 0 : quick_max_commands);
   };
 }
 
