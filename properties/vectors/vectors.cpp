@@ -93,6 +93,11 @@ json observations(const trace& t, const numeric_profile& prof, bool& any_refused
     json counters = json::object();
     for (const auto& [name, value] : snap.counters) counters[name] = value;
     o["state"] = {{"streams", streams}, {"counters", counters}};
+    if (!snap.block_refs.empty()) {  // a reference count is a bug's only symptom now and then (a lock not taken)
+      json refs = json::array();
+      for (const auto& [block, count] : snap.block_refs) refs.push_back({block, count});
+      o["state"]["block_refs"] = refs;
+    }
     out.push_back(std::move(o));
   }
   return out;

@@ -36,9 +36,13 @@ json observation_schema() {
                                                           {"key_bounds", numbers},
                                                           {"key_groups", groups},
                                                           {"value_groups", groups}});
-  const json state = object({"streams", "counters"},
-                            {{"streams", {{"type", "array"}, {"items", stream}}},
-                             {"counters", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}}});
+  const json state =
+      object({"streams", "counters"},
+             {{"streams", {{"type", "array"}, {"items", stream}}},
+              {"counters", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}},
+              {"block_refs",
+               {{"type", "array"},
+                {"items", {{"type", "array"}, {"items", {{"type", "integer"}}}, {"minItems", 2}, {"maxItems", 2}}}}}});
   json observation =
       object({"op", "outcome", "state"},
              {{"op", {{"type", "integer"}, {"minimum", 0}}},

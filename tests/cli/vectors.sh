@@ -28,7 +28,7 @@ contains out.txt "11 files: "
 contains out.txt " 0 failed"
 for bug in flat-strict-capacity flat-no-copy ring-bulk-evicts-sinks growing-doubles paged-fork-without-cow \
     prefix-hash-without-parent beam-reorder-aliases hybrid-global-layers-windowed tiered-failed-store-leaks-slot \
-    recurrent-rollback-no-op radix-registers-before-write; do
+    recurrent-rollback-no-op radix-registers-before-write tiered-reuse-pending-source radix-lock-skips-matched-node; do
   run 1 "$py" "$root/examples/python/check_vectors.py" vec --bug "$bug"
   contains out.txt "(kills mutant $bug "
 done
