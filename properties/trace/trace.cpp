@@ -225,7 +225,8 @@ std::string describe(const cache_config& c) {
 std::string diff(const snapshot& e, const snapshot& o) {
   // Messages are built only on a difference: this runs after every op of every case.
   for (const auto& [name, value] : e.counters) {
-    const auto at = std::find_if(o.counters.begin(), o.counters.end(), [&](const auto& c) { return c.first == name; });
+    auto at = o.counters.begin();  // a loop, not find_if: clang 14 cannot capture a structured binding
+    while (at != o.counters.end() && at->first != name) ++at;
     if (at == o.counters.end()) return "counter " + name + " missing";
     if (at->second != value) return name + " is " + std::to_string(at->second) + ", expected " + std::to_string(value);
   }
