@@ -75,9 +75,9 @@ def state_problem(got, want):
     got_refs = {block: count for block, count in got.get("block_refs", [])}
     for block, count in want.get("block_refs", []):
         mine = renaming.get(("want", block))
-        if got_refs.pop(mine, 0) != count:
-            return f"block {mine} has reference count {dict(got.get('block_refs', [])).get(mine, 0)}, expected {count} " \
-                   "(tables holding it)"
+        held = got_refs.pop(mine, 0)
+        if held != count:
+            return f"block {mine} has reference count {held}, expected {count} (tables holding it)"
     if got_refs:
         block = min(got_refs)
         return f"block {block} has reference count {got_refs[block]} but no table holds it (leaked)"

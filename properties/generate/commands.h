@@ -167,6 +167,13 @@ rc::Gen<T> weighted(std::vector<std::pair<int, rc::Gen<T>>> choices) {
   });
 }
 
+/// The generator `make()` returns, built only when drawn from: most of a command's alternatives are not, and building
+/// them all was most of generation's cost. Same draws as make() itself.
+template <class Make>
+auto lazy_gen(Make make) -> decltype(make()) {
+  return [make](const rc::Random& r, int size) { return make()(r, size); };
+}
+
 /// What a kind's op generator gets besides the model state (its op mix it captures itself).
 struct gen_context {
   std::shared_ptr<const row_source> src;  ///< the trace's input class and anchor

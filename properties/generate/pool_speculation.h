@@ -148,11 +148,11 @@ void add_pool_speculation(std::vector<std::pair<int, rc::Gen<command_ptr<Model>>
   const auto pick = rc::gen::oneOf(rc::gen::just<std::size_t>(0), uniform_in<std::size_t>(0, 4));
   auto add = [&](int weight, bool can, const char* label, auto make, auto... gens) {
     if (weight <= 0 || !can) return;
-    c.emplace_back(weight, rc::Gen<command_ptr<Model>>([=](const rc::Random& r, int size) {  // built when drawn from
+    c.emplace_back(weight, lazy_gen([=] {  // built when drawn from
                      const auto made = [=](std::size_t p, auto... drawn) {
                        return deferred_ops<Model>(label, [=](const Model& m) { return make(m, p, drawn...); });
                      };
-                     return rc::gen::apply(made, pick, gens...)(r, size);
+                     return rc::gen::apply(made, pick, gens...);
                    }));
   };
   const auto bits = rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());

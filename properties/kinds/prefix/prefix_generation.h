@@ -124,12 +124,10 @@ pool_command<M> create_command(std::size_t which, std::size_t keep, std::vector<
   });
 }
 
-/// Adds the commands `make()` generates at `weight`; the generator is built only when drawn from, as most of a
-/// command's alternatives are not (building them all was most of generation's cost).
+/// Adds the commands `make()` generates at `weight`, built only when drawn from (lazy_gen).
 template <class M, class Make>
 void add(pool_choices<M>& c, int weight, Make make) {
-  if (weight > 0)
-    c.emplace_back(weight, rc::Gen<pool_command<M>>([make](const rc::Random& r, int size) { return make()(r, size); }));
+  if (weight > 0) c.emplace_back(weight, lazy_gen(std::move(make)));
 }
 
 /// Appends of the live sequences: ordinary ones (fitting), fills of the whole pool (evicting),
