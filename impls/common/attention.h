@@ -30,6 +30,10 @@ struct attention_kernel {
   /// Masked rows are left out entirely (weight exactly 0), not given a very low score.
   static constexpr bool exclude_masked = true;
   static constexpr double masked_score = 0;  ///< the score a masked row gets when not excluded
+  /// Learned sinks and soft caps (docs/numerics.md §7): a sink's logit joins the normaliser, not key 0's score; the
+  /// cap bends the scores, before the softmax.
+  static constexpr bool sink_as_key0_bias = false;
+  static constexpr bool cap_after_softmax = false;
   static value_type exp(value_type x) { return std::exp(x); }
   static score_type scale(std::size_t d_k) { return score_type(1) / std::sqrt(score_type(d_k)); }
 };
@@ -66,21 +70,28 @@ void accumulate_row(V* out, V w, const T* v, std::size_t d) {
   }
 }
 
-/// s_i = k_i . q / sqrt(d_k), w = softmax(s), output = sum_i w_i v_i, over the rows i with
-/// `live(i)` (a mask: the others take weight exactly 0 and are never read, so padding may hold
-/// anything). No live row gives zero output and zero weights rather than 0/0. `key(i)` and
-/// `value(i)` return pointers to row i, so contiguous, ring, block and batched layouts share
-/// this one routine.
+/// What a declared attention adds to one decode (docs/numerics.md §7): the soft cap c (0: none) and the learned
+/// sink's logit of the decode's head.
+struct score_terms {
+  double softcap = 0;
+  bool has_sink = false;
+  double sink = 0;
+};
+
+/// s_i = k_i . q / sqrt(d_k) (capped, with a sink, as `t` says), w = softmax(s), output = sum_i w_i v_i, over the rows
+/// i with `live(i)` (a mask: the others take weight exactly 0 and are never read, so padding may hold anything). No
+/// live row gives zero output and zero weights rather than 0/0. `key(i)` and `value(i)` return pointers to row i, so
+/// contiguous, ring, block and batched layouts share this one routine.
 template <class Kernel = attention_kernel, class KeyRow, class ValueRow, class Live>
 decode_result attend(std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key, ValueRow value,
-                     Live live) {
+                     Live live, const score_terms& t = {}) {
   using S = typename Kernel::score_type;
   using V = typename Kernel::value_type;
   std::vector<V> w(n, V(0));
   std::vector<char> used(n);
   const S scale = Kernel::scale(d_k);
   V m = -std::numeric_limits<V>::infinity();
-  bool any = false;
+  bool any = false, any_bias = false;
   for (std::size_t i = 0; i < n; ++i) {
     used[i] = live(i) || !Kernel::exclude_masked;
     if (!used[i]) continue;
@@ -88,18 +99,23 @@ decode_result attend(std::size_t n, std::size_t d_k, std::size_t d_v, const doub
     // Plain IEEE arithmetic over stored infinities: a key scoring -inf takes weight 0, a NaN or
     // +inf score makes every output NaN (docs/numerics.md §4.5).
     w[i] = live(i) ? V(dot_product<S>(key(i), q, d_k) * scale) : V(Kernel::masked_score);
+    if (live(i) && t.softcap > 0 && !Kernel::cap_after_softmax) w[i] = V(t.softcap) * std::tanh(w[i] / V(t.softcap));
+    if (live(i) && t.has_sink && Kernel::sink_as_key0_bias && !any_bias) w[i] += V(t.sink), any_bias = true;
     if (i < Kernel::max_rows) m = std::max(m, w[i]);
   }
+  const bool sink = t.has_sink && !Kernel::sink_as_key0_bias;
   decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(d_v)),
                   Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n))};
   if (!any) return r;
-  V l = 0;
+  if (sink) m = std::max(m, V(t.sink));
+  V l = sink ? Kernel::exp(Kernel::subtract_max ? V(t.sink) - m : V(t.sink)) : V(0);
   for (std::size_t i = 0; i < n; ++i)
     if (used[i]) l += (w[i] = Kernel::exp(Kernel::subtract_max ? w[i] - m : w[i]));
   std::vector<V> o(d_v, V(0));
   for (std::size_t i = 0; i < n; ++i) {
     if (!used[i]) continue;
     w[i] /= l;
+    if (Kernel::cap_after_softmax && t.softcap > 0) w[i] = V(t.softcap) * std::tanh(w[i] / V(t.softcap));
     accumulate_row<V>(o.data(), w[i], value(i), d_v);
   }
   for (std::size_t c = 0; c < d_v; ++c) r.output[static_cast<Eigen::Index>(c)] = double(o[c]);
@@ -111,12 +127,12 @@ decode_result attend(std::size_t n, std::size_t d_k, std::size_t d_v, const doub
 /// with sees(i, j). Output (m, d_v) and weights (m, n) row-major, as one decode_result (docs/design.md §2.3).
 template <class Kernel = attention_kernel, class KeyRow, class ValueRow, class Sees>
 decode_result attend_causal(std::size_t m, std::size_t n, std::size_t d_k, std::size_t d_v, const double* q, KeyRow key,
-                            ValueRow value, Sees sees) {
+                            ValueRow value, Sees sees, const score_terms& t = {}) {
   decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(m * d_v)),
                   Eigen::VectorXd::Zero(static_cast<Eigen::Index>(m * n))};
   for (std::size_t i = 0; i < m; ++i) {
-    const decode_result one =
-        attend<Kernel>(n, d_k, d_v, q + i * d_k, key, value, [&](std::size_t j) { return sees(i, j); });
+    const decode_result one = attend<Kernel>(
+        n, d_k, d_v, q + i * d_k, key, value, [&](std::size_t j) { return sees(i, j); }, t);
     r.output.segment(static_cast<Eigen::Index>(i * d_v), static_cast<Eigen::Index>(d_v)) = one.output;
     r.weights.segment(static_cast<Eigen::Index>(i * n), static_cast<Eigen::Index>(n)) = one.weights;
   }

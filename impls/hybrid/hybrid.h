@@ -66,9 +66,8 @@ class basic_hybrid {
     for (std::size_t b = num_blocks; b > 0; --b) free_.push_back(b - 1);
   }
 
-  /// A new sequence with the encoder's rows (cross, d_k) and (cross, d_v) in its cross layer; 0-row arrays when
-  /// there is none. shape_error for other shapes, capacity_error when the pool lacks their blocks. With prefix
-  /// caching it then holds the longest prefix of `prompt` whose blocks every writing group holds (hit).
+  /// A new sequence with the encoder's rows (cross, d_k) and (cross, d_v) (0 rows: none) in its cross layer, or
+  /// shape_error, capacity_error. With prefix caching it holds the longest prefix of `prompt` every group holds.
   seq_id create(array_view enc_k, array_view enc_v, std::span<const std::int64_t> prompt = {}) {
     const std::size_t e = shape_.cross;
     if (enc_k.rank != 2 || enc_v.rank != 2 || enc_k.dims[0] != e || enc_v.dims[0] != e || enc_k.dims[1] != d_k_ ||
@@ -110,12 +109,14 @@ class basic_hybrid {
     extend(find(s), k, v, tokens, false);
   }
 
-  /// An append whose q (layers, n, d_k) holds each layer's query of each step: output (layers, n, d_v), weights per
-  /// layer and step over the rows the layer held and the new ones (docs/kinds/hybrid.md). Refused as append, or shape.
-  decode_result prefill(seq_id s, array_view k, array_view v, array_view q, std::span<const std::int64_t> tokens = {}) {
+  /// An append whose q (layers, n, d_k) holds each layer's query of each step, and `sinks` each layer's logit when
+  /// declared: output (layers, n, d_v), weights per layer and step (docs/kinds/hybrid.md). Refused as append, or shape.
+  decode_result prefill(seq_id s, array_view k, array_view v, array_view q, std::span<const std::int64_t> tokens = {},
+                        array_view sinks = {}) {
     sequence& sq = find(s);
     if (q.rank != 3 || q.dims[0] != layers_.size() || (k.rank == 3 && q.dims[1] != k.dims[1]) || q.dims[2] != d_k_)
       throw shape_error("prefill: q must be (layers, n, d_k)");
+    for (std::size_t l = 0; l < layers_.size(); ++l) layer_terms<Rules>(sinks, layers_, l, true);  // before any change
     const std::size_t before = sq.len;
     std::vector<std::vector<std::size_t>> rows;  // per layer: the positions its queries may read
     for (const hybrid_layer& x : layers_) rows.push_back(positions(sq, x, before, k.rank == 3 ? k.dims[1] : 0));
@@ -134,7 +135,8 @@ class basic_hybrid {
           [&](std::size_t i, std::size_t j) {
             const std::size_t p = at[j], last = Rules::window_per_query ? before + i : sq.len - 1;
             return cross || (p <= before + i && (!windowed || p < keep || p + (W - keep) > last));
-          });
+          },
+          layer_terms<Rules>(sinks, layers_, l, true));
       r.output.segment(static_cast<Eigen::Index>(l * n * d_v_), static_cast<Eigen::Index>(n * d_v_)) = one.output;
       weights.insert(weights.end(), one.weights.begin(), one.weights.end());
     }
@@ -143,17 +145,18 @@ class basic_hybrid {
     return r;
   }
 
-  /// One decode over the rows layer `layer` of s reads. index_error for an unknown s or layer, shape_error unless
-  /// q is 1-D of width d_k, empty_error when the layer has no rows.
-  decode_result decode_step(seq_id s, std::size_t layer, array_view q) const {
+  /// One decode over the rows layer `layer` of s reads (with its sink logit when declared). index_error, shape_error
+  /// (q not 1-D of width d_k, sinks), empty_error.
+  decode_result decode_step(seq_id s, std::size_t layer, array_view q, array_view sinks = {}) const {
     const sequence& sq = find(s);
     if (layer >= layers_.size()) throw index_error("decode_step: no such layer");
     if (q.rank != 1 || q.dims[0] != d_k_) throw shape_error("decode_step: q must be 1-D of width d_k");
+    const score_terms t = layer_terms<Rules>(sinks, layers_, layer, false);
     const std::vector<Eigen::Index> rows = read_rows(sq, layers_[layer]);
     if (rows.empty()) throw empty_error("decode_step: the layer holds no rows");
     return attend(
         rows.size(), d_k_, d_v_, q.data, [&](std::size_t i) { return k_.data() + rows[i] * k_.cols(); },
-        [&](std::size_t i) { return v_.data() + rows[i] * v_.cols(); });
+        [&](std::size_t i) { return v_.data() + rows[i] * v_.cols(); }, [](std::size_t) { return true; }, t);
   }
 
   /// Copies of the rows layer `layer` of s reads, in order.
@@ -336,12 +339,7 @@ class basic_hybrid {
     const auto b = static_cast<std::size_t>(table(q, g)[p / bs_]);
     const Eigen::Index at = written_slot(b, li, p % bs_);
     const std::size_t f = format_[b] == hybrid_group::sliding ? 1 : 0;  // the cross group stores as the full one
-    store(ks_[f], k, k_.data() + at * k_.cols()), store(vs_[f], v, v_.data() + at * v_.cols());
-  }
-  /// A row in its side's element format: each value rounded as it arrives, no state across rows.
-  static void store(side& s, const double* in, double* out) {
-    stream_state none;
-    s.append(none, 0, in, out, true, [](std::size_t) { return typename side::row_at{0, nullptr}; });
+    store_row(ks_[f], k, k_.data() + at * k_.cols()), store_row(vs_[f], v, v_.data() + at * v_.cols());
   }
   /// The pool rows layer x of q reads, in order: every row, or for a windowed group the sinks and the window.
   std::vector<Eigen::Index> read_rows(const sequence& q, const hybrid_layer& x) const {

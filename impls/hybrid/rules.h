@@ -4,8 +4,12 @@
 #include <cstddef>
 #include <vector>
 
+#include <kvconform/array_view.h>
+#include <kvconform/errors.h>
 #include <kvconform/hybrid.h>
+#include "impls/common/attention.h"
 #include "impls/common/row_storage.h"
+#include "oracle/numeric/attention_semantics.h"
 
 namespace kvconform {
 
@@ -37,6 +41,10 @@ struct hybrid_rules {
   /// The policy refused_append=frees_passed: a refused append still gives back the blocks its first new row no
   /// longer reads (vLLM's allocate_slots).
   static constexpr bool refused_frees = false;
+  /// The attention every layer computes besides the window (docs/numerics.md §7): learned sinks, a soft cap.
+  static constexpr attention_semantics attention{};
+  /// Whether a sliding layer's decode keeps its learned sink (a mutant's windowed path drops it).
+  static constexpr bool sink_in_window = true;
   /// Takes `need` blocks off the free list in pop order (a fresh pool hands out ascending blocks).
   static std::vector<std::size_t> take(std::vector<std::size_t>& free, std::size_t need) {
     std::vector<std::size_t> taken(free.rbegin(), free.rbegin() + static_cast<std::ptrdiff_t>(need));
@@ -44,6 +52,25 @@ struct hybrid_rules {
     return taken;
   }
 };
+
+/// A row in its side's element format: each value rounded as it arrives, no state across rows.
+template <class Side>
+void store_row(Side& s, const double* in, double* out) {
+  stream_state none;
+  s.append(none, 0, in, out, true, [](std::size_t) { return typename Side::row_at{0, nullptr}; });
+}
+
+/// Layer l's declared soft cap and learned sink (docs/numerics.md §7): `sinks` holds one logit per layer for a
+/// prefill (`all`), one for a decode; shape_error otherwise. A sliding layer of a mutant's windowed path drops it.
+template <class Rules, class Layers>
+score_terms layer_terms(array_view sinks, const Layers& layers, std::size_t l, bool all) {
+  constexpr attention_semantics a = Rules::attention;
+  const bool learned = a.sinks == sink_kind::learned;
+  if (learned && (sinks.rank != 1 || sinks.dims[0] != (all ? layers.size() : 1)))
+    throw shape_error("sinks: one logit per layer attended");
+  const bool sink = learned && (Rules::sink_in_window || layers[l].group != hybrid_group::sliding);
+  return {a.softcap, sink, sink ? sinks.data[all ? l : 0] : 0};
+}
 
 /// The storage of a hybrid cache's sliding group: its rules' `sliding_storage`, else that of every group.
 template <class Rules>

@@ -13,7 +13,7 @@ extern "C" {
 
 /** The version of this header; a library reports the one it was built with (kvc_abi_version). The harness drives
  * versions 2 to 5 and refuses any other (docs/port-protocol.md §12 says why, and what versions 3 to 5 added). */
-#define KVC_ABI_VERSION 5
+#define KVC_ABI_VERSION 6
 
 /** A cache of the library's own making: the harness only passes the pointer back. */
 typedef struct kvc_cache kvc_cache;
@@ -97,7 +97,8 @@ typedef struct {
 
 /* Every library exports these, with C linkage; kvc_prefill and kvc_rollback (version 3) only when it declares their
  * capabilities, kvc_decode_latent (version 4) only when it serves the latent kind with "decode", kvc_prefill_latent
- * (version 5) only when it serves the latent kind with "prefill". Sequence ids (paged, prefix) are the library's own:
+ * (version 5) only when it serves the latent kind with "prefill", kvc_sinks (version 6) only when it declares learned
+ * sinks. Sequence ids (paged, prefix) are the library's own:
  * the harness maps trace handles to them. `seq` is ignored by the single-sequence kinds; `layer` selects a beam layer.
  */
 
@@ -133,6 +134,10 @@ kvc_status kvc_decode_latent(kvc_cache* cache, int64_t seq, kvc_array q, kvc_arr
 kvc_status kvc_prefill_latent(kvc_cache* cache, int64_t seq, kvc_array k, kvc_array q, kvc_array w_uk, kvc_array w_uv,
                               double* output, size_t output_cap, size_t* n_output, double* weights, size_t weights_cap,
                               size_t* n_weights);
+/** Version 6, exported by a library whose profile declares learned sinks (docs/numerics.md §7.1): the sink logits
+ * (1-D, one per query head; flat: one) that the next kvc_decode or kvc_prefill of `cache` attends with. The harness
+ * calls it before each; KVC_SHAPE for any other shape refuses that decode or prefill. */
+kvc_status kvc_sinks(kvc_cache* cache, kvc_array sinks);
 /** Version 3, capability "rollback": drops the newest `count` steps; KVC_INDEX for a negative count, more steps than
  * appended, or (ring) more than the reserve keeps. */
 kvc_status kvc_rollback(kvc_cache* cache, int64_t seq, int64_t count);

@@ -237,11 +237,13 @@ expectation hybrid_model::decode(const op& o) const {
   if (it == seqs_.end() || !layer_ok) refuse(refuse_index);
   if (o.q.shape.size() != 1 || o.q.shape[0] != config_.d_k) refuse(refuse_shape);
   const std::size_t l = layer_ok ? static_cast<std::size_t>(o.layer) : 0;
+  if (!sinks_fit(profile_, o.sinks, 1)) refuse(refuse_shape);  // the decoded layer's head (docs/numerics.md §7.1)
   if (it != seqs_.end() && layer_ok && it->second.rows[source_[l]].size() == 0) refuse(refuse_empty);
   if (!e.accepted) return e;
   std::vector<double> q;
   for (double x : o.q.data) q.push_back(round_to(profile_.storage, x));
   add_decode(e, it->second.rows[source_[l]], static_cast<std::size_t>(stream_index(o.seq, l)), std::move(q), profile_);
+  stamp_attention(e, profile_, o.sinks, 1);
   return e;
 }
 

@@ -9,7 +9,8 @@ namespace kvconform {
 expectation hybrid_model::prefill(const op& o) {
   const std::size_t layers_n = layers(), n = o.k.shape.size() == 3 ? o.k.shape[1] : 0;
   const auto it = seqs_.find(o.seq);
-  if (o.q.shape != std::vector<std::size_t>{layers_n, n, config_.d_k})
+  // One sink logit per layer's head with learned sinks (docs/numerics.md §7.1).
+  if (o.q.shape != std::vector<std::size_t>{layers_n, n, config_.d_k} || !sinks_fit(profile_, o.sinks, layers_n))
     return {.accepted = false, .reasons = refuse_shape | (it == seqs_.end() ? refuse_index : refuse_none)};
   std::vector<stored_stream> before;  // per layer, the rows it reads now
   const std::size_t len = it == seqs_.end() ? 0 : it->second.len, W = config_.window, keep = config_.keep;
@@ -42,6 +43,7 @@ expectation hybrid_model::prefill(const op& o) {
                   return is_cross || (p <= row && (!windowed || p < keep || p + span > row));
                 });
   }
+  stamp_attention(e, profile_, o.sinks, n);
   return e;
 }
 

@@ -79,4 +79,20 @@ void add_queries(expectation& e, const stored_stream& s, std::size_t index, cons
   }
 }
 
+bool sinks_fit(const numeric_profile& p, const tensor& sinks, std::size_t heads) {
+  return p.attention.sinks != sink_kind::learned || sinks.shape == std::vector<std::size_t>{heads};
+}
+
+void stamp_attention(expectation& e, const numeric_profile& p, const tensor& sinks, std::size_t per) {
+  const bool learned = p.attention.sinks == sink_kind::learned && !sinks.data.empty();
+  for (auto* problems : {&e.problems, &e.originals})
+    for (std::size_t i = 0; i < problems->size(); ++i) {
+      attention_problem& a = (*problems)[i];
+      a.softcap = p.attention.softcap;
+      a.has_sink = learned;
+      if (learned)
+        a.sink = round_to(p.storage, sinks.data[std::min(i / std::max<std::size_t>(per, 1), sinks.data.size() - 1)]);
+    }
+}
+
 }  // namespace kvconform

@@ -68,4 +68,11 @@ void add_prefill(expectation& e, const stored_stream& s, std::size_t index, cons
 void add_queries(expectation& e, const stored_stream& s, std::size_t index, const double* q, std::size_t m,
                  std::size_t d_k, const numeric_profile& p, const std::function<bool(std::size_t, std::size_t)>& sees);
 
+/// Whether an op's `sinks` fit the profile's declared attention (docs/numerics.md §7.1): one logit per head when it
+/// declares learned sinks (`heads` of them); anything when it does not, which ignores the field.
+bool sinks_fit(const numeric_profile& p, const tensor& sinks, std::size_t heads);
+/// Gives the op's problems the declared soft cap and, with learned sinks, logit i / per of `sinks` to problem i (a
+/// decode's problems share one head's; a hybrid prefill's n problems per layer one layer's).
+void stamp_attention(expectation& e, const numeric_profile& p, const tensor& sinks, std::size_t per);
+
 }  // namespace kvconform

@@ -8,6 +8,8 @@ namespace kvconform {
 
 bool rows_model::sees(std::int64_t row, std::int64_t query) const {
   if (row > query) return false;  // causal: a query sees its own step and the ones before
+  // A declared window or chunk (docs/numerics.md §7.2) masks within the rows the cache holds.
+  if (!profile_.attention.sees(static_cast<std::size_t>(query), static_cast<std::size_t>(row))) return false;
   if (rule_ != full::evict) return true;
   // A window at the query's step holds the sinks and the last W - keep of the rest (docs/kinds/ring.md).
   const auto keep = static_cast<std::int64_t>(config_.keep), w = static_cast<std::int64_t>(config_.capacity);
@@ -89,7 +91,10 @@ void rows_model::prefill(const op& o, std::size_t m, expectation& e) {
 }
 
 expectation rows_model::apply(const op& o) {
+  const bool attends = o.kind == op_kind::decode || o.kind == op_kind::prefill;
+  if (attends && !sinks_fit(profile_, o.sinks, 1)) return {.accepted = false, .reasons = refuse_shape};
   expectation e = apply_op(o);
+  stamp_attention(e, profile_, o.sinks, e.problems.size());
   drafts_ = o.kind == op_kind::prefill && e.accepted ? e.problems.size() : 0;
   return e;
 }

@@ -35,6 +35,7 @@ class rows_model final : public model {
   /// The steps of the last op when it was an accepted prefill (the drafts a rollback may reject), else 0.
   std::size_t drafts() const { return drafts_; }
   const cache_config& config() const { return config_; }
+  const numeric_profile& profile() const { return profile_; }
   /// Whether the row at absolute step `row` is attended by the query of step `query`.
   bool sees(std::int64_t row, std::int64_t query) const;
   /// Whether a rollback of n steps is accepted: no more than held, and a window's earlier rows still held.

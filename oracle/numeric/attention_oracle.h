@@ -18,13 +18,15 @@ struct oracle_result {
   bool any_live = false;
 };
 
-/// s_i = k_i . q / sqrt(d_k), w = softmax(s), o = w V, all in T. Every product of two doubles
+/// s_i = k_i . q / sqrt(d_k) (capped as c tanh(s_i / c) under a soft cap), w = softmax(s) with a learned sink's
+/// e^(sink - m) in the normaliser (docs/numerics.md §7), o = w V, all in T. Every product of two doubles
 /// is exact in T of >= 106 bits, so the only errors are T's own roundings. The max is still
 /// subtracted so exp stays in range for T.
 template <class T>
 oracle_result<T> attention_oracle(const attention_problem& p) {
   using std::exp;
   using std::sqrt;
+  using std::tanh;
   oracle_result<T> r;
   r.s.assign(p.n, T(0));
   r.w.assign(p.n, T(0));
@@ -35,11 +37,13 @@ oracle_result<T> attention_oracle(const attention_problem& p) {
     T dot = 0;
     for (std::size_t j = 0; j < p.d_k; ++j) dot += T(p.keys[i * p.d_k + j]) * T(p.q[j]);
     r.s[i] = dot * scale;
+    if (p.softcap > 0) r.s[i] = T(p.softcap) * tanh(r.s[i] / T(p.softcap));
     if (!r.any_live || r.s[i] > r.m) r.m = r.s[i];
     r.any_live = true;
   }
   if (!r.any_live) return r;
-  T l = 0;
+  if (p.has_sink && T(p.sink) > r.m) r.m = T(p.sink);
+  T l = p.has_sink ? exp(T(p.sink) - r.m) : T(0);
   for (std::size_t i = 0; i < p.n; ++i)
     if (p.is_live(i)) l += (r.w[i] = exp(r.s[i] - r.m));
   for (std::size_t i = 0; i < p.n; ++i) {

@@ -29,6 +29,11 @@ struct attention_problem {
   std::vector<double> q;  ///< d_k
   std::vector<unsigned char> live;
   std::shared_ptr<const latent_terms> latent;  ///< set for a latent head: keys and values are materialised
+  /// Declared attention semantics (docs/numerics.md §7): c > 0 caps every score as c tanh(s / c); a learned sink's
+  /// logit joins the normaliser with no value.
+  double softcap = 0;
+  bool has_sink = false;
+  double sink = 0;
 
   bool is_live(std::size_t i) const { return live.empty() || live[i] != 0; }
 };

@@ -12,6 +12,9 @@ namespace kvconform {
 inline constexpr double bound_safety_factor = 2.0;
 /// Constants of the exp error model |err| <= u (c_e + c_t |x|) (docs/numerics.md §3.3).
 inline constexpr double bound_c_e = 4.0, bound_c_t = 4.0;
+/// A soft cap's evaluation c tanh(s / c) is within c_h u c of the exact cap of the computed score (docs/numerics.md
+/// §7.3).
+inline constexpr double bound_c_h = 8.0;
 
 /// Per-component bounds on |o^_c - o_c| and per-key bounds on |w^_i - w_i|.
 struct attention_bound {

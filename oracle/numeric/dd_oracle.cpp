@@ -126,11 +126,14 @@ dd_oracle_result attention_oracle_dd(const attention_problem& p, dd_kernels choi
   for (std::size_t i = 0; i < p.n; ++i) {
     if (!p.is_live(i)) continue;
     r.s[i] = dd::mul(k.dot(p.keys.data() + i * p.d_k, p.q.data(), p.d_k), scale);
+    if (p.softcap > 0) r.s[i] = dd::mul(dd::tanh(dd::div(r.s[i], {p.softcap, 0})), p.softcap);
     if (!r.any_live || dd::less(r.m, r.s[i])) r.m = r.s[i];
     r.any_live = true;
   }
   if (!r.any_live) return r;
-  ddouble l;  // the normaliser: at least 1, since the max's own term is e^0
+  if (p.has_sink && dd::less(r.m, {p.sink, 0})) r.m = {p.sink, 0};
+  // The normaliser: at least 1, since the max's own term is e^0; a learned sink adds its term and no value.
+  ddouble l = p.has_sink ? dd::exp(dd::sub({p.sink, 0}, r.m)) : ddouble{};
   for (std::size_t i = 0; i < p.n; ++i)
     if (p.is_live(i)) l = dd::add(l, r.w[i] = dd::exp(dd::sub(r.s[i], r.m)));
   const ddouble inverse = dd::div({1, 0}, l);  // one division; each weight is then a product

@@ -87,4 +87,21 @@ exp(ddouble x) {
   return k >= -1022 ? scale(s, power_of_two(k)) : ldexp(s, k);
 }
 
+ddouble tanh(ddouble x) {
+  // Below 2^-60, tanh x = x (1 - x^2 / 3 + ...) is x to 2^-121, and the halving would work in subnormals.
+  if (std::isnan(x.hi) || std::fabs(x.hi) < 0x1p-60) return x;
+  const bool negative = x.hi < 0;
+  const ddouble minus_two_a = scale(negative ? x : neg(x), 2.0);  // -2|x|
+  // e = e^(-2|x|) - 1 in (-1, 0]; below |x| = 1/4 by halving (exp_by_halving's loop keeps the small quantity).
+  ddouble e;
+  if (-minus_two_a.hi < 0.5) {
+    e = expm1_series(scale(minus_two_a, 1.0 / 512));
+    for (int i = 0; i < 9; ++i) e = mul(e, add(e, 2.0));
+  } else {
+    e = add(exp(minus_two_a), -1.0);
+  }
+  const ddouble t = div(neg(e), add(e, 2.0));
+  return negative ? neg(t) : t;
+}
+
 }  // namespace kvconform::dd

@@ -93,4 +93,8 @@ const ddouble* inverse_factorials();
 /// above 709.8 +inf; NaN stays NaN.
 ddouble exp(ddouble x);
 
+/// tanh x to about 1e-31 relative: -expm1(-2|x|) / (2 + expm1(-2|x|)) with expm1 by halving below |x| = 1/4, where
+/// 1 - e^(-2|x|) would cancel, and from exp above; the sign restored.
+ddouble tanh(ddouble x);
+
 }  // namespace kvconform::dd

@@ -58,6 +58,7 @@ std::string numeric_profile::describe() const {
   if (u_p) s += ", P rounded";
   if (u_out) s += ", output rounded";
   s += flush_subnormals ? ", FTZ allowed" : ", no FTZ";
+  if (!attention.plain()) s += "; attention: " + attention.describe();
   return s;
 }
 
@@ -70,6 +71,7 @@ std::string check(const numeric_profile& p) {
     if ((*f)->groups) return std::string(side) + " must be an element format, not integer groups";
     if (const std::string why = check(**f); !why.empty()) return std::string(side) + " " + why;
   }
+  if (const std::string why = check(p.attention); !why.empty()) return "attention." + why;
   return "";
 }
 
@@ -82,7 +84,13 @@ const char* to_string(latent_path p) {
   return "?";
 }
 
-std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent) {
+std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent, bool variants) {
+  if (!variants && !p.attention.plain())
+    return "attention: this kind serves plain attention only (declared attention: flat; sinks and softcap: hybrid)";
+  if (hybrid && p.attention.window != window_kind::none)
+    return "attention.window: a hybrid cache's window is its config's (`window`, its sliding layers); declare sinks "
+           "and "
+           "softcap only";
   if ((p.sliding_keys || p.sliding_values) && !hybrid)
     return "sliding_keys and sliding_values are the hybrid kind's (its sliding layers)";
   if (!latent) return p.latent == latent_path::none ? "" : "latent_path is the latent kind's";

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "oracle/numeric/attention_semantics.h"
 #include "oracle/numeric/storage_format.h"
 
 namespace kvconform {
@@ -45,6 +46,9 @@ struct numeric_profile {
   /// lets groups differ (docs/kinds/hybrid.md); unset: as the other groups.
   std::optional<storage_format> sliding_keys, sliding_values;
   latent_path latent = latent_path::none;  ///< a latent cache's declared decode order
+  /// What the decode computes besides softmax(q K^T / sqrt(d_k)) V (docs/numerics.md §7): learned sinks, a window,
+  /// a soft cap. Part of the contract, not of the bound's parameters: it changes what is expected.
+  attention_semantics attention;
 
   /// The formats of the sliding group's keys and values, or of every other stream's.
   storage_format keys_of(bool sliding) const { return sliding && sliding_keys ? *sliding_keys : keys; }
@@ -66,8 +70,9 @@ numeric_profile profile_from_json(std::string_view text);
 /// What is wrong with a profile ("" when valid): its storage formats' own checks.
 std::string check(const numeric_profile& p);
 /// What a cache of a kind with (hybrid) sliding layers or (latent) rows whose values are their keys' may not
-/// declare, or must ("" when the profile fits the kind).
-std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent);
+/// declare, or must ("" when the profile fits the kind); `variants`: whether the kind serves declared attention
+/// semantics (docs/numerics.md §7).
+std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent, bool variants);
 /// Decimals to which pinned outputs and weights are compared: what the working precision and the
 /// stored formats resolve; -1 when integer groups leave the numbers to the oracle alone.
 int pinned_decimals(const numeric_profile& p);

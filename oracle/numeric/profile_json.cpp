@@ -1,6 +1,8 @@
 // The numeric profile as a JSON object: the stable form a port sends to declare its arithmetic and formats.
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "oracle/numeric/numeric_profile.h"
 
@@ -38,6 +40,51 @@ latent_path latent_path_from(const json& v, const char* k) {
     if (v.is_string() && v.get<std::string>() == to_string(p)) return p;
   throw std::invalid_argument(std::string("profile: ") + k + " must be \"materialised\" or \"absorbed\"");
 }
+
+/// "none" | "sliding W" | "chunked C", W and C positive integers.
+void window_from(const json& v, attention_semantics& a) {
+  const std::string text = v.is_string() ? v.get<std::string>() : "";
+  if (text == "none") {
+    a.window = window_kind::none, a.span = 0;
+    return;
+  }
+  for (auto [name, kind] : {std::pair{"sliding ", window_kind::sliding}, {"chunked ", window_kind::chunked}}) {
+    const std::string prefix = name;
+    if (text.rfind(prefix, 0) != 0) continue;
+    const std::string digits = text.substr(prefix.size());
+    if (!digits.empty() && digits.size() <= 7 && digits.find_first_not_of("0123456789") == std::string::npos &&
+        std::stoul(digits) > 0) {
+      a.window = kind, a.span = std::stoul(digits);
+      return;
+    }
+  }
+  throw std::invalid_argument(
+      "profile.attention.window: expected \"none\", \"sliding W\" or \"chunked C\" (W, C from 1 to 9999999)");
+}
+
+attention_semantics attention_from(const json& j) {
+  if (!j.is_object()) throw std::invalid_argument("profile.attention: expected an object");
+  attention_semantics a;
+  for (const auto& [key, v] : j.items()) {
+    if (key == "sinks") {
+      if (v == "none" || v == "learned")
+        a.sinks = v == "none" ? sink_kind::none : sink_kind::learned;
+      else
+        throw std::invalid_argument("profile.attention.sinks: accepted: \"none\", \"learned\"");
+    } else if (key == "window") {
+      window_from(v, a);
+    } else if (key == "softcap") {
+      a.softcap = number_from<double>(v, "attention.softcap");
+    } else if (key == "sparse") {
+      // Sparse top-k (an indexer and its own index cache) is not served yet: declaring it is refused, not ignored.
+      if (v != "none") throw std::invalid_argument("profile.attention.sparse: accepted: \"none\"");
+    } else {
+      throw std::invalid_argument("profile.attention: unknown field \"" + key +
+                                  "\"; accepted: sinks, window, softcap, sparse");
+    }
+  }
+  return a;
+}
 }  // namespace
 
 std::string numeric_profile::to_json() const {
@@ -54,6 +101,11 @@ std::string numeric_profile::to_json() const {
   if (sliding_keys) j["sliding_keys"] = kvconform::describe(*sliding_keys);
   if (sliding_values) j["sliding_values"] = kvconform::describe(*sliding_values);
   if (latent != latent_path::none) j["latent_path"] = to_string(latent);
+  if (!attention.plain())
+    j["attention"] = {{"sinks", attention.sinks == sink_kind::learned ? "learned" : "none"},
+                      {"window", attention.window_text()},
+                      {"softcap", attention.softcap},
+                      {"sparse", "none"}};
   return j.dump();
 }
 
@@ -82,6 +134,8 @@ numeric_profile profile_from_json(std::string_view text) {
       p.sliding_values = format_from(v, k);
     else if (key == "latent_path")
       p.latent = latent_path_from(v, k);
+    else if (key == "attention")
+      p.attention = attention_from(v);
     else if (key == "online_block")
       p.online_block = number_from<std::size_t>(v, k);
     else if (key == "splits")

@@ -119,6 +119,13 @@ class judgement {
   }
   bool fail(const char* check, std::string msg) {
     v_.check = check, v_.message = std::move(msg);
+    // The declared semantics the oracle computed, so that a cache computing others sees which (docs/numerics.md §7).
+    if (p_.has_sink)
+      v_.message += "; the oracle's learned sink: logit " + num(p_.sink) +
+                    " joins the softmax's normaliser with no value (not a bias on key 0's score)";
+    if (p_.softcap > 0)
+      v_.message += "; the oracle's soft cap: scores become " + num(p_.softcap) + " tanh(s / " + num(p_.softcap) +
+                    ") before the softmax";
     return false;
   }
   /// One value against the oracle: finite, and |err| within its bound. Names are built only for a failure.

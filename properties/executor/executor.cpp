@@ -118,12 +118,21 @@ using maybe_problem = std::optional<problem>;
 
 /// The executor's copies of an op's arrays, as the implementation receives them.
 struct guarded_inputs {
-  guarded k, v, q, mask, w_uk, w_uv, x, g, beta;
+  guarded k, v, q, mask, w_uk, w_uv, x, g, beta, sinks;
   explicit guarded_inputs(const op& o)
-      : k(o.k), v(o.v), q(o.q), mask(o.mask), w_uk(o.w_uk), w_uv(o.w_uv), x(o.x), g(o.g), beta(o.beta) {}
+      : k(o.k),
+        v(o.v),
+        q(o.q),
+        mask(o.mask),
+        w_uk(o.w_uk),
+        w_uv(o.w_uv),
+        x(o.x),
+        g(o.g),
+        beta(o.beta),
+        sinks(o.sinks) {}
   call as_call(const op& o) const {
-    return call{o,           k.view(),    v.view(), q.view(), mask.view(),
-                w_uk.view(), w_uv.view(), x.view(), g.view(), beta.view()};
+    return call{o,           k.view(), v.view(), q.view(),    mask.view(), w_uk.view(),
+                w_uv.view(), x.view(), g.view(), beta.view(), sinks.view()};
   }
 
   /// No write outside an array, no change inside one.
@@ -136,7 +145,8 @@ struct guarded_inputs {
                            {&w_uv, "w_uv"},
                            {&x, "x"},
                            {&g, "g"},
-                           {&beta, "beta"}}) {
+                           {&beta, "beta"},
+                           {&sinks, "sinks"}}) {
       if (!g->sentinels_intact())
         return problem{"stray-write", std::string("wrote outside the caller's ") + name + " array"};
       if (!g->unchanged()) return problem{"input-modified", std::string("modified the caller's ") + name};
@@ -145,7 +155,8 @@ struct guarded_inputs {
   }
   /// The caller now reuses its arrays: a cache that kept them reads NaN from here on.
   void poison_into(std::vector<std::vector<double>>& kept) {
-    for (guarded* a : {&k, &v, &q, &mask, &w_uk, &w_uv, &x, &g, &beta}) a->poison(), kept.push_back(std::move(a->buf));
+    for (guarded* a : {&k, &v, &q, &mask, &w_uk, &w_uv, &x, &g, &beta, &sinks})
+      a->poison(), kept.push_back(std::move(a->buf));
   }
 };
 

@@ -37,6 +37,14 @@ concept rows_prefilling = requires(C& c, array_view a) {
   requires decode_result_like<unwrapped_t<decltype(c.prefill(a, a, a))>>;
 };
 
+/// Learned sinks (docs/numerics.md §7.1): decode_step(q, sinks, cache) and c.prefill(k, v, q, sinks) take each
+/// decode's sink logits, for a cache whose profile declares them.
+template <class C>
+concept rows_taking_sinks = requires(C& c, const C& cc, array_view a) {
+  requires decode_result_like<unwrapped_t<decltype(decode_step(a, a, cc))>>;
+  requires decode_result_like<unwrapped_t<decltype(c.prefill(a, a, a, a))>>;
+};
+
 /// The optional rollback capability: c.rollback(n) drops the newest n steps (void, or a status).
 template <class C>
 concept rolls_back = requires(C& c, std::size_t n) {
@@ -83,10 +91,16 @@ class rows_subject final : public subject {
     switch (c.o.kind) {
       case op_kind::append: return call_cache([&] { return cache_.append(c.k, c.v); });
       case op_kind::decode:
-        if constexpr (rows_decoding<C>) return decode_outcome([&] { return decode_step(c.q, std::as_const(cache_)); });
+        if constexpr (rows_taking_sinks<C>)
+          return decode_outcome([&] { return decode_step(c.q, c.sinks, std::as_const(cache_)); });
+        else if constexpr (rows_decoding<C>)
+          return decode_outcome([&] { return decode_step(c.q, std::as_const(cache_)); });
         break;
       case op_kind::prefill:
-        if constexpr (rows_prefilling<C>) return decode_outcome([&] { return cache_.prefill(c.k, c.v, c.q); });
+        if constexpr (rows_taking_sinks<C>)
+          return decode_outcome([&] { return cache_.prefill(c.k, c.v, c.q, c.sinks); });
+        else if constexpr (rows_prefilling<C>)
+          return decode_outcome([&] { return cache_.prefill(c.k, c.v, c.q); });
         break;
       case op_kind::rollback:
         // A negative count is a refusal the model states (`index`); a size_t cannot carry it.
@@ -146,9 +160,9 @@ class rows_subject final : public subject {
 template <rows_cache C>
 implementation rows_implementation(implementation_info info, cache_kind kind) {
   capability_set caps;
-  if (rows_decoding<C>) caps.add(capability::decode);
+  if (rows_decoding<C> || rows_taking_sinks<C>) caps.add(capability::decode);
   if (keeps_sinks<C>) caps.add(capability::sinks);
-  if (rows_prefilling<C>) caps.add(capability::prefill);
+  if (rows_prefilling<C> || rows_taking_sinks<C>) caps.add(capability::prefill);
   if (rolls_back<C>) caps.add(capability::rollback);
   return adapted_implementation<C, rows_subject<C>>(std::move(info), kind, caps);
 }

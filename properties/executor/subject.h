@@ -22,7 +22,7 @@ namespace kvconform {
 /// copies of its arrays (sentinels around them; poisoned after the call).
 struct call {
   const op& o;
-  array_view k, v, q, mask, w_uk, w_uv, x, g, beta;
+  array_view k, v, q, mask, w_uk, w_uv, x, g, beta, sinks;
 };
 
 /// What an implementation did: accepted (with decode results) or refused with a reason from

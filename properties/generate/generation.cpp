@@ -50,6 +50,8 @@ std::size_t drive_generation(session& s, const cache_config& c, std::uint64_t se
     op d;
     d.kind = op_kind::decode;
     d.q = tensor::vector(dec.query(last));
+    // A cache declaring learned sinks gets a sink logit with every decode (docs/numerics.md §7.1).
+    if (s.impl().profile.attention.sinks == sink_kind::learned) d.sinks = tensor::vector({double(rng() % 9) - 4});
     if (!s.step(d)) break;
     last = dec.next(s.last().output);
     op a;

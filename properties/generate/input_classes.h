@@ -29,6 +29,12 @@ class row_source {
     formats_[0] = keys, formats_[1] = values, scales_[0] = k_scale, scales_[1] = v_scale;
     drawn_.clear();
   }
+  /// A cache declaring learned sinks (docs/numerics.md §7.1): every decode and prefill carries a sink logit.
+  void set_learned_sinks(bool on) { sinks_ = on; }
+  bool learned_sinks() const { return sinks_; }
+  /// The sink logit of a decode at `position`: one of a few values from well below to well above typical scores,
+  /// fixed by the trace's anchor and the position.
+  double sink_logit(std::int64_t position) const;
   /// The query of this class (the same for every decode of a trace).
   const std::vector<double>& query() const { return q_; }
   input_class kind() const { return class_; }
@@ -40,6 +46,7 @@ class row_source {
   std::size_t d_k_, d_v_;
   std::vector<double> anchor_, q_;
   double sign_;
+  bool sinks_ = false;
   storage_format formats_[2] = {};
   double scales_[2] = {1, 1};
   template <class Rng>

@@ -19,6 +19,7 @@ op prefill_op(const op_target& t, std::size_t n, std::uint64_t seed) {
   o.kind = op_kind::prefill;
   o.q.shape = {n, t.src->d_k()};
   for (std::size_t i = 0; i < n; ++i) o.q.data.insert(o.q.data.end(), t.src->query().begin(), t.src->query().end());
+  attach_sinks(o, *t.src, t.first);
   return o;
 }
 
@@ -51,7 +52,15 @@ op decode_op(const op_target& t, bool bad, int variant) {
   o.q = tensor::vector(t.src->query());
   if (bad && variant == 0) o.q.shape = {1, t.src->d_k()};                            // rank 2
   if (bad && variant == 1) o.q.data.push_back(0.5), o.q.shape = {t.src->d_k() + 1};  // wrong width
+  attach_sinks(o, *t.src, t.first);
   return o;
+}
+
+void attach_sinks(op& o, const row_source& src, std::int64_t position, std::size_t heads) {
+  if (!src.learned_sinks() || (o.kind != op_kind::decode && o.kind != op_kind::prefill)) return;
+  std::vector<double> logits;
+  for (std::size_t h = 0; h < heads; ++h) logits.push_back(src.sink_logit(position + static_cast<std::int64_t>(h)));
+  o.sinks = tensor::vector(std::move(logits));
 }
 
 }  // namespace kvconform

@@ -30,5 +30,8 @@ op prefill_op(const op_target& t, std::size_t n, std::uint64_t seed);
 op rollback_op(const op_target& t, std::int64_t count);
 /// A decode of the class's query; with `bad`, variant 0 has rank 2 and variant 1 the wrong width.
 op decode_op(const op_target& t, bool bad, int variant);
+/// Gives a decode or prefill at `position` the source's sink logits, one per head of `heads`, when the cache declares
+/// learned sinks (docs/numerics.md §7.1); other ops and other caches are left as they are.
+void attach_sinks(op& o, const row_source& src, std::int64_t position, std::size_t heads = 1);
 
 }  // namespace kvconform

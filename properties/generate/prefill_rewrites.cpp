@@ -81,6 +81,7 @@ std::vector<op> prefill_as_steps(const op& o) {
     a.seq = o.seq, a.tokens = tokens_of(o, i, 1);
     op d{.kind = op_kind::decode, .q = step_of(o.q, i)};
     d.seq = o.seq, d.w_uk = o.w_uk, d.w_uv = o.w_uv;  // a latent step's heads keep the prefill's projections
+    d.sinks = o.sinks;                                // and every step the prefill's sink logits
     steps.push_back(std::move(a)), steps.push_back(std::move(d));
   }
   return steps;

@@ -27,6 +27,9 @@ struct property {
   std::string name, summary;
   cache_kind kind = cache_kind::flat;
   capability_set needs;                  ///< else NOT SUPPORTED
+  /// Pins plain attention's numbers (a worked example): NOT SUPPORTED on a cache declaring other attention
+  /// semantics (docs/numerics.md §7), whose numbers differ by design.
+  bool plain_attention = false;
   std::span<const input_class> classes;  ///< empty = every class
   bool long_traces = false;              ///< larger capacities and more ops
   /// Its decodes' numbers matter: the targeted numeric search (docs/numerics.md §4.4) follows its

@@ -190,10 +190,22 @@ rc::Gen<cache_config> reserve_of(rc::Gen<cache_config> configs) {
   });
 }
 
-/// The configs of a rows kind for `impl`: sinks and a reserve where the implementation takes them (a ring that
-/// refuses every rollback once full keeps none: rollback=before_full, docs/kinds/ring.md).
+/// Capacities past a declared window or chunk of `span` rows (docs/numerics.md §7.2): each drawn capacity plus the
+/// span, so that every trace can hold rows the window masks.
+config_gens past_span(config_gens c, std::size_t span) {
+  auto widen = [span](cache_config k) {
+    k.capacity += span;
+    return k;
+  };
+  return {rc::gen::map(std::move(c.ordinary), widen), rc::gen::map(std::move(c.long_shapes), widen)};
+}
+
+/// The configs of a rows kind for `impl`: capacities past its declared window, sinks and a reserve where the
+/// implementation takes them (a ring that refuses every rollback once full keeps none: rollback=before_full,
+/// docs/kinds/ring.md).
 config_gens configs_for(const implementation& impl, const property& p, bool deep) {
   config_gens c = config_gen(impl.kind, p.long_traces, deep);
+  if (const std::size_t span = impl.profile.attention.span) c = past_span(std::move(c), span);
   if (impl.capabilities.has(capability::sinks)) c = with_sinks(std::move(c));
   if (impl.kind == cache_kind::ring && impl.capabilities.has(capability::rollback) &&
       !impl.policies.is("rollback", "before_full"))

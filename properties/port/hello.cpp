@@ -66,7 +66,9 @@ port_hello parse_hello(const nlohmann::json& a) {
       } catch (const std::exception& e) {
         codec::bad(where + ".profile", e.what());
       }
-      if (const std::string why = kind_problem(k.profile, name == "hybrid", name == "latent"); !why.empty())
+      if (const std::string why =
+              kind_problem(k.profile, name == "hybrid", name == "latent", name == "flat" || name == "hybrid");
+          !why.empty())
         codec::bad(where + ".profile", why);
     }
     k.capabilities = offer.contains("capabilities") ? capabilities_from(offer["capabilities"], where + ".capabilities")

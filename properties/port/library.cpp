@@ -12,19 +12,17 @@
 #include <kvconform/c_port.h>
 #include "properties/executor/block_pool_adapter.h"
 #include "properties/port/hello.h"
+#include "properties/port/stream_buffers.h"
 #include "properties/trace/kind_spec.h"
 
 namespace kvconform {
 
 namespace {
-/// Observations larger than this many doubles are a broken library, not a cache.
-constexpr std::size_t max_cells = std::size_t{1} << 26;
-
 /// The versions of the C ABI this harness drives: version 3 only added at the ends (docs/port-protocol.md §12).
 constexpr int oldest_abi = 2;
 
-/// The library's functions, looked up once; prefill and rollback (version 3), the latent decode (4) and the latent
-/// prefill (5) may be absent.
+/// The library's functions, looked up once; prefill and rollback (version 3), the latent decode (4), the latent
+/// prefill (5) and the sink logits (6) may be absent.
 struct abi {
   void* handle = nullptr;
   decltype(&kvc_abi_version) version;
@@ -37,6 +35,7 @@ struct abi {
   decltype(&kvc_rollback) rollback = nullptr;
   decltype(&kvc_decode_latent) decode_latent = nullptr;
   decltype(&kvc_prefill_latent) prefill_latent = nullptr;
+  decltype(&kvc_sinks) sinks = nullptr;
   decltype(&kvc_create) create;
   decltype(&kvc_fork) fork;
   decltype(&kvc_release) release;
@@ -55,6 +54,7 @@ struct abi {
     if (built_for >= 3) look_up(prefill, "kvc_prefill"), look_up(rollback, "kvc_rollback");
     if (built_for >= 4) look_up(decode_latent, "kvc_decode_latent");
     if (built_for >= 5) look_up(prefill_latent, "kvc_prefill_latent");
+    if (built_for >= 6) look_up(sinks, "kvc_sinks");
   }
   ~abi() { ::dlclose(handle); }
   abi(const abi&) = delete;
@@ -88,61 +88,11 @@ op_outcome outcome_of(kvc_status s) {
   return r;
 }
 
-/// One stream's caller buffers: a kvc_stream points into them, they grow to the sizes the library asks for, and
-/// they read back as a stream.
-class stream_buffers {
- public:
-  void point(kvc_stream& s) {
-    s = kvc_stream{};
-    s.keys = keys_.data(), s.keys_cap = keys_.size(), s.values = values_.data(), s.values_cap = values_.size();
-    s.positions = positions_.data(), s.positions_cap = positions_.size();
-    s.blocks = blocks_.data(), s.blocks_cap = blocks_.size();
-    for (std::size_t g = 0; g < 4; ++g) s.*group_fields[g] = kvc_numbers{groups_[g].data(), groups_[g].size(), 0};
-  }
-  /// After KVC_MORE: room for the sizes `s` asks for.
-  void grow(const kvc_stream& s) {
-    if (s.rows * (s.d_k + s.d_v) > max_cells || s.n_positions > max_cells || s.n_blocks > max_cells)
-      throw subject_failure("port", "kvc_observe: a stream beyond the limit");
-    keys_.resize(std::max(keys_.size(), s.rows * s.d_k)), values_.resize(std::max(values_.size(), s.rows * s.d_v));
-    positions_.resize(std::max(positions_.size(), s.n_positions)), blocks_.resize(std::max(blocks_.size(), s.n_blocks));
-    for (std::size_t g = 0; g < 4; ++g) {
-      const std::size_t n = (s.*group_fields[g]).n;
-      if (n > max_cells) throw subject_failure("port", "kvc_observe: a stream beyond the limit");
-      groups_[g].resize(std::max(groups_[g].size(), n));
-    }
-  }
-  /// The stream `s` describes, once the library answered KVC_OK.
-  stream read(const kvc_stream& s) const {
-    bool fits = s.rows * s.d_k <= s.keys_cap && s.rows * s.d_v <= s.values_cap && s.n_positions <= s.positions_cap &&
-                s.n_blocks <= s.blocks_cap;
-    for (std::size_t g = 0; g < 4; ++g) fits = fits && (s.*group_fields[g]).n <= (s.*group_fields[g]).cap;
-    if (!fits) throw subject_failure("port", "kvc_observe answered KVC_OK with a stream larger than its buffers");
-    stream x;
-    x.name = std::string(s.name, ::strnlen(s.name, sizeof s.name));
-    x.d_k = s.d_k, x.d_v = s.d_v;
-    x.keys = std::vector<double>(s.keys, s.keys + s.rows * s.d_k);
-    x.values = std::vector<double>(s.values, s.values + s.rows * s.d_v);
-    x.positions.assign(s.positions, s.positions + s.n_positions), x.blocks.assign(s.blocks, s.blocks + s.n_blocks);
-    std::vector<double>* groups[] = {&x.key_groups.scales, &x.key_groups.zeros, &x.value_groups.scales,
-                                     &x.value_groups.zeros};
-    for (std::size_t g = 0; g < 4; ++g) {
-      const kvc_numbers& n = s.*group_fields[g];
-      groups[g]->assign(n.data, n.data + n.n);
-    }
-    return x;
-  }
-
- private:
-  static constexpr kvc_numbers kvc_stream::*group_fields[] = {&kvc_stream::key_scales, &kvc_stream::key_zeros,
-                                                              &kvc_stream::value_scales, &kvc_stream::value_zeros};
-  std::vector<double> keys_, values_, groups_[4];
-  std::vector<std::int64_t> positions_, blocks_;
-};
-
 class library_subject final : public subject {
  public:
-  library_subject(std::shared_ptr<const abi> f, const cache_config& c)
+  library_subject(std::shared_ptr<const abi> f, const cache_config& c, bool sinks)
       : f_(std::move(f)),
+        sinks_(sinks),
         kind_(to_string(c.kind)),
         by_layer_(spec_of(c.kind).find(op_kind::decode)->fields & field_layer),
         latent_(spec_of(c.kind).find(op_kind::decode)->fields & field_w_uk) {
@@ -229,6 +179,7 @@ class library_subject final : public subject {
   op_outcome prefill_latent(const call& c);
 
   std::shared_ptr<const abi> f_;
+  bool sinks_;  // the library declares learned sinks: kvc_sinks before each decode and prefill (§7.1)
   std::string kind_;
   bool by_layer_;  ///< a decode names a layer (beam), else a sequence
   bool latent_;    ///< a decode carries up-projections: kvc_decode_latent and kvc_prefill_latent
@@ -270,6 +221,7 @@ op_outcome attention(const char* function, Attend&& attend) {
 }
 
 op_outcome library_subject::decode(const call& c, std::int64_t seq_or_layer) {
+  if (op_outcome r = sinks_ ? outcome_of(f_->sinks(cache_, array_of(c.sinks))) : op_outcome{}; !r.accepted) return r;
   return attention("kvc_decode",
                    [&](double* o, std::size_t oc, std::size_t* on, double* w, std::size_t wc, std::size_t* wn) {
                      return f_->decode(cache_, seq_or_layer, array_of(c.q), array_of(c.mask), o, oc, on, w, wc, wn);
@@ -288,6 +240,7 @@ op_outcome library_subject::decode_latent(const call& c) {
 /// A KVC_MORE has appended nothing (c_port.h), so the harness calls again with the same arguments.
 op_outcome library_subject::prefill(const call& c) {
   if (!f_->prefill) return unsupported();
+  if (op_outcome r = sinks_ ? outcome_of(f_->sinks(cache_, array_of(c.sinks))) : op_outcome{}; !r.accepted) return r;
   std::vector<std::int64_t> ids = preemptable();
   kvc_preempted p{ids.data(), ids.size(), 0};
   op_outcome r = attention(
@@ -353,6 +306,10 @@ void check_functions(const abi& f, const port_hello& h) {
       {capability::prefill, "kvc_prefill_latent", f.prefill_latent != nullptr, 5, kinds::latent}};
   if (const std::string why = beyond_c_abi(h); !why.empty()) throw std::invalid_argument(why);
   for (const auto& [kind, offer] : h.kinds)
+    if (offer.profile.attention.sinks == sink_kind::learned && !f.sinks)
+      throw std::invalid_argument("the library declares learned sinks for the " + kind +
+                                  " kind but does not export kvc_sinks (C ABI version 6)");
+  for (const auto& [kind, offer] : h.kinds)
     for (const auto& [cap, function, exported, since, which] : needs) {
       const bool applies = which == kinds::all || (which == kinds::latent) == (kind == "latent");
       if (!applies || !offer.capabilities.has(cap) || exported) continue;
@@ -385,7 +342,8 @@ implementation make_library_implementation(cache_kind kind, const std::string& p
   i.kind = kind;
   i.note = "library " + path;
   apply_hello(h, kind, i);
-  i.make = [f](const cache_config& c) { return std::make_unique<library_subject>(f, c); };
+  const bool sinks = i.profile.attention.sinks == sink_kind::learned;
+  i.make = [f, sinks](const cache_config& c) { return std::make_unique<library_subject>(f, c, sinks); };
   return i;
 }
 

@@ -206,8 +206,8 @@ class port_client {
 /// `open` with the config, one request per op and per observation, `close` at the end.
 class port_subject final : public subject {
  public:
-  port_subject(std::shared_ptr<port_client> p, const cache_config& c, std::int64_t id)
-      : port_(std::move(p)), kind_(c.kind), id_(id) {
+  port_subject(std::shared_ptr<port_client> p, const cache_config& c, std::int64_t id, bool sinks)
+      : port_(std::move(p)), kind_(c.kind), id_(id), sinks_(sinks) {
     port_->request({{"op", "open"}, {"cache", id_}, {"config", codec::config_json(c)}}, open_answer);
   }
   ~port_subject() override { port_->close_cache(id_); }
@@ -215,6 +215,8 @@ class port_subject final : public subject {
   op_outcome apply(const call& c) override {
     json req = codec::op_json(c.o, kind_);
     req.erase("expect");  // pinned values are the harness's to check, not the port's to read
+    // Sink logits go only to a port that declared learned sinks (docs/port-protocol.md §4); the others ignore them.
+    if (!sinks_) req.erase("sinks");
     req["cache"] = id_;
     return port_->request(req, [&](std::string_view line, std::int64_t id) { return op_answer(line, id, c.o.kind); });
   }
@@ -241,6 +243,7 @@ class port_subject final : public subject {
   std::shared_ptr<port_client> port_;
   cache_kind kind_;
   std::int64_t id_;
+  bool sinks_;
 };
 }  // namespace
 
@@ -256,7 +259,10 @@ implementation make_port_implementation(cache_kind kind, const port_options& o) 
   apply_hello(client->handshake(), kind, i);
   i.begin_property = [client] { client->begin_property(); };
   auto next_id = std::make_shared<std::int64_t>(0);
-  i.make = [client, next_id](const cache_config& c) { return std::make_unique<port_subject>(client, c, ++*next_id); };
+  const bool sinks = i.profile.attention.sinks == sink_kind::learned;
+  i.make = [client, next_id, sinks](const cache_config& c) {
+    return std::make_unique<port_subject>(client, c, ++*next_id, sinks);
+  };
   return i;
 }
 

@@ -104,6 +104,9 @@ property_report run_cell(const implementation& impl, const property& p, const ga
   } else if (const auto missing = p.needs.missing_from(impl.capabilities)) {
     pr.result = status::not_supported;
     pr.message = std::string("needs capability \"") + to_string(*missing) + "\"";
+  } else if (p.plain_attention && !impl.profile.attention.plain()) {
+    pr.result = status::not_supported;
+    pr.message = "pins plain attention's numbers; the cache declares " + impl.profile.attention.describe();
   } else if (auto stored = replay_store(store, impl, p, pr.skipped, log)) {
     pr.result = status::fail, pr.cases = 0, pr.source = stored->first.path;
     pr.fail = stored->second.fail, pr.stats = stored->second.stats;
@@ -142,9 +145,10 @@ std::vector<std::string> registry_problems(const std::vector<implementation>& im
     for (std::size_t j = 0; j < i; ++j)
       if (impls[j].name == impl.name) problems.push_back("two implementations are named \"" + impl.name + "\"");
     if (const std::string why = check(impl.profile); !why.empty())
-      problems.push_back(impl.name + " declares an invalid storage format: " + why);
+      problems.push_back(impl.name + " declares an invalid profile: " + why);
     if (const std::string why =
-            kind_problem(impl.profile, impl.kind == cache_kind::hybrid, impl.kind == cache_kind::latent);
+            kind_problem(impl.profile, impl.kind == cache_kind::hybrid, impl.kind == cache_kind::latent,
+                         impl.kind == cache_kind::flat || impl.kind == cache_kind::hybrid);
         !why.empty())
       problems.push_back(impl.name + ": " + why);
     if (const std::string why = policy_problem(spec_of(impl.kind), impl.policies); !why.empty())

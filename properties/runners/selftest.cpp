@@ -53,7 +53,8 @@ namespace {
 std::vector<const property*> runnable(const implementation& impl, std::vector<std::string>* skipped = nullptr) {
   std::vector<const property*> out;
   for (const property* p : properties_of(impl.kind)) {
-    if (impl.unavailable.empty() && !p->needs.missing_from(impl.capabilities))
+    if (impl.unavailable.empty() && !p->needs.missing_from(impl.capabilities) &&
+        !(p->plain_attention && !impl.profile.attention.plain()))
       out.push_back(p);
     else if (skipped)
       skipped->push_back(p->name);

@@ -95,7 +95,11 @@ struct tensor {
   X(x, tensor, none,                                                                                                   \
     "recurrent: each step's raw inputs [q | k | v], 1-D of width 2 d_k + d_v (one step) or 2-D (n steps)")             \
   X(g, tensor, none, "recurrent: each step's log decay, 1-D of n values, each finite and at most 0")                   \
-  X(beta, tensor, none, "recurrent: each step's write strength in [0, 1], 1-D of n values (the delta rule; else empty)")
+  X(beta, tensor, none,                                                                                                \
+    "recurrent: each step's write strength in [0, 1], 1-D of n values (the delta rule; else empty)")                   \
+  X(sinks, optional_tensor, none,                                                                                      \
+    "learned sinks: the decode's sink logit of each query head (flat: 1-D of 1); ignored unless the profile declares " \
+    "them")
 
 #define KVCONFORM_OP_ENUMERATOR(name, meaning) name,
 enum class op_kind { KVCONFORM_OPS(KVCONFORM_OP_ENUMERATOR) };

@@ -23,6 +23,9 @@ class Adapter:
       {CacheFullError: "capacity", ValueError: "shape"}; checked in order with isinstance.
     - `limits`: the largest config sizes the cache serves, declared in hello, e.g. {"capacity": 1024,
       "d_k": 128}; the harness generates no config beyond them (docs/port-protocol.md §3).
+    - `profile["attention"]`: the attention the decode computes besides softmax(q K^T / sqrt(d_k)) V
+      (docs/numerics.md §7), e.g. {"sinks": "learned", "window": "sliding 128", "softcap": 30}; with learned sinks
+      decode and prefill take one more argument, `sinks`, the decode's sink logits (1-D, one per query head).
     - `policies`: the choices the cache makes where engines legitimately differ, declared in hello, e.g.
       {"hit_limit": "all_but_last", "duplicates": "registered"} (docs/design.md §2.4; `kvconform list` prints each
       kind's policies); the harness holds the cache to exactly those. Empty: the kind's contract.
@@ -53,6 +56,16 @@ class Adapter:
     config_defaults = SCALES  # optional config fields and their values when absent
     driver = None  # the drivers.Driver subclass that calls it and observes it
     ops = {}  # op name -> (required fields, optional fields), in the order the method takes them
+
+    def __init_subclass__(cls, **kwargs):
+        """A profile declaring learned sinks (docs/numerics.md §7.1) makes the kind's decode and prefill take one more
+        argument, `sinks`: the decode's sink logits (1-D, one per query head), after the kind's own arguments."""
+        super().__init_subclass__(**kwargs)
+        attention = cls.profile.get("attention", {}) if isinstance(cls.profile, dict) else {}
+        if isinstance(attention, dict) and attention.get("sinks") == "learned":
+            cls.ops = {op: (required + ("sinks",), optional)
+                       if op in ("decode", "prefill") and "sinks" not in required else (required, optional)
+                       for op, (required, optional) in cls.ops.items()}
 
     def __init__(self, config):
         self.config = config

@@ -13,7 +13,7 @@ contains out.txt "replay: $kvconform port --kind ring --replay $saved --library 
 run 1 "$kvconform" port --kind ring --replay "$saved" --library "$bug"
 run 0 "$kvconform" port --kind ring --replay "$saved" --library "$good"
 run 2 "$kvconform" port --kind ring --library "$version_1"
-contains err.txt "the library was built for C ABI version 1; this harness drives versions 2 to 5"
+contains err.txt "the library was built for C ABI version 1; this harness drives versions 2 to 6"
 run 0 "$kvconform" port --kind flat --library "$good"
 contains out.txt "NOT SUPPORTED port / exact_fill: the port does not serve the flat kind"
 run 2 "$kvconform" port --kind ring --library "$scratch/missing.so"

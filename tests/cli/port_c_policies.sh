@@ -1,6 +1,6 @@
 # Policies through the C ABI (docs/port-protocol.md §12): they travel in kvc_hello's JSON, which every version has, so
 # no function and no new version. The C paged cache that keeps a rollback's blocks until the release and declares
-# rollback_blocks=kept passes every paged property it runs on seeds 1 to 3, built for version 5 and for version 3; the
+# rollback_blocks=kept passes every paged property it runs on seeds 1 to 3, built for the current version and for version 3; the
 # same cache undeclared fails, naming nothing it declared; the C latent cache that keeps them and declares it passes
 # every latent property, and fails undeclared. Usage: port_c_policies.sh KVCONFORM KEPT KEPT_ABI3 UNDECLARED
 # LATENT_KEPT LATENT_UNDECLARED

@@ -143,7 +143,7 @@ class HybridCache(HybridAdapter):
                 live = np.array([g == "cross" or (p <= row and (not slides or p < self.keep or p + span > row))
                                  for p in at])
                 w = np.zeros(len(at))  # a row the query does not read may lie in a block already given back
-                out, w[live] = attend(*self.rows_at(seq, g, place, np.asarray(at)[live]), q[l, i])
+                out, w[live] = self.attend_layer(l, *self.rows_at(seq, g, place, np.asarray(at)[live]), q[l, i])
                 outputs.append(out), weights.append(w)
         self.after_queries(seq)
         return np.concatenate(outputs), np.concatenate(weights)
@@ -264,7 +264,11 @@ class HybridCache(HybridAdapter):
             self.v_pool[blocks, offsets, place].reshape(-1, self.d_v)
 
     def decode(self, sid, layer, q):
-        return attend(*self.rows(sid, layer), q)
+        return self.attend_layer(layer, *self.rows(sid, layer), q)
+
+    def attend_layer(self, layer, keys, values, q):
+        """One attention of layer `layer` (a cache with another attention overrides it)."""
+        return attend(keys, values, q)
 
     def keys(self, sid, layer):
         return self.rows(sid, layer)[0]

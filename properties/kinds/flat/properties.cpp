@@ -1,4 +1,7 @@
 // The flat kind's properties (shared statements, exact fill, generation loop, worked example) and its table row.
+#include <algorithm>
+#include <cmath>
+
 #include "properties/executor/kind_table.h"
 #include "properties/executor/speculation_events.h"
 #include "properties/generate/generation.h"
@@ -56,19 +59,69 @@ void add_flat_properties(std::vector<property>& ps) {
       "the seed's worked example: output [3, 4], weights [0.40111209, 0.19777581, 0.40111209], then a refused append");
   seed.needs = {capability::decode};
   seed.fixed = seed_worked_example;
+  seed.plain_attention = true;
   add_speculation_properties(ps, flat, rows_model::full::refuse);
 }
 
 namespace {
-/// The flat kind's own boundary events (docs/design.md §4.6), in the order of `event_index`.
-enum event_index : std::size_t { exact_fill_event, full_event, speculation_events };
+/// The flat kind's own boundary events (docs/design.md §4.6), in the order of `event_index`; the last four are those
+/// of declared attention (docs/numerics.md §7), for a cache declaring it.
+enum event_index : std::size_t {
+  exact_fill_event,
+  full_event,
+  speculation_events,
+  window_event = speculation_events + 3,
+  chunk_event,
+  sink_event,
+  cap_event
+};
+bool windowed(const implementation& i) { return i.profile.attention.window != window_kind::none; }
+bool chunked(const implementation& i) { return i.profile.attention.window == window_kind::chunked; }
+bool sinks(const implementation& i) { return i.profile.attention.sinks == sink_kind::learned; }
+bool capped(const implementation& i) { return i.profile.attention.softcap > 0; }
 constexpr event events[] = {
     {"exact fill", "an accepted append ends exactly at capacity", true},
     {"refused: full", "an append refused for capacity alone: len + n > capacity", true},
     rollback_to_empty_event,
     accept_all_event,
     reject_all_event,
+    {"window masks a row", "an accepted decode whose declared window leaves out a held row", true, windowed},
+    {"prefill crosses a chunk", "an accepted prefill whose steps lie in two chunks or more", true, chunked},
+    {"sink above every score", "a decode whose learned sink's logit exceeds every score it attends", true, sinks},
+    {"cap bends a score", "a decode with a score beyond half the soft cap, where the cap bends it", true, capped},
 };
+
+/// The scores of problem p's live rows, capped as it declares.
+std::vector<double> scores(const attention_problem& p) {
+  std::vector<double> s;
+  for (std::size_t i = 0; i < p.n; ++i) {
+    if (!p.is_live(i)) continue;
+    double dot = 0;
+    for (std::size_t j = 0; j < p.d_k; ++j) dot += p.keys[i * p.d_k + j] * p.q[j];
+    dot /= std::sqrt(static_cast<double>(p.d_k));
+    s.push_back(p.softcap > 0 ? p.softcap * std::tanh(dot / p.softcap) : dot);
+  }
+  return s;
+}
+
+/// The events of declared attention an accepted decode or prefill hits.
+void attention_events(const rows_model& rows, const op& o, const expectation& e, event_set& hit) {
+  const attention_semantics& a = rows.profile().attention;
+  if (a.plain() || !e.accepted) return;
+  if (o.kind == op_kind::prefill && a.window == window_kind::chunked && !e.problems.empty()) {
+    const std::size_t last = rows.size() - 1, first = last + 1 - e.problems.size();
+    if (first / a.span != last / a.span) hit.set(chunk_event);
+  }
+  if (o.kind != op_kind::decode) return;
+  for (const attention_problem& p : e.problems) {
+    if (!p.live.empty()) hit.set(window_event);  // a decode's only mask is its window's
+    const std::vector<double> s = scores(p);
+    const double top = s.empty() ? -INFINITY : *std::max_element(s.begin(), s.end());
+    if (p.has_sink && p.sink > top) hit.set(sink_event);
+    if (p.softcap > 0 && std::any_of(s.begin(), s.end(), [&](double x) { return std::fabs(x) > p.softcap / 2; }))
+      hit.set(cap_event);
+  }
+}
 
 struct probe final : event_probe {
   explicit probe(const cache_config&) {}
@@ -76,6 +129,7 @@ struct probe final : event_probe {
   void after(const model& m, const op& o, const expectation& e, event_set& hit) override {
     const auto& rows = model_as<rows_model>(m);
     speculation.after(o, e, rows.size(), hit, speculation_events);
+    attention_events(rows, o, e, hit);
     if (o.kind != op_kind::append && o.kind != op_kind::prefill) return;
     const auto n = append_steps(o, rows.config().d_k, rows.config().d_v);
     if (e.accepted && n.value_or(0) > 0 && rows.size() == rows.config().capacity) hit.set(exact_fill_event);

@@ -1,5 +1,6 @@
 // The built-in flat references: the f64 cache and one per storage format (docs/kinds/flat.md).
 #include "impls/flat/flat.h"
+#include "impls/flat/variants/declared_attention.h"
 #include "properties/kinds/flat/adapter.h"
 #include "properties/runners/builtin.h"
 
@@ -18,6 +19,10 @@ std::vector<implementation> flat_references() {
       reference<flat_stored<kivi_keys, kivi_values>>("flat-kivi",
                                                      "flat, KIVI-style int4: keys per channel, values per "
                                                      "token, fp16 residual of 8 tokens"),
+      reference<flat_declared<declared::sinks_sliding>>("flat-sinks-sliding",
+                                                        "flat, gpt-oss-style learned sinks on a sliding window of 8"),
+      reference<flat_declared<declared::chunked>>("flat-chunked", "flat, Llama 4-style chunked-local attention of 8"),
+      reference<flat_declared<declared::softcap>>("flat-softcap", "flat, Gemma 2-style logit soft cap at 30"),
   };
 }
 

@@ -1,5 +1,6 @@
 // The flat zoo: mutants and valid variants (docs/mutants.md).
 #include "impls/flat/flat.h"
+#include "impls/flat/mutants/attention_bugs.h"
 #include "impls/flat/mutants/counter_before_check.h"
 #include "impls/flat/mutants/format_bugs.h"
 #include "impls/flat/mutants/kernel_bugs.h"
@@ -63,6 +64,14 @@ std::vector<implementation> mutant_list() {
       mutant<flat_q4_fp16_range>("flat-q4-fp16-range", stored, "q4_1 range max - min in fp16 overflows"),
       mutant<flat_kivi_residual_never>("flat-kivi-residual-never", stored, "residual checked once per append"),
       mutant<flat_kivi_stale_scales>("flat-kivi-stale-scales", stored, "a completed group reuses old channel scales"),
+      mutant<flat_sink_key0_bias>("flat-sink-key0-bias", bound, "vLLM PR #49815: the sink as a bias on key 0's logit"),
+      mutant<flat_sink_dropped_in_window>("flat-sink-dropped-in-window", bound,
+                                          "SGLang PR #11634: the windowed path leaves the learned sink out"),
+      mutant<flat_chunk_boundary_off>("flat-chunk-boundary-off", bound,
+                                      "transformers #37351: chunk boundaries one position off"),
+      mutant<flat_window_ignored_short>("flat-window-ignored-short", bound,
+                                        "SGLang PR #30050: the window ignored up to 128 rows"),
+      mutant<flat_cap_after_softmax>("flat-cap-after-softmax", bound, "the soft cap applied after the softmax"),
   };
 }
 

@@ -72,6 +72,15 @@ concept hybrid_prefilling = requires(C& c, hybrid_id_t<C> s, array_view a) {
   requires decode_result_like<unwrapped_t<decltype(c.prefill(s, a, a, a))>>;
 };
 
+/// Learned sinks (docs/numerics.md §7.1): c.decode_step(seq, layer, q, sinks) and c.prefill(seq, k, v, q, tokens,
+/// sinks) take each decode's sink logits (the decoded layer's one; a prefill's one per layer).
+template <class C>
+concept hybrid_sink_logits = requires(C& c, const C& cc, hybrid_id_t<C> s, std::size_t l, array_view a,
+                                      std::span<const std::int64_t> t) {
+  requires decode_result_like<unwrapped_t<decltype(cc.decode_step(s, l, a, a))>>;
+  requires decode_result_like<unwrapped_t<decltype(c.prefill(s, a, a, a, t, a))>>;
+};
+
 /// The layers of a hybrid config, as its caches are constructed with.
 inline hybrid_layers hybrid_layers_of(const cache_config& c) {
   return {c.layers, c.window, c.keep, c.global_every, c.shared, c.cross};
@@ -108,7 +117,9 @@ class hybrid_subject final : public subject {
       case op_kind::prefill:
         if constexpr (hybrid_prefilling<C>) {
           return decode_outcome([&] {
-            if constexpr (prefixes)
+            if constexpr (hybrid_sink_logits<C>)
+              return cache_.prefill(handles_.id_of(o.seq), c.k, c.v, c.q, tokens, c.sinks);
+            else if constexpr (prefixes)
               return cache_.prefill(handles_.id_of(o.seq), c.k, c.v, c.q, tokens);
             else
               return cache_.prefill(handles_.id_of(o.seq), c.k, c.v, c.q);
@@ -120,7 +131,11 @@ class hybrid_subject final : public subject {
         if constexpr (hybrid_decoding<C>) {
           if (o.layer < 0) return refused(refuse_index);  // a layer the cache's size_t cannot carry
           return decode_outcome([&] {
-            return std::as_const(cache_).decode_step(handles_.id_of(o.seq), static_cast<std::size_t>(o.layer), c.q);
+            const auto layer = static_cast<std::size_t>(o.layer);
+            if constexpr (hybrid_sink_logits<C>)
+              return std::as_const(cache_).decode_step(handles_.id_of(o.seq), layer, c.q, c.sinks);
+            else
+              return std::as_const(cache_).decode_step(handles_.id_of(o.seq), layer, c.q);
           });
         } else {
           return unsupported();

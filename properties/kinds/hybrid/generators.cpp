@@ -7,6 +7,7 @@
 
 #include "oracle/models/hybrid_model.h"
 #include "properties/generate/commands.h"
+#include "properties/generate/op_builders.h"
 #include "properties/kinds/hybrid/parts.h"
 
 namespace kvconform::kinds {
@@ -110,6 +111,7 @@ hybrid_command prefill_command(std::size_t pick, std::size_t want, source src, s
     std::vector<double> q;
     for (std::size_t r = 0; r < m.layers() * n; ++r) q.insert(q.end(), src->query().begin(), src->query().end());
     o.q = tensor{{m.layers(), n, src->d_k()}, std::move(q)};
+    attach_sinks(o, *src, static_cast<std::int64_t>(m.size(h)), m.layers());
     return o;
   });
 }
@@ -124,10 +126,11 @@ void add_sequence_ops(choices& c, const hybrid_mix& mix, const hybrid_model& m, 
           rc::gen::apply(
               [src, bad, layers](std::size_t p, std::size_t l, int v) {
                 return on_live(bad ? "bad decode" : "decode", p,
-                               [=](const hybrid_model&, std::int64_t h) -> std::optional<op> {
+                               [=](const hybrid_model& m, std::int64_t h) -> std::optional<op> {
                                  op o = sequence_op(op_kind::decode, h);
                                  o.layer = static_cast<std::int64_t>(bad && v == 0 ? layers : l);
                                  o.q = tensor::vector(src->query());
+                                 attach_sinks(o, *src, static_cast<std::int64_t>(m.size(h) + l));
                                  if (bad && v == 1) o.q.shape = {1, src->d_k()};
                                  if (bad && v == 2) o.q.data.push_back(0.5), o.q.shape = {src->d_k() + 1};
                                  return o;
@@ -206,6 +209,7 @@ hybrid_command stale_command(op_kind kind, std::size_t which, source src, std::u
         if (kind == op_kind::append) return hybrid_append_op(*src, m.config(), h, 0, 1, seed);
         op o = sequence_op(kind, h);
         if (kind == op_kind::decode) o.q = tensor::vector(src->query());
+        attach_sinks(o, *src, 0);
         return o;
       });
 }

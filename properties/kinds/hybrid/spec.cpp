@@ -13,10 +13,12 @@ constexpr op_spec ops[] = {
     {op_kind::append, field_k | field_v | field_seq | field_tokens,
      "k (writing layers, n, d_k) and v (writing layers, n, d_v) onto every writing layer of seq, a token per step; "
      "refused (changing nothing) when the pool lacks blocks after the window frees its own"},
-    {op_kind::decode, field_q | field_seq | field_layer, "q 1-D of width d_k over the rows layer reads of seq"},
-    {op_kind::prefill, field_k | field_v | field_q | field_seq | field_tokens,
+    {op_kind::decode, field_q | field_seq | field_layer | field_sinks,
+     "q 1-D of width d_k over the rows layer reads of seq; sinks (1) when declared"},
+    {op_kind::prefill, field_k | field_v | field_q | field_seq | field_tokens | field_sinks,
      "an append onto seq whose q (layers, n, d_k) holds each layer's query of each step: step i's attends the rows "
-     "its layer reads at row before + i; the window frees its blocks after the queries read them"},
+     "its layer reads at row before + i; the window frees its blocks after the queries read them; sinks (layers) when "
+     "declared"},
 };
 constexpr auto sizes = sized_config("num_blocks: blocks in the pool, for every group");
 constexpr config_field optional(const char* name, std::size_t cache_config::*field, const char* summary) {

@@ -6,6 +6,7 @@
 #include "impls/hybrid/mutants/hit_full_group_only.h"
 #include "impls/hybrid/mutants/prefill_late_window.h"
 #include "impls/hybrid/mutants/shared_writes.h"
+#include "impls/hybrid/mutants/sink_dropped_sliding.h"
 #include "impls/hybrid/mutants/stale_format.h"
 #include "impls/hybrid/mutants/stale_layout.h"
 #include "impls/hybrid/policies.h"
@@ -35,6 +36,8 @@ std::vector<implementation> hybrid_zoo() {
                                          "a prefill's early queries read the window its last step leaves"),
       mutant<hybrid_frees_early>("hybrid-window-frees-early", "hybrid_window_frees_blocks",
                                  "a sliding block freed one row early"),
+      mutant<hybrid_sink_dropped_sliding>("hybrid-sink-dropped-sliding", "hybrid_layer_isolation",
+                                          "SGLang PR #11634: gpt-oss's sliding layers attend without their sink"),
       variant<hybrid_highest_first>("hybrid-highest-first", "hands out the highest free block first"),
       variant<hybrid_oldest_freed_first>("hybrid-oldest-freed-first",
                                          "hands out the block freed longest ago first (a FIFO free list)"),

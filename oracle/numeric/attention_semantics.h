@@ -1,0 +1,42 @@
+// The attention a cache's decode computes, declared beside its numeric profile (docs/numerics.md §7).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace kvconform {
+
+/// Learned sinks (docs/numerics.md §7.1): none, or one logit per query head that joins the softmax's normaliser and
+/// carries no value, given with each decode (the op field `sinks`). Not the ring's kept rows, which are keys.
+enum class sink_kind : unsigned char { none, learned };
+/// Which rows below it a query at position p reads (docs/numerics.md §7.2): all of them; the last W
+/// (p - W < r <= p, the query's own row counted); or those of its own chunk of C positions (r / C = p / C).
+enum class window_kind : unsigned char { none, sliding, chunked };
+
+struct attention_semantics {
+  sink_kind sinks = sink_kind::none;
+  window_kind window = window_kind::none;
+  std::size_t span = 0;  ///< W of a sliding window, C of a chunked one
+  double softcap = 0;    ///< c > 0: every score s becomes c tanh(s / c) before the softmax (§7.3); 0: none
+
+  /// Whether the query at position p reads the row at position r (r <= p: rows after the query are the causal
+  /// mask's, not the window's).
+  constexpr bool sees(std::size_t p, std::size_t r) const {
+    if (r > p) return false;
+    if (window == window_kind::sliding) return p - r < span;
+    if (window == window_kind::chunked) return r / span == p / span;
+    return true;
+  }
+  constexpr bool plain() const { return sinks == sink_kind::none && window == window_kind::none && softcap == 0; }
+  /// In words, for `list` and reports: "learned sinks, chunked 8, softcap 30"; "plain" when nothing is declared.
+  std::string describe() const;
+  /// The window's text form: "none", "sliding W" or "chunked C".
+  std::string window_text() const;
+  friend constexpr bool operator==(const attention_semantics&, const attention_semantics&) = default;
+};
+
+/// What is wrong with declared semantics ("" when they are valid): a window of 0 rows, a cap that is not a
+/// positive finite number.
+std::string check(const attention_semantics& a);
+
+}  // namespace kvconform
