@@ -16,6 +16,7 @@
 #include "impls/common/attention.h"
 #include "impls/common/formats.h"
 #include "impls/common/row_storage.h"
+#include "oracle/numeric/attention_semantics.h"
 
 namespace kvconform {
 
@@ -39,6 +40,8 @@ struct ring_rules {
   /// The policy rollback=before_full (docs/kinds/ring.md): every rollback refused once W steps are held, as mlx-lm's
   /// RotatingKVCache does.
   static constexpr bool rollback_before_full = false;
+  /// The attention a decode computes besides the window (docs/numerics.md §7): learned sinks, a soft cap.
+  static constexpr attention_semantics attention{};
 };
 
 /// Holds the first `keep` steps ever appended (attention sinks) and the last W + reserve - keep of the others,
@@ -88,9 +91,10 @@ class basic_ring {
   /// Appends the m steps of k and v, attending with query row i of q (2-D (m, d_k)) once step i is held: over the
   /// sinks and the last W - keep steps up to it. Output (m, d_v); weights (m, size before + m) over the rows held
   /// before and the chunk's, 0 where a query does not see a row.
-  decode_result prefill(array_view k, array_view v, array_view q) {
+  decode_result prefill(array_view k, array_view v, array_view q, array_view sinks = {}) {
     const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = size();
     check_prefill_queries(q, steps, d_k());
+    const score_terms t = terms(sinks);
     const std::int64_t t0 = total_;
     const std::size_t width = before + steps;
     if (before + steps <= slots()) {  // nothing leaves: every query reads the rows as they stay (integer groups)
@@ -98,13 +102,14 @@ class basic_ring {
       return attend_causal(
           steps, width, d_k(), d_v(), q.data, [&](std::size_t i) { return key_row(i); },
           [&](std::size_t i) { return value_row(i); },
-          [&](std::size_t query, std::size_t row) { return row <= before + query && in_window(row, t0 + query + 1); });
+          [&](std::size_t query, std::size_t row) { return row <= before + query && in_window(row, t0 + query + 1); },
+          t);
     }
     decode_result r{Eigen::VectorXd::Zero(static_cast<Eigen::Index>(steps * d_v())),
                     Eigen::VectorXd::Zero(static_cast<Eigen::Index>(steps * width))};
     for (std::size_t i = 0; i < steps; ++i) {  // a long chunk evicts rows its early queries see: one step at a time
       append(array_view(k.data + i * d_k(), {d_k()}), array_view(v.data + i * d_v(), {d_v()}));
-      const decode_result one = attend_window(q.data + i * d_k());
+      const decode_result one = attend_window(q.data + i * d_k(), t);
       r.output.segment(static_cast<Eigen::Index>(i * d_v()), static_cast<Eigen::Index>(d_v())) = one.output;
       scatter_weights(one, t0, before, r.weights.data() + i * width);
     }
@@ -131,10 +136,18 @@ class basic_ring {
   }
 
   /// One decode over the sinks and the last W - keep held rows.
-  decode_result attend_window(const double* q) const {
+  decode_result attend_window(const double* q, const score_terms& t = {}) const {
     return attend(
         size(), d_k(), d_v(), q, [&](std::size_t i) { return key_row(i); }, [&](std::size_t i) { return value_row(i); },
-        [&](std::size_t i) { return in_window(i, total_); });
+        [&](std::size_t i) { return in_window(i, total_); }, t);
+  }
+  /// The declared soft cap and learned sink of a decode or prefill (docs/numerics.md §7.1): with learned sinks,
+  /// `sinks` must hold one logit (else shape_error); without them it is ignored.
+  static score_terms terms(array_view sinks) {
+    constexpr attention_semantics a = Rules::attention;
+    const bool learned = a.sinks == sink_kind::learned;
+    if (learned && (sinks.rank != 1 || sinks.dims[0] != 1)) throw shape_error("sinks must be 1-D of 1 logit");
+    return {a.softcap, learned, learned ? sinks.data[0] : 0};
   }
 
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
@@ -276,9 +289,15 @@ using ring_stored = stored<basic_ring, ring_rules, K, V, Rules>;
 /// unless q is 1-D of width d_k.
 template <class Rules>
 decode_result decode_step(array_view q, const basic_ring<Rules>& c) {
+  return decode_step(q, array_view{}, c);
+}
+/// The same step with the decode's sink logits, which a ring declaring learned sinks attends with.
+template <class Rules>
+decode_result decode_step(array_view q, array_view sinks, const basic_ring<Rules>& c) {
   if (q.rank != 1 || q.dims[0] != c.d_k()) throw shape_error("decode_step: q must be 1-D of width d_k");
+  const score_terms t = basic_ring<Rules>::terms(sinks);
   if (c.size() == 0) throw empty_error("decode_step: empty cache");
-  return c.attend_window(q.data);
+  return c.attend_window(q.data, t);
 }
 
 }  // namespace kvconform

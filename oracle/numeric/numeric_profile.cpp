@@ -84,13 +84,18 @@ const char* to_string(latent_path p) {
   return "?";
 }
 
-std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent, bool variants) {
-  if (!variants && !p.attention.plain())
-    return "attention: this kind serves plain attention only (declared attention: flat; sinks and softcap: hybrid)";
-  if (hybrid && p.attention.window != window_kind::none)
-    return "attention.window: a hybrid cache's window is its config's (`window`, its sliding layers); declare sinks "
-           "and "
-           "softcap only";
+attention_served attention_served_by(const std::string& kind) {
+  if (kind == "flat") return attention_served::all;
+  if (kind == "ring" || kind == "hybrid") return attention_served::over_config_window;
+  return attention_served::plain;
+}
+
+std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent, attention_served served) {
+  if (served == attention_served::plain && !p.attention.plain())
+    return "attention: this kind serves plain attention only (declared attention: flat; sinks and softcap: ring, "
+           "hybrid)";
+  if (served == attention_served::over_config_window && p.attention.window != window_kind::none)
+    return "attention.window: this kind's window is its config's; declare sinks and softcap only";
   if ((p.sliding_keys || p.sliding_values) && !hybrid)
     return "sliding_keys and sliding_values are the hybrid kind's (its sliding layers)";
   if (!latent) return p.latent == latent_path::none ? "" : "latent_path is the latent kind's";

@@ -69,10 +69,14 @@ struct numeric_profile {
 numeric_profile profile_from_json(std::string_view text);
 /// What is wrong with a profile ("" when valid): its storage formats' own checks.
 std::string check(const numeric_profile& p);
+/// Which declared attention (docs/numerics.md §7) a kind serves: none, all of it (flat), or sinks and soft caps over
+/// the window its config sets (ring, hybrid).
+enum class attention_served : unsigned char { plain, all, over_config_window };
 /// What a cache of a kind with (hybrid) sliding layers or (latent) rows whose values are their keys' may not
-/// declare, or must ("" when the profile fits the kind); `variants`: whether the kind serves declared attention
-/// semantics (docs/numerics.md §7).
-std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent, bool variants);
+/// declare, or must ("" when the profile fits the kind).
+std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent, attention_served served);
+/// The declared attention the kind named `kind` serves.
+attention_served attention_served_by(const std::string& kind);
 /// Decimals to which pinned outputs and weights are compared: what the working precision and the
 /// stored formats resolve; -1 when integer groups leave the numbers to the oracle alone.
 int pinned_decimals(const numeric_profile& p);

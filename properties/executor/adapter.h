@@ -82,7 +82,7 @@ struct declared_profile {};
 /// The profile a type declares (a `declared_profile` specialisation, or a `static constexpr
 /// numeric_profile profile` member); double two-pass otherwise.
 template <class C>
-numeric_profile profile_of() {
+constexpr numeric_profile profile_of() {
   if constexpr (requires { declared_profile<C>::value; })
     return declared_profile<C>::value;
   else if constexpr (requires { C::profile; })

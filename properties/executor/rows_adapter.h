@@ -37,10 +37,11 @@ concept rows_prefilling = requires(C& c, array_view a) {
   requires decode_result_like<unwrapped_t<decltype(c.prefill(a, a, a))>>;
 };
 
-/// Learned sinks (docs/numerics.md §7.1): decode_step(q, sinks, cache) and c.prefill(k, v, q, sinks) take each
-/// decode's sink logits, for a cache whose profile declares them.
+/// Declared attention (docs/numerics.md §7): a cache whose profile declares it decodes with decode_step(q, sinks,
+/// cache) and prefills with c.prefill(k, v, q, sinks), given each op's sink logits; one declaring plain attention keeps
+/// the calls without them (a mutant's own two-argument decode_step is never bypassed).
 template <class C>
-concept rows_taking_sinks = requires(C& c, const C& cc, array_view a) {
+concept rows_taking_sinks = (!profile_of<C>().attention.plain()) && requires(C& c, const C& cc, array_view a) {
   requires decode_result_like<unwrapped_t<decltype(decode_step(a, a, cc))>>;
   requires decode_result_like<unwrapped_t<decltype(c.prefill(a, a, a, a))>>;
 };

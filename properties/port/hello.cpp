@@ -67,7 +67,7 @@ port_hello parse_hello(const nlohmann::json& a) {
         codec::bad(where + ".profile", e.what());
       }
       if (const std::string why =
-              kind_problem(k.profile, name == "hybrid", name == "latent", name == "flat" || name == "hybrid");
+              kind_problem(k.profile, name == "hybrid", name == "latent", attention_served_by(name));
           !why.empty())
         codec::bad(where + ".profile", why);
     }

@@ -148,7 +148,7 @@ std::vector<std::string> registry_problems(const std::vector<implementation>& im
       problems.push_back(impl.name + " declares an invalid profile: " + why);
     if (const std::string why =
             kind_problem(impl.profile, impl.kind == cache_kind::hybrid, impl.kind == cache_kind::latent,
-                         impl.kind == cache_kind::flat || impl.kind == cache_kind::hybrid);
+                         attention_served_by(to_string(impl.kind)));
         !why.empty())
       problems.push_back(impl.name + ": " + why);
     if (const std::string why = policy_problem(spec_of(impl.kind), impl.policies); !why.empty())

@@ -72,10 +72,12 @@ concept hybrid_prefilling = requires(C& c, hybrid_id_t<C> s, array_view a) {
   requires decode_result_like<unwrapped_t<decltype(c.prefill(s, a, a, a))>>;
 };
 
-/// Learned sinks (docs/numerics.md §7.1): c.decode_step(seq, layer, q, sinks) and c.prefill(seq, k, v, q, tokens,
-/// sinks) take each decode's sink logits (the decoded layer's one; a prefill's one per layer).
+/// Declared attention (docs/numerics.md §7.1): a cache whose profile declares it takes each decode's sink logits in
+/// c.decode_step(seq, layer, q, sinks) and c.prefill(seq, k, v, q, tokens, sinks) (the decoded layer's one; a
+/// prefill's one per layer); one declaring plain attention keeps the calls without them.
 template <class C>
-concept hybrid_sink_logits = requires(C& c, const C& cc, hybrid_id_t<C> s, std::size_t l, array_view a,
+concept hybrid_sink_logits = (!profile_of<C>().attention.plain()) &&
+                             requires(C& c, const C& cc, hybrid_id_t<C> s, std::size_t l, array_view a,
                                       std::span<const std::int64_t> t) {
   requires decode_result_like<unwrapped_t<decltype(cc.decode_step(s, l, a, a))>>;
   requires decode_result_like<unwrapped_t<decltype(c.prefill(s, a, a, a, t, a))>>;

@@ -37,7 +37,7 @@ extern const kind_spec ring_spec = {
     cache_kind::ring,
     "ring",
     "sliding window: holds the last W steps (after keep sinks), oldest first; appends are never refused for room",
-    rows_ops,
+    attending_rows_ops,
     config,
     check,
     [](const cache_config& c) { return double(c.capacity + c.reserve) * double(c.d_k + c.d_v); },
