@@ -10,6 +10,10 @@
 #include <type_traits>
 #include <vector>
 
+#include <kvconform/array_view.h>
+#include <kvconform/errors.h>
+#include "oracle/numeric/attention_semantics.h"
+
 namespace kvconform {
 
 /// What a decode returns: output[d_v] and one weight per attended row, in logical order.
@@ -77,6 +81,15 @@ struct score_terms {
   bool has_sink = false;
   double sink = 0;
 };
+
+/// The terms `a` declares for head `head` of a call over `heads` heads: its soft cap and, with learned sinks, the
+/// head's logit in `sinks` (1-D of `heads`, else shape_error); without learned sinks `sinks` is ignored.
+inline score_terms declared_terms(const attention_semantics& a, array_view sinks, std::size_t heads = 1,
+                                  std::size_t head = 0) {
+  const bool learned = a.sinks == sink_kind::learned;
+  if (learned && (sinks.rank != 1 || sinks.dims[0] != heads)) throw shape_error("sinks: one logit per head attended");
+  return {a.softcap, learned, learned ? sinks.data[head] : 0};
+}
 
 /// s_i = k_i . q / sqrt(d_k) (capped, with a sink, as `t` says), w = softmax(s), output = sum_i w_i v_i, over the rows
 /// i with `live(i)` (a mask: the others take weight exactly 0 and are never read, so padding may hold anything). No

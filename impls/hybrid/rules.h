@@ -64,12 +64,9 @@ void store_row(Side& s, const double* in, double* out) {
 /// prefill (`all`), one for a decode; shape_error otherwise. A sliding layer of a mutant's windowed path drops it.
 template <class Rules, class Layers>
 score_terms layer_terms(array_view sinks, const Layers& layers, std::size_t l, bool all) {
-  constexpr attention_semantics a = Rules::attention;
-  const bool learned = a.sinks == sink_kind::learned;
-  if (learned && (sinks.rank != 1 || sinks.dims[0] != (all ? layers.size() : 1)))
-    throw shape_error("sinks: one logit per layer attended");
-  const bool sink = learned && (Rules::sink_in_window || layers[l].group != hybrid_group::sliding);
-  return {a.softcap, sink, sink ? sinks.data[all ? l : 0] : 0};
+  score_terms t = declared_terms(Rules::attention, sinks, all ? layers.size() : 1, all ? l : 0);
+  t.has_sink = t.has_sink && (Rules::sink_in_window || layers[l].group != hybrid_group::sliding);
+  return t;
 }
 
 /// The storage of a hybrid cache's sliding group: its rules' `sliding_storage`, else that of every group.

@@ -141,14 +141,8 @@ class basic_ring {
         size(), d_k(), d_v(), q, [&](std::size_t i) { return key_row(i); }, [&](std::size_t i) { return value_row(i); },
         [&](std::size_t i) { return in_window(i, total_); }, t);
   }
-  /// The declared soft cap and learned sink of a decode or prefill (docs/numerics.md §7.1): with learned sinks,
-  /// `sinks` must hold one logit (else shape_error); without them it is ignored.
-  static score_terms terms(array_view sinks) {
-    constexpr attention_semantics a = Rules::attention;
-    const bool learned = a.sinks == sink_kind::learned;
-    if (learned && (sinks.rank != 1 || sinks.dims[0] != 1)) throw shape_error("sinks must be 1-D of 1 logit");
-    return {a.softcap, learned, learned ? sinks.data[0] : 0};
-  }
+  /// The declared soft cap and learned sink of a decode or prefill (docs/numerics.md §7.1).
+  static score_terms terms(array_view sinks) { return declared_terms(Rules::attention, sinks); }
 
   /// The per-tensor scales of a scaled element format (docs/numerics.md §6.1).
   void set_scales(double k_scale, double v_scale) requires(storage::keys.scaled || storage::values.scaled) {

@@ -45,12 +45,7 @@ class flat_declared : public basic_flat<> {
   }
 
  private:
-  /// The sink logit the declaration asks for: one with learned sinks (else shape_error); ignored without them.
-  static score_terms terms(array_view sinks) {
-    const bool learned = A::value.sinks == sink_kind::learned;
-    if (learned && (sinks.rank != 1 || sinks.dims[0] != 1)) throw shape_error("sinks must be 1-D of 1 logit");
-    return {A::value.softcap, learned, learned ? sinks.data[0] : 0};
-  }
+  static score_terms terms(array_view sinks) { return declared_terms(A::value, sinks); }
   template <class Sees>
   decode_result attend_rows(std::size_t m, std::size_t n, array_view q, score_terms t, Sees sees) const {
     const auto k = keys();

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "oracle/numeric/attention_oracle.h"
 #include "properties/executor/kind_table.h"
 #include "properties/executor/speculation_events.h"
 #include "properties/generate/generation.h"
@@ -91,19 +92,6 @@ constexpr event events[] = {
     {"cap bends a score", "a decode with a score beyond half the soft cap, where the cap bends it", true, capped},
 };
 
-/// The scores of problem p's live rows, capped as it declares.
-std::vector<double> scores(const attention_problem& p) {
-  std::vector<double> s;
-  for (std::size_t i = 0; i < p.n; ++i) {
-    if (!p.is_live(i)) continue;
-    double dot = 0;
-    for (std::size_t j = 0; j < p.d_k; ++j) dot += p.keys[i * p.d_k + j] * p.q[j];
-    dot /= std::sqrt(static_cast<double>(p.d_k));
-    s.push_back(p.softcap > 0 ? p.softcap * std::tanh(dot / p.softcap) : dot);
-  }
-  return s;
-}
-
 /// The events of declared attention an accepted decode or prefill hits.
 void attention_events(const rows_model& rows, const op& o, const expectation& e, event_set& hit) {
   const attention_semantics& a = rows.profile().attention;
@@ -115,11 +103,13 @@ void attention_events(const rows_model& rows, const op& o, const expectation& e,
   if (o.kind != op_kind::decode) return;
   for (const attention_problem& p : e.problems) {
     if (!p.live.empty()) hit.set(window_event);  // a decode's only mask is its window's
-    const std::vector<double> s = scores(p);
-    const double top = s.empty() ? -INFINITY : *std::max_element(s.begin(), s.end());
+    const auto o = attention_oracle<double>(p);  // the scores as declared, capped; masked rows keep 0
+    double top = -INFINITY;
+    bool bent = false;
+    for (std::size_t i = 0; i < p.n; ++i)
+      if (p.is_live(i)) top = std::max(top, o.s[i]), bent = bent || std::fabs(o.s[i]) > p.softcap / 2;
     if (p.has_sink && p.sink > top) hit.set(sink_event);
-    if (p.softcap > 0 && std::any_of(s.begin(), s.end(), [&](double x) { return std::fabs(x) > p.softcap / 2; }))
-      hit.set(cap_event);
+    if (p.softcap > 0 && bent) hit.set(cap_event);
   }
 }
 
