@@ -63,10 +63,11 @@ std::int64_t visit_int(byte_io& io, std::int64_t& x, std::int64_t hi) {
              io.range(0, static_cast<std::uint64_t>(hi), static_cast<std::uint64_t>(std::max<std::int64_t>(x, 0))));
 }
 
-/// A tensor's shape and data; `reading` sizes the data to the shape first.
-void visit_tensor(byte_io& io, tensor& t, bool reading) {
+/// A tensor's shape and data; `reading` sizes the data to the shape first. An optional tensor without a shape is
+/// absent (no data), where a tensor's is a scalar.
+void visit_tensor(byte_io& io, tensor& t, bool reading, bool optional) {
   t.shape.resize(io.range(0, 4, t.shape.size()));
-  std::size_t n = 1;
+  std::size_t n = optional && t.shape.empty() ? 0 : 1;
   for (auto& d : t.shape) n *= (d = io.range(0, 2 * max_capacity, d));
   if (n > max_values) t.shape = {max_values}, n = max_values;  // keeps every tensor consistent and cheap
   if (reading) t.data.resize(n);
@@ -91,11 +92,13 @@ std::int64_t most(field_range r) {
 }
 std::size_t longest(field_range r) { return r == field_range::tokens ? max_tokens : max_index; }
 
-void visit_field(byte_io& io, field_range, tensor& t, bool reading) { visit_tensor(io, t, reading); }
-void visit_field(byte_io& io, field_range r, std::int64_t& x, bool) { visit_int(io, x, most(r)); }
-void visit_field(byte_io& io, field_range r, std::vector<std::int64_t>& xs, bool) {
-  xs.resize(io.range(0, longest(r), xs.size()));
-  for (auto& x : xs) visit_int(io, x, most(r));
+void visit_field(byte_io& io, const op_field_info& f, tensor& t, bool reading) {
+  visit_tensor(io, t, reading, f.type == field_type::optional_tensor);
+}
+void visit_field(byte_io& io, const op_field_info& f, std::int64_t& x, bool) { visit_int(io, x, most(f.range)); }
+void visit_field(byte_io& io, const op_field_info& f, std::vector<std::int64_t>& xs, bool) {
+  xs.resize(io.range(0, longest(f.range), xs.size()));
+  for (auto& x : xs) visit_int(io, x, most(f.range));
 }
 
 /// Any op of the kind, every field its spec lists in the vocabulary's order: what the writer always emits.
@@ -105,7 +108,7 @@ void visit_literal(byte_io& io, op& o, const kind_spec& spec, bool reading) {
   while (at < spec.ops.size() && spec.ops[at].kind != o.kind) ++at;
   const op_spec& which = spec.ops[io.range(0, spec.ops.size() - 1, at)];
   o.kind = which.kind;
-  visit_fields(o, which.fields, [&](const op_field_info& f, auto& x) { visit_field(io, f.range, x, reading); });
+  visit_fields(o, which.fields, [&](const op_field_info& f, auto& x) { visit_field(io, f, x, reading); });
 }
 }  // namespace
 

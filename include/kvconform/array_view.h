@@ -28,6 +28,13 @@ struct array_view {
   std::size_t dim(std::size_t i) const { return dims[i]; }
 };
 
+/// Sparse top-k's indexer inputs (docs/numerics.md §7.4) with an op: the index key of each step appended, and each
+/// query's index queries (heads, width) and head weights (heads), a prefill's with a leading m. Empty where the op
+/// has none.
+struct indexer_view {
+  array_view keys, queries, weights;
+};
+
 /// Rows and width of a cache input: rank 1 is one step of width dims[0], rank 2 is dims[0]
 /// steps of width dims[1]. Any other rank yields `ok == false`.
 struct steps_of {

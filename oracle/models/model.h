@@ -75,4 +75,16 @@ bool sinks_fit(const numeric_profile& p, const tensor& sinks, std::size_t heads)
 /// decode's problems share one head's; a hybrid prefill's n problems per layer one layer's).
 void stamp_attention(expectation& e, const numeric_profile& p, const tensor& sinks, std::size_t per);
 
+/// Whether an op's indexer inputs fit the declared top-k (docs/numerics.md §7.4): index_k of k's rank, a row of the
+/// indexer's width per step of `steps`; index_q (heads, width) and index_w (heads) per query, a prefill's with a
+/// leading m; every entry finite. Anything fits when top-k is not declared, which ignores the fields.
+bool index_inputs_fit(const numeric_profile& p, const op& o, std::size_t steps);
+/// Gives every problem of a decode or prefill whose query sees more than k rows the declared top-k: the choice
+/// scored over `index_rows` (the problem's rows' stored index keys, in its order) and the declared rows as `live`.
+void choose_top_k(expectation& e, const numeric_profile& p, const op& o,
+                  const std::vector<std::vector<double>>& index_rows);
+/// Replaces each choosing problem's declared rows by the cache's, read from its `weights` (all problems' in order)
+/// and judged as a set (resolve_choice); "" on success, else the first problem's failure.
+std::string resolve_choices(expectation& e, const std::vector<double>& weights);
+
 }  // namespace kvconform

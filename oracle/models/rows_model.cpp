@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "oracle/numeric/top_k.h"
+
 namespace kvconform {
 
 bool rows_model::sees(std::int64_t row, std::int64_t query) const {
@@ -28,6 +30,8 @@ void rows_model::push(const op& o, std::size_t i) {
   }
   rows_.push(stored_row(o.k, i, profile_.storage), stored_row(o.v, i, profile_.storage));
   positions_.push_back(total_++);
+  if (const attention_semantics& a = profile_.attention; a.top_k > 0)  // flat only: no row is ever evicted
+    index_rows_.push_back(stored_index_row(a, o.index_k.data.data() + i * a.index_width));
 }
 
 bool rows_model::can_roll_back(std::int64_t n) const {
@@ -93,8 +97,12 @@ void rows_model::prefill(const op& o, std::size_t m, expectation& e) {
 expectation rows_model::apply(const op& o) {
   const bool attends = o.kind == op_kind::decode || o.kind == op_kind::prefill;
   if (attends && !sinks_fit(profile_, o.sinks, 1)) return {.accepted = false, .reasons = refuse_shape};
+  if (const auto steps = append_steps(o, config_.d_k, config_.d_v);
+      o.kind != op_kind::rollback && !index_inputs_fit(profile_, o, steps.value_or(0)))
+    return {.accepted = false, .reasons = refuse_shape};
   expectation e = apply_op(o);
   stamp_attention(e, profile_, o.sinks, e.problems.size());
+  if (attends && e.accepted) choose_top_k(e, profile_, o, index_rows_);
   drafts_ = o.kind == op_kind::prefill && e.accepted ? e.problems.size() : 0;
   return e;
 }
@@ -132,6 +140,7 @@ expectation rows_model::apply_op(const op& o) {
         positions_.begin());
     rows_.keys.truncate(kept), rows_.values.truncate(kept);
     positions_.resize(kept);
+    index_rows_.resize(std::min(index_rows_.size(), kept));
     return e;
   }
   if (o.kind != op_kind::decode) {  // an op outside the family's vocabulary: the trace codec refuses it first

@@ -54,6 +54,7 @@ class rows_model final : public model {
   bool before_full_;  // a ring that refuses every rollback once it has held W steps (mlx-lm)
   stored_stream rows_;
   std::deque<std::int64_t> positions_;  // absolute step of each held row
+  std::vector<std::vector<double>> index_rows_;  // sparse top-k: each held row's index key as stored
   std::int64_t total_ = 0;
   std::size_t drafts_ = 0;
 };

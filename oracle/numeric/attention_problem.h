@@ -9,6 +9,8 @@
 
 namespace kvconform {
 
+struct top_k_choice;  // oracle/numeric/top_k.h
+
 /// The magnitudes of a latent (MLA) head whose keys and values were materialised from latent rows (docs/numerics.md
 /// §3.8): a cache may multiply in either order, so its bound takes the absolute products in place of the rows'.
 struct latent_terms {
@@ -34,6 +36,9 @@ struct attention_problem {
   double softcap = 0;
   bool has_sink = false;
   double sink = 0;
+  /// Sparse top-k (§7.4), when the query sees more rows than it attends: `live` holds the declared choice until the
+  /// cache's own is judged as a set (resolve_choice) and replaces it.
+  std::shared_ptr<const top_k_choice> choice;
 
   bool is_live(std::size_t i) const { return live.empty() || live[i] != 0; }
 };

@@ -96,6 +96,8 @@ std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent, att
            "hybrid)";
   if (served == attention_served::over_config_window && p.attention.window != window_kind::none)
     return "attention.window: this kind's window is its config's; declare sinks and softcap only";
+  if (served == attention_served::over_config_window && p.attention.top_k > 0)
+    return "attention.sparse: top-k is served by flat only; declare sinks and softcap only";
   if ((p.sliding_keys || p.sliding_values) && !hybrid)
     return "sliding_keys and sliding_values are the hybrid kind's (its sliding layers)";
   if (!latent) return p.latent == latent_path::none ? "" : "latent_path is the latent kind's";

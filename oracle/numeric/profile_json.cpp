@@ -62,6 +62,36 @@ void window_from(const json& v, attention_semantics& a) {
       "profile.attention.window: expected \"none\", \"sliding W\" or \"chunked C\" (W, C from 1 to 9999999)");
 }
 
+/// "none" | {"top_k": K, "heads": H, "width": D, "index": "e4m3 row-scaled"} (docs/numerics.md §7.4).
+void sparse_from(const json& v, attention_semantics& a) {
+  if (v == "none") {
+    a.top_k = a.index_heads = a.index_width = 0, a.index_element = element_format::f64, a.index_row_scaled = false;
+    return;
+  }
+  const char* accepted =
+      "profile.attention.sparse: accepted: \"none\" or {\"top_k\": K, \"heads\": H, \"width\": D, "
+      "\"index\": \"FORMAT[ row-scaled]\"} (FORMAT: f64, f32, fp16, bf16, e4m3, e5m2)";
+  if (!v.is_object()) throw std::invalid_argument(accepted);
+  for (const auto& [key, x] : v.items()) {
+    if (key == "top_k" || key == "heads" || key == "width") {
+      const auto n = number_from<std::size_t>(x, "attention.sparse.top_k, heads and width");
+      if (n == 0 || n > 4096) throw std::invalid_argument("profile.attention.sparse." + key + ": from 1 to 4096");
+      (key == "top_k" ? a.top_k : key == "heads" ? a.index_heads : a.index_width) = n;
+    } else if (key == "index" && x.is_string()) {
+      std::string text = x.get<std::string>();
+      const std::string scaled = " row-scaled";
+      a.index_row_scaled = text.size() > scaled.size() && text.ends_with(scaled);
+      if (a.index_row_scaled) text.resize(text.size() - scaled.size());
+      const auto e = element_format_from_string(text);
+      if (!e) throw std::invalid_argument(accepted);
+      a.index_element = *e;
+    } else {
+      throw std::invalid_argument(accepted);
+    }
+  }
+  if (a.top_k == 0 || a.index_heads == 0 || a.index_width == 0) throw std::invalid_argument(accepted);
+}
+
 attention_semantics attention_from(const json& j) {
   if (!j.is_object()) throw std::invalid_argument("profile.attention: expected an object");
   attention_semantics a;
@@ -76,8 +106,7 @@ attention_semantics attention_from(const json& j) {
     } else if (key == "softcap") {
       a.softcap = number_from<double>(v, "attention.softcap");
     } else if (key == "sparse") {
-      // Sparse top-k (an indexer and its own index cache) is not served yet: declaring it is refused, not ignored.
-      if (v != "none") throw std::invalid_argument("profile.attention.sparse: accepted: \"none\"");
+      sparse_from(v, a);
     } else {
       throw std::invalid_argument("profile.attention: unknown field \"" + key +
                                   "\"; accepted: sinks, window, softcap, sparse");
@@ -106,6 +135,11 @@ std::string numeric_profile::to_json() const {
                       {"window", attention.window_text()},
                       {"softcap", attention.softcap},
                       {"sparse", "none"}};
+  if (attention.top_k > 0)
+    j["attention"]["sparse"] = {{"top_k", attention.top_k},
+                                {"heads", attention.index_heads},
+                                {"width", attention.index_width},
+                                {"index", attention.index_text()}};
   return j.dump();
 }
 

@@ -118,7 +118,7 @@ using maybe_problem = std::optional<problem>;
 
 /// The executor's copies of an op's arrays, as the implementation receives them.
 struct guarded_inputs {
-  guarded k, v, q, mask, w_uk, w_uv, x, g, beta, sinks;
+  guarded k, v, q, mask, w_uk, w_uv, x, g, beta, sinks, index_k, index_q, index_w;
   explicit guarded_inputs(const op& o)
       : k(o.k),
         v(o.v),
@@ -129,10 +129,13 @@ struct guarded_inputs {
         x(o.x),
         g(o.g),
         beta(o.beta),
-        sinks(o.sinks) {}
+        sinks(o.sinks),
+        index_k(o.index_k),
+        index_q(o.index_q),
+        index_w(o.index_w) {}
   call as_call(const op& o) const {
-    return call{o,           k.view(), v.view(), q.view(),    mask.view(), w_uk.view(),
-                w_uv.view(), x.view(), g.view(), beta.view(), sinks.view()};
+    return call{o,        k.view(), v.view(),    q.view(),     mask.view(),    w_uk.view(),    w_uv.view(),
+                x.view(), g.view(), beta.view(), sinks.view(), index_k.view(), index_q.view(), index_w.view()};
   }
 
   /// No write outside an array, no change inside one.
@@ -146,7 +149,10 @@ struct guarded_inputs {
                            {&x, "x"},
                            {&g, "g"},
                            {&beta, "beta"},
-                           {&sinks, "sinks"}}) {
+                           {&sinks, "sinks"},
+                           {&index_k, "index_k"},
+                           {&index_q, "index_q"},
+                           {&index_w, "index_w"}}) {
       if (!g->sentinels_intact())
         return problem{"stray-write", std::string("wrote outside the caller's ") + name + " array"};
       if (!g->unchanged()) return problem{"input-modified", std::string("modified the caller's ") + name};
@@ -155,7 +161,7 @@ struct guarded_inputs {
   }
   /// The caller now reuses its arrays: a cache that kept them reads NaN from here on.
   void poison_into(std::vector<std::vector<double>>& kept) {
-    for (guarded* a : {&k, &v, &q, &mask, &w_uk, &w_uv, &x, &g, &beta, &sinks})
+    for (guarded* a : {&k, &v, &q, &mask, &w_uk, &w_uv, &x, &g, &beta, &sinks, &index_k, &index_q, &index_w})
       a->poison(), kept.push_back(std::move(a->buf));
   }
 };
@@ -284,7 +290,10 @@ bool session::check_decodes(const expectation& want, const op_outcome& got) {
   return judge_decodes(ops_.size() - 1, want, got.output, got.weights, true);
 }
 
-bool session::masked_weights_zero(const expectation& want, const op_outcome& got) {
+bool session::masked_weights_zero(const expectation& given, const op_outcome& got) {
+  expectation resolved;
+  if (!choose_rows(given, got.weights, resolved)) return false;
+  const expectation& want = resolved.problems.empty() ? given : resolved;
   std::size_t at = 0;
   for (std::size_t i = 0; i < want.problems.size(); ++i) {
     const attention_problem& p = want.problems[i];
@@ -331,8 +340,19 @@ bool session::finish_decodes() {
   return false;
 }
 
-bool session::judge_decodes(std::size_t op_index, const expectation& want, const std::vector<double>& output,
+bool session::choose_rows(const expectation& given, const std::vector<double>& weights, expectation& resolved) {
+  const auto& ps = given.problems;
+  if (std::none_of(ps.begin(), ps.end(), [](const attention_problem& p) { return p.choice != nullptr; })) return true;
+  resolved = given;
+  const std::string why = resolve_choices(resolved, weights);
+  return why.empty() || fail("decode-top-k", why);
+}
+
+bool session::judge_decodes(std::size_t op_index, const expectation& given, const std::vector<double>& output,
                             const std::vector<double>& weights, bool end_to_end) {
+  expectation resolved;
+  if (!choose_rows(given, weights, resolved)) return false;
+  const expectation& want = resolved.problems.empty() ? given : resolved;
   const std::vector<attention_problem>& problems = want.problems;
   std::size_t at_o = 0, at_w = 0;
   for (std::size_t i = 0; i < problems.size(); ++i) {

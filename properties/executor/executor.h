@@ -90,6 +90,9 @@ class session {
   bool check_decodes(const expectation& want, const op_outcome& got);
   /// Where the numbers are not judged (expectation::judge_numbers): every weight of a row its query does not see is 0.
   bool masked_weights_zero(const expectation& want, const op_outcome& got);
+  /// Sparse top-k (docs/numerics.md §7.4): when a problem of `given` chooses rows, `resolved` becomes `given` with the
+  /// rows the cache attended (read from `weights`); false, the step's failure, when they are not an admissible set.
+  bool choose_rows(const expectation& given, const std::vector<double>& weights, expectation& resolved);
   /// A recurrent append's outputs against the oracle's, each within its bound (docs/numerics.md §3.9).
   bool judge_outputs(const expectation& want, const op_outcome& got);
   /// Each problem's output and weights of op `op_index` against the oracle (check_decodes after its

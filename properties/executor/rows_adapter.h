@@ -46,6 +46,16 @@ concept rows_taking_sinks = (!profile_of<C>().attention.plain()) && requires(C& 
   requires decode_result_like<unwrapped_t<decltype(c.prefill(a, a, a, a))>>;
 };
 
+/// Sparse top-k (docs/numerics.md §7.4): a cache whose profile declares it also takes each op's indexer inputs:
+/// c.append(k, v, index), decode_step(q, sinks, index, cache) and c.prefill(k, v, q, sinks, index).
+template <class C>
+concept rows_taking_index = (profile_of<C>().attention.top_k > 0) &&
+                            requires(C& c, const C& cc, array_view a, indexer_view x) {
+  c.append(a, a, x);
+  requires decode_result_like<unwrapped_t<decltype(decode_step(a, a, x, cc))>>;
+  requires decode_result_like<unwrapped_t<decltype(c.prefill(a, a, a, a, x))>>;
+};
+
 /// The optional rollback capability: c.rollback(n) drops the newest n steps (void, or a status).
 template <class C>
 concept rolls_back = requires(C& c, std::size_t n) {
@@ -80,6 +90,10 @@ concept reports_reserved = requires(const C& cc) {
 /// reports them). A config with sinks on a type without them is NOT SUPPORTED.
 template <rows_cache C>
 class rows_subject final : public subject {
+  static_assert(profile_of<C>().attention.top_k == 0 || rows_taking_index<C>,
+                "a cache declaring sparse top-k takes append(k, v, indexer_view), decode_step(q, sinks, indexer_view, "
+                "cache) and prefill(k, v, q, sinks, indexer_view) (docs/numerics.md §7.4)");
+
  public:
   explicit rows_subject(const cache_config& c)
       : cache_(construct(c)),
@@ -90,15 +104,21 @@ class rows_subject final : public subject {
   op_outcome apply(const call& c) override {
     if (unsupported_config_) return unsupported();
     switch (c.o.kind) {
-      case op_kind::append: return call_cache([&] { return cache_.append(c.k, c.v); });
+      case op_kind::append:
+        if constexpr (rows_taking_index<C>) return call_cache([&] { return cache_.append(c.k, c.v, index_of(c)); });
+        return call_cache([&] { return cache_.append(c.k, c.v); });
       case op_kind::decode:
-        if constexpr (rows_taking_sinks<C>)
+        if constexpr (rows_taking_index<C>)
+          return decode_outcome([&] { return decode_step(c.q, c.sinks, index_of(c), std::as_const(cache_)); });
+        else if constexpr (rows_taking_sinks<C>)
           return decode_outcome([&] { return decode_step(c.q, c.sinks, std::as_const(cache_)); });
         else if constexpr (rows_decoding<C>)
           return decode_outcome([&] { return decode_step(c.q, std::as_const(cache_)); });
         break;
       case op_kind::prefill:
-        if constexpr (rows_taking_sinks<C>)
+        if constexpr (rows_taking_index<C>)
+          return decode_outcome([&] { return cache_.prefill(c.k, c.v, c.q, c.sinks, index_of(c)); });
+        else if constexpr (rows_taking_sinks<C>)
           return decode_outcome([&] { return cache_.prefill(c.k, c.v, c.q, c.sinks); });
         else if constexpr (rows_prefilling<C>)
           return decode_outcome([&] { return cache_.prefill(c.k, c.v, c.q); });
@@ -145,6 +165,7 @@ class rows_subject final : public subject {
   }
 
  private:
+  static indexer_view index_of(const call& c) { return {c.index_k, c.index_q, c.index_w}; }
   static C construct(const cache_config& c) {
     if constexpr (keeps_reserve<C>)
       return C(c.capacity, c.d_k, c.d_v, c.keep, c.reserve);
@@ -161,9 +182,9 @@ class rows_subject final : public subject {
 template <rows_cache C>
 implementation rows_implementation(implementation_info info, cache_kind kind) {
   capability_set caps;
-  if (rows_decoding<C> || rows_taking_sinks<C>) caps.add(capability::decode);
+  if (rows_decoding<C> || rows_taking_sinks<C> || rows_taking_index<C>) caps.add(capability::decode);
   if (keeps_sinks<C>) caps.add(capability::sinks);
-  if (rows_prefilling<C> || rows_taking_sinks<C>) caps.add(capability::prefill);
+  if (rows_prefilling<C> || rows_taking_sinks<C> || rows_taking_index<C>) caps.add(capability::prefill);
   if (rolls_back<C>) caps.add(capability::rollback);
   return adapted_implementation<C, rows_subject<C>>(std::move(info), kind, caps);
 }

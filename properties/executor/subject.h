@@ -23,6 +23,7 @@ namespace kvconform {
 struct call {
   const op& o;
   array_view k, v, q, mask, w_uk, w_uv, x, g, beta, sinks;
+  array_view index_k, index_q, index_w;  ///< sparse top-k's indexer inputs (docs/numerics.md §7.4)
 };
 
 /// What an implementation did: accepted (with decode results) or refused with a reason from

@@ -33,6 +33,7 @@ std::vector<op> one_d_as_one_row(const op& o) {
   if (o.kind == op_kind::append && o.k.shape.size() == 1 && o.v.shape.size() == 1) {
     r.k.shape = {1, o.k.shape[0]};
     r.v.shape = {1, o.v.shape[0]};
+    if (o.index_k.shape.size() == 1) r.index_k.shape = {1, o.index_k.shape[0]};  // sparse top-k's, shaped as k
   }
   return {r};
 }

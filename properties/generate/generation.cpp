@@ -3,6 +3,9 @@
 
 #include <random>
 
+#include "properties/generate/input_classes.h"
+#include "properties/generate/op_builders.h"
+
 namespace kvconform {
 
 tiny_decoder::tiny_decoder(std::size_t vocab, std::size_t d_k, std::size_t d_v, std::uint64_t seed, std::size_t d_q,
@@ -44,6 +47,11 @@ std::size_t drive_generation(session& s, const cache_config& c, std::uint64_t se
     prefill.v.data.insert(prefill.v.data.end(), v.begin(), v.end());
   }
   prefill.k.shape = {prompt, c.d_k}, prefill.v.shape = {prompt, c.d_v};
+  // A cache declaring sparse top-k gets the indexer's inputs with every op (docs/numerics.md §7.4).
+  row_source index(input_class::moderate, c.d_k, c.d_v, seed);
+  if (const attention_semantics& a = s.impl().profile.attention; a.top_k > 0)
+    index.set_indexer(a.index_heads, a.index_width);
+  attach_index(prefill, index, 0);
   if (!s.step(prefill) || !s.last().accepted) return 0;
   std::size_t generated = 0;
   for (; generated < new_tokens; ++generated) {
@@ -52,11 +60,14 @@ std::size_t drive_generation(session& s, const cache_config& c, std::uint64_t se
     d.q = tensor::vector(dec.query(last));
     // A cache declaring learned sinks gets a sink logit with every decode (docs/numerics.md §7.1).
     if (s.impl().profile.attention.sinks == sink_kind::learned) d.sinks = tensor::vector({double(rng() % 9) - 4});
+    const auto position = static_cast<std::int64_t>(prompt + generated);
+    attach_index(d, index, position);
     if (!s.step(d)) break;
     last = dec.next(s.last().output);
     op a;
     a.k = tensor::vector(dec.key(last));
     a.v = tensor::vector(dec.value(last));
+    attach_index(a, index, position);
     if (!s.step(a) || !s.last().accepted) break;
   }
   return generated;

@@ -9,7 +9,7 @@
 namespace kvconform {
 
 row_source::row_source(input_class c, std::size_t d_k, std::size_t d_v, std::uint64_t anchor_seed)
-    : class_(c), d_k_(d_k), d_v_(d_v) {
+    : class_(c), d_k_(d_k), d_v_(d_v), anchor_seed_(anchor_seed) {
   std::mt19937_64 rng(anchor_seed);
   std::normal_distribution<double> gauss;
   sign_ = (rng() & 1) ? 1.0 : -1.0;
@@ -32,6 +32,26 @@ double row_source::sink_logit(std::int64_t position) const {
   const auto mix =
       static_cast<std::uint64_t>(position) * 0x9e3779b97f4a7c15ull + (sign_ > 0 ? 0x632be59bd9b4e019ull : 0);
   return logits[(mix >> 61) & 7];
+}
+
+std::vector<double> row_source::index_key(std::int64_t position) const {
+  if (position % 4 == 3) position -= 2;  // an exact tie with an earlier row's index score
+  std::mt19937_64 rng(anchor_seed_ ^ (static_cast<std::uint64_t>(position) * 0x9e3779b97f4a7c15ull));
+  std::normal_distribution<double> gauss;
+  const double magnitude = std::ldexp(1.0, static_cast<int>(rng() % 5) - 2);
+  std::vector<double> key;
+  for (std::size_t j = 0; j < index_width_; ++j) key.push_back(magnitude * gauss(rng));
+  return key;
+}
+
+std::vector<double> row_source::index_query(std::int64_t position) const {
+  std::mt19937_64 rng(~anchor_seed_ ^ (static_cast<std::uint64_t>(position) * 0xc2b2ae3d27d4eb4full));
+  std::normal_distribution<double> gauss;
+  std::uniform_real_distribution<double> weight(-0.5, 1.5);
+  std::vector<double> q;
+  for (std::size_t j = 0; j < index_heads_ * index_width_; ++j) q.push_back(gauss(rng));
+  for (std::size_t h = 0; h < index_heads_; ++h) q.push_back(weight(rng));
+  return q;
 }
 
 void row_source::rows(std::int64_t first, std::size_t n, std::uint64_t seed, std::vector<double>& keys,

@@ -35,6 +35,19 @@ class row_source {
   /// The sink logit of a decode at `position`: one of a few values from well below to well above typical scores,
   /// fixed by the trace's anchor and the position.
   double sink_logit(std::int64_t position) const;
+  /// A cache declaring sparse top-k (docs/numerics.md §7.4): appends carry index keys, decodes and prefills the
+  /// indexer's queries and weights, `heads` of `width` each.
+  void set_indexer(std::size_t heads, std::size_t width) { index_heads_ = heads, index_width_ = width; }
+  bool indexes() const { return index_width_ > 0; }
+  std::size_t index_heads() const { return index_heads_; }
+  std::size_t index_width() const { return index_width_; }
+  /// The index key of the step at `position`, fixed by the anchor and the position: Gaussian entries at one of five
+  /// magnitudes (so that row scales differ), and one position in four repeats the key of two positions before, so
+  /// that index scores tie exactly.
+  std::vector<double> index_key(std::int64_t position) const;
+  /// The indexer's queries (heads x width) and then its head weights (heads, from -0.5 to 1.5) for a query at
+  /// `position`.
+  std::vector<double> index_query(std::int64_t position) const;
   /// The query of this class (the same for every decode of a trace).
   const std::vector<double>& query() const { return q_; }
   input_class kind() const { return class_; }
@@ -47,6 +60,8 @@ class row_source {
   std::vector<double> anchor_, q_;
   double sign_;
   bool sinks_ = false;
+  std::uint64_t anchor_seed_;
+  std::size_t index_heads_ = 0, index_width_ = 0;
   storage_format formats_[2] = {};
   double scales_[2] = {1, 1};
   template <class Rng>

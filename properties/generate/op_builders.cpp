@@ -11,6 +11,7 @@ op append_op(const op_target& t, std::size_t n, int ranks, std::uint64_t seed) {
   o.k.shape = {n, t.src->d_k()}, o.v.shape = {n, t.src->d_v()};
   if (n == 1 && (ranks & 1)) o.k.shape = {t.src->d_k()};
   if (n == 1 && (ranks & 2)) o.v.shape = {t.src->d_v()};
+  attach_index(o, *t.src, t.first);
   return o;
 }
 
@@ -20,6 +21,7 @@ op prefill_op(const op_target& t, std::size_t n, std::uint64_t seed) {
   o.q.shape = {n, t.src->d_k()};
   for (std::size_t i = 0; i < n; ++i) o.q.data.insert(o.q.data.end(), t.src->query().begin(), t.src->query().end());
   attach_sinks(o, *t.src, t.first);
+  attach_index(o, *t.src, t.first);
   return o;
 }
 
@@ -53,6 +55,7 @@ op decode_op(const op_target& t, bool bad, int variant) {
   if (bad && variant == 0) o.q.shape = {1, t.src->d_k()};                            // rank 2
   if (bad && variant == 1) o.q.data.push_back(0.5), o.q.shape = {t.src->d_k() + 1};  // wrong width
   attach_sinks(o, *t.src, t.first);
+  attach_index(o, *t.src, t.first);
   return o;
 }
 
@@ -61,6 +64,30 @@ void attach_sinks(op& o, const row_source& src, std::int64_t position, std::size
   std::vector<double> logits;
   for (std::size_t h = 0; h < heads; ++h) logits.push_back(src.sink_logit(position + static_cast<std::int64_t>(h)));
   o.sinks = tensor::vector(std::move(logits));
+}
+
+void attach_index(op& o, const row_source& src, std::int64_t position) {
+  if (!src.indexes()) return;
+  const std::size_t h = src.index_heads(), d = src.index_width();
+  auto queries = [&](std::int64_t p) {
+    const std::vector<double> x = src.index_query(p);
+    o.index_q.data.insert(o.index_q.data.end(), x.begin(), x.begin() + static_cast<std::ptrdiff_t>(h * d));
+    o.index_w.data.insert(o.index_w.data.end(), x.begin() + static_cast<std::ptrdiff_t>(h * d), x.end());
+  };
+  o.index_k = {}, o.index_q = {}, o.index_w = {};
+  if (o.kind == op_kind::decode) {
+    queries(position);
+    o.index_q.shape = {h, d}, o.index_w.shape = {h};
+    return;
+  }
+  const std::size_t steps = o.k.shape.size() == 1 ? 1 : o.k.shape.empty() ? 0 : o.k.shape[0];
+  for (std::size_t i = 0; i < steps; ++i) {
+    const std::vector<double> key = src.index_key(position + static_cast<std::int64_t>(i));
+    o.index_k.data.insert(o.index_k.data.end(), key.begin(), key.end());
+    if (o.kind == op_kind::prefill) queries(position + static_cast<std::int64_t>(i));
+  }
+  o.index_k.shape = o.k.shape.size() == 1 ? std::vector<std::size_t>{d} : std::vector<std::size_t>{steps, d};
+  if (o.kind == op_kind::prefill) o.index_q.shape = {steps, h, d}, o.index_w.shape = {steps, h};
 }
 
 }  // namespace kvconform

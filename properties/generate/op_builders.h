@@ -33,5 +33,9 @@ op decode_op(const op_target& t, bool bad, int variant);
 /// Gives a decode or prefill at `position` the source's sink logits, one per head of `heads`, when the cache declares
 /// learned sinks (docs/numerics.md §7.1); other ops and other caches are left as they are.
 void attach_sinks(op& o, const row_source& src, std::int64_t position, std::size_t heads = 1);
+/// Gives an append, prefill or decode whose first step is at `position` the source's indexer inputs when the cache
+/// declares sparse top-k (docs/numerics.md §7.4): index keys shaped as k's steps, a prefill's and a decode's index
+/// queries and weights.
+void attach_index(op& o, const row_source& src, std::int64_t position);
 
 }  // namespace kvconform

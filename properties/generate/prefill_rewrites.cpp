@@ -43,6 +43,12 @@ std::size_t prefill_steps(const op& o) {
   const bool v_fits = no_v || (o.v.shape.size() == 2 && o.v.shape[0] == m);
   return v_fits && o.q.shape[0] == m ? m : 0;
 }
+/// Whether a prefill of m steps carries the indexer's inputs of sparse top-k, each with a row per step.
+bool indexed(const op& o, std::size_t m) {
+  for (const tensor* t : {&o.index_k, &o.index_q, &o.index_w})
+    if (t->shape.size() < 2 || t->shape[0] != m || !t->consistent()) return false;
+  return true;
+}
 }  // namespace
 
 std::vector<std::size_t> chunk_sizes(const op& o, std::size_t m) {
@@ -66,6 +72,9 @@ std::vector<op> prefill_as_chunks(const op& o) {
   for (std::size_t at = 0; std::size_t n : chunk_sizes(o, m)) {
     op c = o;
     c.k = rows_of(o.k, at, n), c.v = rows_of(o.v, at, n), c.q = rows_of(o.q, at, n), c.tokens = tokens_of(o, at, n);
+    if (indexed(o, m))
+      c.index_k = rows_of(o.index_k, at, n), c.index_q = rows_of(o.index_q, at, n),
+      c.index_w = rows_of(o.index_w, at, n);
     chunks.push_back(std::move(c));
     at += n;
   }
@@ -82,6 +91,8 @@ std::vector<op> prefill_as_steps(const op& o) {
     op d{.kind = op_kind::decode, .q = step_of(o.q, i)};
     d.seq = o.seq, d.w_uk = o.w_uk, d.w_uv = o.w_uv;  // a latent step's heads keep the prefill's projections
     d.sinks = o.sinks;                                // and every step the prefill's sink logits
+    if (indexed(o, m))
+      a.index_k = step_of(o.index_k, i), d.index_q = step_of(o.index_q, i), d.index_w = step_of(o.index_w, i);
     steps.push_back(std::move(a)), steps.push_back(std::move(d));
   }
   return steps;

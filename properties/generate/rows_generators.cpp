@@ -200,12 +200,14 @@ config_gens past_span(config_gens c, std::size_t span) {
   return {rc::gen::map(std::move(c.ordinary), widen), rc::gen::map(std::move(c.long_shapes), widen)};
 }
 
-/// The configs of a rows kind for `impl`: capacities past its declared window, sinks and a reserve where the
+/// The configs of a rows kind for `impl`: capacities past its declared window and top-k, sinks and a reserve where the
 /// implementation takes them (a ring that refuses every rollback once full keeps none: rollback=before_full,
 /// docs/kinds/ring.md).
 config_gens configs_for(const implementation& impl, const property& p, bool deep) {
   config_gens c = config_gen(impl.kind, p.long_traces, deep);
   if (const std::size_t span = impl.profile.attention.span) c = past_span(std::move(c), span);
+  // Past a declared top-k too, so that queries see more rows than they attend (docs/numerics.md §7.4).
+  if (const std::size_t k = impl.profile.attention.top_k) c = past_span(std::move(c), 2 * k);
   if (impl.capabilities.has(capability::sinks)) c = with_sinks(std::move(c));
   if (impl.kind == cache_kind::ring && impl.capabilities.has(capability::rollback) &&
       !impl.policies.is("rollback", "before_full"))

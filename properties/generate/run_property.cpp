@@ -151,6 +151,7 @@ gen_context case_runner::context(const cache_config& config, bool long_case) {
   const bool sliding = (anchor & 1) != 0;
   src->set_formats(prof.keys_of(sliding), prof.values_of(sliding), config.k_scale, config.v_scale);
   src->set_learned_sinks(prof.attention.sinks == sink_kind::learned);
+  if (prof.attention.top_k > 0) src->set_indexer(prof.attention.index_heads, prof.attention.index_width);
   ctx.src = std::move(src);
   ctx.can_decode = impl_.capabilities.has(capability::decode);
   ctx.caps = impl_.capabilities;

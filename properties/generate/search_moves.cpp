@@ -104,7 +104,8 @@ double attended_max(const candidate& c) {
 /// are then the second-to-last op.
 bool lengthen(candidate& c, std::size_t n, const numeric_profile& p, std::size_t only = SIZE_MAX) {
   const auto grow = kind_of(c.t.config.kind).lengthen;
-  if (!grow || c.problems.empty() || c.problems.front().n == 0) return false;
+  // A top-k query attends K rows, fewer than a tile, and the rows would need index keys (docs/numerics.md §7.4).
+  if (!grow || c.problems.empty() || c.problems.front().n == 0 || p.attention.top_k > 0) return false;
   const attention_problem& a = c.problems.front();
   tensor k{{n, a.d_k}, {}}, v{{n, a.d_v}, {}};
   for (std::size_t r = 0; r < n; ++r) {

@@ -70,6 +70,9 @@ port_hello parse_hello(const nlohmann::json& a) {
               kind_problem(k.profile, name == "hybrid", name == "latent", attention_served_by(name));
           !why.empty())
         codec::bad(where + ".profile", why);
+      // The protocol does not carry an indexer's keys, queries and weights yet (docs/port-protocol.md §3).
+      if (k.profile.attention.top_k > 0)
+        codec::bad(where + ".profile", "attention.sparse: top-k is served by built-in and plug-in caches, not ports");
     }
     k.capabilities = offer.contains("capabilities") ? capabilities_from(offer["capabilities"], where + ".capabilities")
                                                     : capability_set{capability::decode};

@@ -217,6 +217,7 @@ class port_subject final : public subject {
     req.erase("expect");  // pinned values are the harness's to check, not the port's to read
     // Sink logits go only to a port that declared learned sinks (docs/port-protocol.md §4); the others ignore them.
     if (!sinks_) req.erase("sinks");
+    for (const char* f : {"index_k", "index_q", "index_w"}) req.erase(f);  // no port serves top-k (§3)
     req["cache"] = id_;
     return port_->request(req, [&](std::string_view line, std::int64_t id) { return op_answer(line, id, c.o.kind); });
   }

@@ -76,7 +76,19 @@ inline constexpr op_spec rows_ops[] = {
      "k and v as in append (m steps), q 2-D (m, d_k): step i's query attends causally; m = 0 a no-op"},
     {op_kind::rollback, field_count, "drops the newest count steps (0 a no-op)"},
 };
-/// Flat's and ring's ops: the rows family's, a decode and a prefill carrying learned sinks when the profile declares
+/// Flat's ops: the rows family's, a decode and a prefill carrying learned sinks and, with the appends, the indexer's
+/// inputs when the profile declares them (docs/numerics.md §7).
+inline constexpr op_spec flat_ops[] = {
+    {op_kind::append, field_k | field_v | field_index_k,
+     "k and v 1-D (one step) or 2-D (n steps, n = 0 a no-op) of widths d_k, d_v; index_k when top-k is declared"},
+    {op_kind::decode, field_q | field_sinks | field_index_q | field_index_w,
+     "q 1-D of width d_k over the held rows; sinks (1), index_q and index_w when declared"},
+    {op_kind::prefill, field_k | field_v | field_q | field_sinks | field_index_k | field_index_q | field_index_w,
+     "k and v as in append (m steps), q 2-D (m, d_k): step i's query attends causally; m = 0 a no-op; sinks (1) and "
+     "the indexer's inputs when declared"},
+    {op_kind::rollback, field_count, "drops the newest count steps (0 a no-op)"},
+};
+/// Ring's ops: the rows family's, a decode and a prefill carrying learned sinks when the profile declares
 /// them (docs/numerics.md §7).
 inline constexpr op_spec attending_rows_ops[] = {
     {op_kind::append, field_k | field_v, "k and v 1-D (one step) or 2-D (n steps, n = 0 a no-op) of widths d_k, d_v"},

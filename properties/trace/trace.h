@@ -99,7 +99,14 @@ struct tensor {
     "recurrent: each step's write strength in [0, 1], 1-D of n values (the delta rule; else empty)")                   \
   X(sinks, optional_tensor, none,                                                                                      \
     "learned sinks: the decode's sink logit of each query head (flat: 1-D of 1); ignored unless the profile declares " \
-    "them")
+    "them")                                                                                                            \
+  X(index_k, optional_tensor, none,                                                                                    \
+    "sparse top-k: the index key of each step appended, shaped as k with the indexer's width; ignored unless "         \
+    "declared")                                                                                                        \
+  X(index_q, optional_tensor, none,                                                                                    \
+    "sparse top-k: the indexer's queries (heads, width), a prefill's (m, heads, width); ignored unless declared")      \
+  X(index_w, optional_tensor, none,                                                                                    \
+    "sparse top-k: the indexer's weight of each head (heads), a prefill's (m, heads); ignored unless declared")
 
 #define KVCONFORM_OP_ENUMERATOR(name, meaning) name,
 enum class op_kind { KVCONFORM_OPS(KVCONFORM_OP_ENUMERATOR) };

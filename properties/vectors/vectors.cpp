@@ -10,6 +10,7 @@
 
 #include "oracle/numeric/attention_oracle.h"
 #include "oracle/numeric/bound.h"
+#include "oracle/numeric/top_k.h"
 #include "properties/executor/kind_table.h"
 #include "properties/generate/numbers_property.h"
 #include "properties/generate/run_property.h"
@@ -73,7 +74,10 @@ json observations(const trace& t, const numeric_profile& prof, bool& any_refused
       for (std::size_t k = 0; k < p.n; ++k) b.weights[k] += half_ulp(w[k]);
       // Integer groups: a decode attends over the cache's own quantized values, which no vector can
       // publish; the numbers here are over the quantizer's inputs and are not a verdict.
-      const bool judged = b.in_domain && !prof.keys.groups && !prof.values.groups;
+      // Sparse top-k with rows tied at the k-th within the index's rounding: more than one choice is admissible
+      // (docs/numerics.md §7.4), and these numbers are the declared order's only.
+      const bool judged =
+          b.in_domain && !prof.keys.groups && !prof.values.groups && !(p.choice && ambiguous_at_k(*p.choice));
       ambiguous = ambiguous || !judged;
       decodes.push_back({{"output", codec::numbers(od)},
                          {"weights", codec::numbers(w)},

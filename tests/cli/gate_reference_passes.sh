@@ -17,7 +17,7 @@ done
 # run are the plain worked example of the references declaring other attention (docs/numerics.md §7).
 rows=$(grep -cE " (PASS|FAIL|NOT SUPPORTED) " out.txt)
 declared=$(grep -cE "^flat-[a-z-]+ +seed_worked_example +NOT SUPPORTED " out.txt)
-[ "$declared" = 3 ] || fail "expected the 3 references declaring attention to skip the plain worked example"
+[ "$declared" = 4 ] || fail "expected the 4 references declaring attention to skip the plain worked example"
 [ "$rows" -gt "$expected" ] || fail "only $rows rows for $expected properties of the kinds' references"
 contains out.txt "$((rows - declared)) passed, 0 failed, $declared not supported"
 "$py" - "$rows" $kinds <<'PY' || fail "reports are invalid"

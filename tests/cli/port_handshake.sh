@@ -16,6 +16,17 @@ contains err.txt "hello.kinds.flat.profile"
 hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"paged":{"profile":{"sliding_keys":"e4m3"}}}}'
 run 2 "$kvconform" port --kind paged -- "${port[@]}"
 contains err.txt "hello.kinds.paged.profile: sliding_keys and sliding_values are the hybrid kind's"
+# Sparse top-k (docs/numerics.md §7.4) is not carried by the protocol; declaring it, or it on ring, is refused.
+sparse='"sparse":{"top_k":4,"heads":2,"width":8,"index":"e4m3 row-scaled"}'
+hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"flat":{"profile":{"attention":{'"$sparse"'}}}}}'
+run 2 "$kvconform" port --kind flat -- "${port[@]}"
+contains err.txt "hello.kinds.flat.profile: attention.sparse: top-k is served by built-in and plug-in caches, not ports"
+hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"ring":{"profile":{"attention":{'"$sparse"'}}}}}'
+run 2 "$kvconform" port --kind ring -- "${port[@]}"
+contains err.txt "attention.sparse: top-k is served by flat only"
+hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"flat":{"profile":{"attention":{"sparse":{"top_k":4}}}}}}'
+run 2 "$kvconform" port --kind flat -- "${port[@]}"
+contains err.txt "profile.attention.sparse: accepted: \"none\" or {\"top_k\": K"
 # Policies (docs/design.md §2.4): one the kind lacks, a choice its policy lacks, and a broken rule across policies are
 # exit 2 naming what is accepted.
 hello_port '{"id":1,"ok":true,"protocol":2,"kinds":{"paged":{"policies":{"hit_limit":"all_but_last"}}}}'

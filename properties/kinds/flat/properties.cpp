@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "oracle/numeric/attention_oracle.h"
+#include "oracle/numeric/top_k.h"
 #include "properties/executor/kind_table.h"
 #include "properties/executor/speculation_events.h"
 #include "properties/generate/generation.h"
@@ -65,7 +66,7 @@ void add_flat_properties(std::vector<property>& ps) {
 }
 
 namespace {
-/// The flat kind's own boundary events (docs/design.md §4.6), in the order of `event_index`; the last four are those
+/// The flat kind's own boundary events (docs/design.md §4.6), in the order of `event_index`; the last six are those
 /// of declared attention (docs/numerics.md §7), for a cache declaring it.
 enum event_index : std::size_t {
   exact_fill_event,
@@ -74,12 +75,15 @@ enum event_index : std::size_t {
   window_event = speculation_events + 3,
   chunk_event,
   sink_event,
-  cap_event
+  cap_event,
+  top_k_event,
+  tie_event
 };
 bool windowed(const implementation& i) { return i.profile.attention.window != window_kind::none; }
 bool chunked(const implementation& i) { return i.profile.attention.window == window_kind::chunked; }
 bool sinks(const implementation& i) { return i.profile.attention.sinks == sink_kind::learned; }
 bool capped(const implementation& i) { return i.profile.attention.softcap > 0; }
+bool sparse(const implementation& i) { return i.profile.attention.top_k > 0; }
 constexpr event events[] = {
     {"exact fill", "an accepted append ends exactly at capacity", true},
     {"refused: full", "an append refused for capacity alone: len + n > capacity", true},
@@ -90,6 +94,10 @@ constexpr event events[] = {
     {"prefill crosses a chunk", "an accepted prefill whose steps lie in two chunks or more", true, chunked},
     {"sink above every score", "a decode whose learned sink's logit exceeds every score it attends", true, sinks},
     {"cap bends a score", "a decode with a score beyond half the soft cap, where the cap bends it", true, capped},
+    {"top-k leaves rows out", "a query that sees more rows than its declared top-k attends", true, sparse},
+    {"index scores tie at the k-th",
+     "a query whose k-th and (k+1)-th best index scores lie within their rounding, so that either row is admissible",
+     true, sparse},
 };
 
 /// The events of declared attention an accepted decode or prefill hits.
@@ -100,9 +108,16 @@ void attention_events(const rows_model& rows, const op& o, const expectation& e,
     const std::size_t last = rows.size() - 1, first = last + 1 - e.problems.size();
     if (first / a.span != last / a.span) hit.set(chunk_event);
   }
+  for (const attention_problem& p : e.problems) {
+    if (p.choice) hit.set(top_k_event);
+    if (p.choice && ambiguous_at_k(*p.choice)) hit.set(tie_event);
+  }
   if (o.kind != op_kind::decode) return;
   for (const attention_problem& p : e.problems) {
-    if (!p.live.empty()) hit.set(window_event);  // a decode's only mask is its window's
+    // A decode's only masks are its window's and its top-k's.
+    const bool masked =
+        p.choice ? std::count(p.choice->candidate.begin(), p.choice->candidate.end(), 0) > 0 : !p.live.empty();
+    if (masked) hit.set(window_event);
     const auto o = attention_oracle<double>(p);  // the scores as declared, capped; masked rows keep 0
     double top = -INFINITY;
     bool bent = false;

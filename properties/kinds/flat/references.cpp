@@ -1,6 +1,7 @@
 // The built-in flat references: the f64 cache and one per storage format (docs/kinds/flat.md).
 #include "impls/flat/flat.h"
 #include "impls/flat/variants/declared_attention.h"
+#include "impls/flat/variants/declared_sparse.h"
 #include "properties/kinds/flat/adapter.h"
 #include "properties/runners/builtin.h"
 
@@ -23,6 +24,9 @@ std::vector<implementation> flat_references() {
                                                         "flat, gpt-oss-style learned sinks on a sliding window of 8"),
       reference<flat_declared<declared::chunked>>("flat-chunked", "flat, Llama 4-style chunked-local attention of 8"),
       reference<flat_declared<declared::softcap>>("flat-softcap", "flat, Gemma 2-style logit soft cap at 30"),
+      reference<flat_sparse<declared::dsa>>("flat-dsa",
+                                            "flat, DeepSeek V3.2-style top-4 by a 2-head indexer over a block-planar "
+                                            "fp8 index cache"),
   };
 }
 

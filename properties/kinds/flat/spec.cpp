@@ -7,8 +7,8 @@ namespace {
 constexpr auto config = sized_config("max_len: the most steps the cache holds");
 }  // namespace
 
-extern const kind_spec flat_spec = {cache_kind::flat,   "flat", "fixed capacity: an append beyond max_len is refused",
-                                    attending_rows_ops, config, nullptr,
+extern const kind_spec flat_spec = {cache_kind::flat, "flat", "fixed capacity: an append beyond max_len is refused",
+                                    flat_ops,         config, nullptr,
                                     rows_cells};
 
 }  // namespace kvconform::kinds

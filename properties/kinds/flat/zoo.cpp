@@ -11,6 +11,7 @@
 #include "impls/flat/mutants/row_count_bugs.h"
 #include "impls/flat/mutants/row_zero.h"
 #include "impls/flat/mutants/size_paths.h"
+#include "impls/flat/mutants/sparse_bugs.h"
 #include "impls/flat/mutants/speculation_bugs.h"
 #include "impls/flat/mutants/strict_capacity.h"
 #include "impls/flat/mutants/whole_buffer_views.h"
@@ -72,6 +73,10 @@ std::vector<implementation> mutant_list() {
       mutant<flat_window_ignored_short>("flat-window-ignored-short", bound,
                                         "SGLang PR #30050: the window ignored up to 128 rows"),
       mutant<flat_cap_after_softmax>("flat-cap-after-softmax", bound, "the soft cap applied after the softmax"),
+      mutant<flat_topk_per_head>("flat-topk-per-head", bound, "mlx-lm PR #531: top-k taken per index head"),
+      mutant<flat_index_no_relu>("flat-index-no-relu", bound, "mlx-lm PR #531: the indexer's ReLU missing"),
+      mutant<flat_index_planar_as_interleaved>("flat-index-planar-as-interleaved", bound,
+                                               "vLLM #50576: a block-planar fp8 index cache read as interleaved"),
   };
 }
 
