@@ -134,16 +134,7 @@ class basic_paged {
   /// (2-D (m, d_k)) over the rows before it and the chunk's first i + 1: output (m, d_v), weights (m, size before
   /// + m). Refused as append is, or for q's shape, before anything changes.
   paged_prefill_result<seq_id> prefill(seq_id s, array_view k, array_view v, array_view q) {
-    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = find(s).len;
-    check_prefill_queries(q, steps, d_k());
-    paged_prefill_result<seq_id> r;
-    r.preempted = append(s, k, v);
-    const rows_in_order rows(*this, find(s));
-    static_cast<decode_result&>(r) = attend_causal(
-        steps, rows.keys.size(), d_k(), d_v(), q.data, [&](std::size_t i) { return rows.keys[i]; },
-        [&](std::size_t i) { return rows.values[i]; },
-        [&](std::size_t query, std::size_t row) { return row <= before + query; });
-    return r;
+    return prefill_with(s, k, v, q, [] { return score_terms{}; });
   }
 
   /// Drops the newest n steps of s: blocks past its new end leave its table (free when no other holds them); the
@@ -168,13 +159,7 @@ class basic_paged {
   /// Throws index_error for an unknown s, shape_error unless q is 1-D of width d_k, and
   /// empty_error for a sequence with no rows.
   decode_result decode_step(seq_id s, array_view q) const {
-    const sequence& sq = find(s);
-    if (q.rank != 1 || q.dims[0] != d_k()) throw shape_error("decode_step: q must be 1-D of width d_k");
-    if (sq.len == 0) throw empty_error("decode_step: empty sequence");
-    const rows_in_order rows(*this, sq);
-    return attend(
-        sq.len, d_k(), d_v(), q.data, [&](std::size_t i) { return rows.keys[i]; },
-        [&](std::size_t i) { return rows.values[i]; });
+    return decode_with(s, q, [] { return score_terms{}; });
   }
 
   std::size_t size(seq_id s) const { return find(s).len; }
@@ -217,6 +202,33 @@ class basic_paged {
   }
 
  protected:
+  /// decode_step with the score terms `terms()` gives (docs/numerics.md §7), taken after s and q are checked.
+  template <class Terms>
+  decode_result decode_with(seq_id s, array_view q, Terms terms) const {
+    const sequence& sq = find(s);
+    if (q.rank != 1 || q.dims[0] != d_k()) throw shape_error("decode_step: q must be 1-D of width d_k");
+    const score_terms t = terms();
+    if (sq.len == 0) throw empty_error("decode_step: empty sequence");
+    const rows_in_order rows(*this, sq);
+    return attend(
+        sq.len, d_k(), d_v(), q.data, [&](std::size_t i) { return rows.keys[i]; },
+        [&](std::size_t i) { return rows.values[i]; }, [](std::size_t) { return true; }, t);
+  }
+  /// prefill with the score terms `terms()` gives, taken before anything changes.
+  template <class Terms>
+  paged_prefill_result<seq_id> prefill_with(seq_id s, array_view k, array_view v, array_view q, Terms terms) {
+    const std::size_t steps = checked_append_steps(k, v, d_k(), d_v()), before = find(s).len;
+    check_prefill_queries(q, steps, d_k());
+    const score_terms t = terms();
+    paged_prefill_result<seq_id> r;
+    r.preempted = append(s, k, v);
+    const rows_in_order rows(*this, find(s));
+    static_cast<decode_result&>(r) = attend_causal(
+        steps, rows.keys.size(), d_k(), d_v(), q.data, [&](std::size_t i) { return rows.keys[i]; },
+        [&](std::size_t i) { return rows.values[i]; },
+        [&](std::size_t query, std::size_t row) { return row <= before + query; }, t);
+    return r;
+  }
   /// append's body; v is k itself when the values are part of the key rows.
   std::vector<seq_id> write(seq_id s, array_view k, array_view v) {
     sequence& q = find(s);

@@ -160,8 +160,13 @@ expectation block_pool_model::decode(const op& o) const {
 }
 
 expectation block_pool_model::apply(const op& o) {
+  // Declared attention (docs/numerics.md §7): a decode or prefill of a cache declaring learned sinks carries one logit.
+  const bool attends = o.kind == op_kind::decode || o.kind == op_kind::prefill;
+  if (attends && !sinks_fit(profile_, o.sinks, 1))
+    return {.accepted = false, .reasons = refuse_shape | (is_live(o.seq) ? 0u : unsigned{refuse_index})};
   starting(o);
   expectation e = apply_op(o);
+  if (attends) stamp_attention(e, profile_, o.sinks, e.problems.size());
   finished(o);
   e.note = std::move(note_), note_.clear();
   drafts_ = o.kind == op_kind::prefill && e.accepted ? steps_of(o).value_or(0) : 0;

@@ -86,16 +86,16 @@ const char* to_string(latent_path p) {
 
 attention_served attention_served_by(const std::string& kind) {
   if (kind == "flat") return attention_served::all;
-  if (kind == "ring" || kind == "hybrid") return attention_served::over_config_window;
+  if (kind == "ring" || kind == "paged" || kind == "hybrid") return attention_served::over_config_window;
   return attention_served::plain;
 }
 
 std::string kind_problem(const numeric_profile& p, bool hybrid, bool latent, attention_served served) {
   if (served == attention_served::plain && !p.attention.plain())
     return "attention: this kind serves plain attention only (declared attention: flat; sinks and softcap: ring, "
-           "hybrid)";
+           "paged, hybrid)";
   if (served == attention_served::over_config_window && p.attention.window != window_kind::none)
-    return "attention.window: this kind's window is its config's; declare sinks and softcap only";
+    return "attention.window: this kind's window (if any) is its config's; declare sinks and softcap only";
   if (served == attention_served::over_config_window && p.attention.top_k > 0)
     return "attention.sparse: top-k is served by flat only; declare sinks and softcap only";
   if ((p.sliding_keys || p.sliding_values) && !hybrid)

@@ -82,6 +82,13 @@ concept block_pool_decoding = requires(const C& cc, Id s, array_view a) {
   requires decode_result_like<unwrapped_t<decltype(cc.decode_step(s, a))>>;
 };
 
+/// Declared attention (docs/numerics.md §7): a cache whose profile declares it decodes with c.decode_step(seq, q,
+/// sinks), given each decode's sink logits.
+template <class C, class Id>
+concept block_pool_taking_sinks = (!profile_of<C>().attention.plain()) && requires(const C& cc, Id s, array_view a) {
+  requires decode_result_like<unwrapped_t<decltype(cc.decode_step(s, a, a))>>;
+};
+
 /// The optional rollback capability: c.rollback(seq, n) drops the newest n steps of seq (void, or a status).
 template <class C, class Id>
 concept block_pool_rolling_back = requires(C& c, Id s, std::size_t n) {
@@ -191,6 +198,8 @@ class block_pool_subject final : public subject {
             return decode_outcome([&] { return Calls::decode(std::as_const(cache_), handles_.id_of(o.seq), c); });
           else
             return unsupported();
+        } else if constexpr (block_pool_taking_sinks<C, id>) {
+          return decode_outcome([&] { return std::as_const(cache_).decode_step(handles_.id_of(o.seq), c.q, c.sinks); });
         } else if constexpr (block_pool_decoding<C, id>)
           return decode_outcome([&] { return std::as_const(cache_).decode_step(handles_.id_of(o.seq), c.q); });
         else
@@ -224,7 +233,8 @@ class block_pool_subject final : public subject {
 /// and the kind's own capabilities `caps`.
 template <class C, class Calls>
 implementation block_pool_implementation(implementation_info info, cache_kind kind, capability_set caps = {}) {
-  if (block_pool_decoding<C, typename Calls::id>) caps.add(capability::decode);
+  if (block_pool_decoding<C, typename Calls::id> || block_pool_taking_sinks<C, typename Calls::id>)
+    caps.add(capability::decode);
   if (Calls::prefills) caps.add(capability::prefill);
   if (block_pool_rolling_back<C, typename Calls::id>) caps.add(capability::rollback);
   return adapted_implementation<C, block_pool_subject<C, Calls>>(std::move(info), kind, caps);

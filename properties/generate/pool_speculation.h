@@ -35,7 +35,7 @@ std::optional<std::int64_t> newest(const Model& m, std::size_t from_newest) {
   return live[live.size() - 1 - from_newest % live.size()];
 }
 
-/// An append turned into a prefill: each step's query is the input class's.
+/// An append turned into a prefill: each step's query is the input class's (with a sink logit where declared).
 inline op as_prefill(op o, const row_source& src) {
   const std::size_t n = o.k.shape.size() == 2 ? o.k.shape[0] : 1;
   if (o.k.shape.size() == 1) o.k.shape = {1, o.k.shape[0]};
@@ -43,6 +43,7 @@ inline op as_prefill(op o, const row_source& src) {
   o.kind = op_kind::prefill;
   o.q.shape = {n, src.d_k()};
   for (std::size_t i = 0; i < n; ++i) o.q.data.insert(o.q.data.end(), src.query().begin(), src.query().end());
+  attach_sinks(o, src, static_cast<std::int64_t>(n));  // a cache declaring learned sinks gets the prefill's logit
   return o;
 }
 

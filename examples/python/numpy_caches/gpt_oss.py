@@ -1,13 +1,14 @@
-"""gpt-oss-style attention in numpy (docs/numerics.md §7): learned sinks, on a flat cache's sliding window and on a
-hybrid cache's sliding and full layers, and twins that add the sink to key 0's score instead (vLLM PR #49815's other
-semantics)."""
+"""gpt-oss-style attention in numpy (docs/numerics.md §7): learned sinks, on a flat cache's sliding window, a paged
+cache's sequences and a hybrid cache's sliding and full layers, and twins that add the sink to key 0's score instead
+(vLLM PR #49815's other semantics)."""
 import numpy as np
 
 from kvconform_port import EmptyRefusal, ShapeRefusal
 
-from .common import queries, steps
+from .common import causal, queries, steps
 from .flat import FlatCache
 from .hybrid import HybridCache
+from .paged import PagedCache
 
 WINDOW = 8  # rows a query reads, its own counted; quick traces pass it (gpt-oss's is 128)
 
@@ -74,6 +75,33 @@ class SinksSlidingFlat(FlatCache):
 
 class SinkKey0BiasFlat(SinksSlidingFlat):
     """Seeded bug (docs/mutants.md, flat-sink-key0-bias): the sink added to key 0's score."""
+
+    key0_bias = True
+
+
+class GptOssPaged(PagedCache):
+    """gpt-oss's full-attention layers on a block pool: every sequence's decode and prefill with a learned sink."""
+
+    profile = {"attention": {"sinks": "learned"}}
+    key0_bias = False
+
+    def decode(self, sid, q, sinks):
+        seq = self.seqs.get(sid)  # an unknown sequence is refused as such first
+        sink = sink_logits(sinks)[0]
+        return attend_with_sink(*self.pool.rows(seq.table, seq.length), q, sink, self.key0_bias)
+
+    def prefill(self, sid, k, v, q, sinks):
+        before = self.checked_prefill(sid, k, q)
+        sink = sink_logits(sinks)[0]
+        preempted = self.append(sid, k, v)
+        seq = self.seqs.get(sid)
+        out, weights = causal(lambda keys, values, qi: attend_with_sink(keys, values, qi, sink, self.key0_bias),
+                              *self.pool.rows(seq.table, seq.length), q, before)
+        return out, weights, preempted
+
+
+class SinkKey0BiasPaged(GptOssPaged):
+    """Seeded bug (docs/mutants.md, flat-sink-key0-bias, on a paged cache): the sink added to key 0's score."""
 
     key0_bias = True
 

@@ -58,8 +58,17 @@ struct paged_calls {
   static bool supports(const cache_config& c) { return !c.preempt || preempts; }
   static auto create(C& c, const op&) { return c.create(); }
   static auto append(C& c, id s, const call& x) { return c.append(s, x.k, x.v); }
-  static constexpr bool prefills = paged_prefilling<C>;
-  static auto prefill(C& c, id s, const call& x) requires prefills { return c.prefill(s, x.k, x.v, x.q); }
+  /// Declared attention (docs/numerics.md §7): c.prefill(seq, k, v, q, sinks) with the op's sink logits.
+  static constexpr bool sinks = (!profile_of<C>().attention.plain()) && requires(C & c, id s, array_view a) {
+    requires decode_result_like<unwrapped_t<decltype(c.prefill(s, a, a, a, a))>>;
+  };
+  static constexpr bool prefills = paged_prefilling<C> || sinks;
+  static auto prefill(C& c, id s, const call& x) requires prefills {
+    if constexpr (sinks)
+      return c.prefill(s, x.k, x.v, x.q, x.sinks);
+    else
+      return c.prefill(s, x.k, x.v, x.q);
+  }
   static void count(const C& c, snapshot& s) {
     s.counters.emplace_back("bytes_in_use", static_cast<std::int64_t>(c.bytes_in_use()));
   }

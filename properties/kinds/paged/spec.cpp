@@ -10,9 +10,11 @@ constexpr op_spec ops[] = {
     pool_release,
     {op_kind::append, field_k | field_v | field_seq,
      "k and v 1-D or 2-D onto seq; refused (changing nothing) when the pool lacks blocks"},
-    pool_decode,
-    {op_kind::prefill, field_k | field_v | field_q | field_seq,
-     "an append onto seq whose q 2-D (m, d_k) attends causally, step i's query over the rows up to its own"},
+    {op_kind::decode, field_q | field_seq | field_sinks,
+     "q 1-D of width d_k over seq's rows; sinks (1) when the profile declares learned sinks"},
+    {op_kind::prefill, field_k | field_v | field_q | field_seq | field_sinks,
+     "an append onto seq whose q 2-D (m, d_k) attends causally, step i's query over the rows up to its own; sinks "
+     "(1) when declared"},
     pool_rollback,
 };
 constexpr auto sizes = sized_config("num_blocks: blocks in the pool");
