@@ -9,8 +9,9 @@
 namespace kvconform {
 
 namespace {
-bool finite(const tensor& t) {
-  return std::all_of(t.data.begin(), t.data.end(), [](double x) { return std::isfinite(x); });
+/// Every entry finite and at most 2^64 in magnitude, so that a row's scale is finite in f32 (docs/numerics.md §7.4).
+bool in_range(const tensor& t) {
+  return std::all_of(t.data.begin(), t.data.end(), [](double x) { return std::fabs(x) <= 0x1p64; });
 }
 using shape = std::vector<std::size_t>;
 }  // namespace
@@ -20,13 +21,13 @@ bool index_inputs_fit(const numeric_profile& p, const op& o, std::size_t steps) 
   if (a.top_k == 0) return true;
   const std::size_t h = a.index_heads, d = a.index_width;
   const bool appends = o.kind == op_kind::append || o.kind == op_kind::prefill;
-  if (appends && (o.index_k.shape != (o.k.shape.size() == 1 ? shape{d} : shape{steps, d}) || !finite(o.index_k)))
+  if (appends && (o.index_k.shape != (o.k.shape.size() == 1 ? shape{d} : shape{steps, d}) || !in_range(o.index_k)))
     return false;
   if (o.kind == op_kind::decode)
-    return o.index_q.shape == shape{h, d} && o.index_w.shape == shape{h} && finite(o.index_q) && finite(o.index_w);
+    return o.index_q.shape == shape{h, d} && o.index_w.shape == shape{h} && in_range(o.index_q) && in_range(o.index_w);
   if (o.kind == op_kind::prefill)
-    return o.index_q.shape == shape{steps, h, d} && o.index_w.shape == shape{steps, h} && finite(o.index_q) &&
-           finite(o.index_w);
+    return o.index_q.shape == shape{steps, h, d} && o.index_w.shape == shape{steps, h} && in_range(o.index_q) &&
+           in_range(o.index_w);
   return true;
 }
 

@@ -85,15 +85,21 @@ std::string resolve_choice(const top_k_choice& c, const double* weights, std::ve
   const auto order = ranked(c);
   auto lo = [&](std::size_t i) { return c.score[i] - c.slack[i]; };
   auto hi = [&](std::size_t i) { return c.score[i] + c.slack[i]; };
-  // r may be among the k best unless k rows beat it for certain; it must be unless k others may beat it.
-  auto beaten_for_certain = [&](std::size_t r) {
-    return std::count_if(order.begin(), order.end(), [&](std::size_t j) { return lo(j) > hi(r); });
+  // r may be among the k best unless k rows beat it for certain; it must be unless k others may beat it. Counted by
+  // binary search over the sorted bounds (a long trace's decode sees thousands of rows).
+  std::vector<double> los, his;
+  for (std::size_t j : order) los.push_back(lo(j)), his.push_back(hi(j));
+  std::sort(los.begin(), los.end()), std::sort(his.begin(), his.end());
+  auto beaten_for_certain = [&](std::size_t r) { return los.end() - std::upper_bound(los.begin(), los.end(), hi(r)); };
+  auto may_beat = [&](std::size_t r) {  // r itself has hi(r) >= lo(r)
+    return his.end() - std::lower_bound(his.begin(), his.end(), lo(r)) - 1;
   };
-  auto may_beat = [&](std::size_t r) {
-    return std::count_if(order.begin(), order.end(), [&](std::size_t j) { return j != r && hi(j) >= lo(r); });
-  };
+  if (order.size() <= c.k) {  // no choice to make: every candidate is attended
+    live.assign(c.candidate.begin(), c.candidate.end());
+    return "";
+  }
   const auto k = static_cast<std::ptrdiff_t>(c.k);
-  const std::size_t kth = order[std::min(c.k, order.size()) - 1];
+  const std::size_t kth = order[c.k - 1];
   const std::string head = "top-" + std::to_string(c.k) + ": row ",
                     declared = "declared: the k rows of highest sum_h w_h max(0, q_h . key) (docs/numerics.md §7.4)";
   live.assign(n, 0);

@@ -34,9 +34,26 @@ double row_source::sink_logit(std::int64_t position) const {
   return logits[(mix >> 61) & 7];
 }
 
+namespace {
+/// SplitMix64: an engine as cheap to seed as to draw from, for the index inputs drawn afresh per position (a
+/// mt19937_64 fills 312 words at every seeding, once per appended row).
+struct split_mix {
+  using result_type = std::uint64_t;
+  std::uint64_t state;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return UINT64_MAX; }
+  result_type operator()() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+};
+}  // namespace
+
 std::vector<double> row_source::index_key(std::int64_t position) const {
   if (position % 4 == 3) position -= 2;  // an exact tie with an earlier row's index score
-  std::mt19937_64 rng(anchor_seed_ ^ (static_cast<std::uint64_t>(position) * 0x9e3779b97f4a7c15ull));
+  split_mix rng{anchor_seed_ ^ (static_cast<std::uint64_t>(position) * 0x9e3779b97f4a7c15ull)};
   std::normal_distribution<double> gauss;
   const double magnitude = std::ldexp(1.0, static_cast<int>(rng() % 5) - 2);
   std::vector<double> key;
@@ -45,7 +62,7 @@ std::vector<double> row_source::index_key(std::int64_t position) const {
 }
 
 std::vector<double> row_source::index_query(std::int64_t position) const {
-  std::mt19937_64 rng(~anchor_seed_ ^ (static_cast<std::uint64_t>(position) * 0xc2b2ae3d27d4eb4full));
+  split_mix rng{~anchor_seed_ ^ (static_cast<std::uint64_t>(position) * 0xc2b2ae3d27d4eb4full)};
   std::normal_distribution<double> gauss;
   std::uniform_real_distribution<double> weight(-0.5, 1.5);
   std::vector<double> q;

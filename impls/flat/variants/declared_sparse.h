@@ -77,8 +77,9 @@ class flat_sparse : public basic_flat<> {
   }
 
  private:
+  /// Finite and at most 2^64 in magnitude (docs/numerics.md §7.4).
   static bool finite(array_view t) {
-    return std::all_of(t.data, t.data + t.size(), [](double x) { return std::isfinite(x); });
+    return std::all_of(t.data, t.data + t.size(), [](double x) { return std::fabs(x) <= 0x1p64; });
   }
   void check_index_keys(array_view k, array_view ik) const {
     const steps_of ks(k), is(ik);
