@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <sstream>
 
 #include "oracle/numeric/double_double.h"
@@ -42,7 +41,8 @@ index_score score_index_row(const attention_semantics& a, const double* q, const
     magnitude += std::fabs(w[h]) * abs_dot;
   }
   const double n = static_cast<double>(d + heads + 1), gamma = n * u / (1 - n * u);
-  // The magnitudes were summed in double: one more gamma_{D+H} of them covers that, as does 2 for the factor.
+  // Twice gamma_{D+H+1}: once for the cache's products and sums (with the dequantising multiply), once for `magnitude`
+  // itself, summed here in double; 2^-52 |value| for rounding the double-double score; `tiny` per op for underflow.
   const double value = total.hi + total.lo;
   return {value, 2 * gamma * magnitude + 0x1p-52 * std::fabs(value) + (n + 1) * tiny};
 }

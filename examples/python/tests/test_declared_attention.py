@@ -5,7 +5,7 @@ import unittest
 
 import numpy as np
 
-from kvconform_port import FlatAdapter, HybridAdapter, ShapeRefusal
+from kvconform_port import FlatAdapter, HybridAdapter, PagedAdapter, RingAdapter, ShapeRefusal
 from numpy_caches import gpt_oss
 from numpy_caches.flat import FlatCache
 
@@ -23,6 +23,13 @@ class SinksArgument(unittest.TestCase):
             self.assertEqual(cls.ops["prefill"], (("k", "v", "q", "sinks"), ()))
             self.assertEqual(cls.ops["append"], FlatAdapter.ops["append"])
         self.assertEqual(gpt_oss.GptOssHybrid.ops["prefill"], (HybridAdapter.ops["prefill"][0] + ("sinks",), ()))
+
+    def test_every_kind_serving_sinks_takes_the_argument(self):
+        # Ring, paged and hybrid serve learned sinks too (docs/numerics.md §7): `sinks` after their own arguments.
+        for base in (RingAdapter, PagedAdapter, HybridAdapter):
+            declared = type("Declared", (base,), {"profile": {"attention": {"sinks": "learned"}}})
+            for op in ("decode", "prefill"):
+                self.assertEqual(declared.ops[op], (base.ops[op][0] + ("sinks",), base.ops[op][1]), base.__name__)
 
     def test_plain_and_capped_caches_keep_their_arguments(self):
         class Capped(FlatAdapter):

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <numeric>
 #include <vector>
 
 #include "impls/common/append_steps.h"
@@ -78,12 +77,12 @@ class flat_sparse : public basic_flat<> {
 
  private:
   /// Finite and at most 2^64 in magnitude (docs/numerics.md §7.4).
-  static bool finite(array_view t) {
+  static bool in_range(array_view t) {
     return std::all_of(t.data, t.data + t.size(), [](double x) { return std::fabs(x) <= 0x1p64; });
   }
   void check_index_keys(array_view k, array_view ik) const {
     const steps_of ks(k), is(ik);
-    if (!is.ok || ik.rank != k.rank || is.width != a.index_width || is.steps != ks.steps || !finite(ik))
+    if (!is.ok || ik.rank != k.rank || is.width != a.index_width || is.steps != ks.steps || !in_range(ik))
       throw shape_error("index_k: one finite row of the indexer's width per step, shaped as k");
   }
   /// Decode (`prefill` false): index_q (heads, width), index_w (heads); a prefill's with a leading `steps`.
@@ -94,7 +93,7 @@ class flat_sparse : public basic_flat<> {
                 : x.queries.rank == 2 && x.queries.dims[0] == h && x.queries.dims[1] == w;
     const bool w_ok = prefill ? x.weights.rank == 2 && x.weights.dims[0] == steps && x.weights.dims[1] == h
                               : x.weights.rank == 1 && x.weights.dims[0] == h;
-    if (!q_ok || !w_ok || !finite(x.queries) || !finite(x.weights))
+    if (!q_ok || !w_ok || !in_range(x.queries) || !in_range(x.weights))
       throw shape_error("index_q, index_w: finite (heads, width) queries and (heads) weights per query");
   }
 
